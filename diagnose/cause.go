@@ -1,0 +1,64 @@
+// Package diagnose turns what the cluster says (conditions, container states,
+// events) into causes, and walks the chain over a snapshot.
+//
+// Decoders are small pure functions, one file per subject, each tested with
+// the real message texts of the component that writes them.
+package diagnose
+
+import (
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// Cause is one entry of the catalogue printed by `kubectl chain causes`.
+type Cause struct {
+	ID   chain.CauseID `json:"id"`
+	Link chain.LinkID  `json:"link"`
+	// Summary is the generic one-line description.
+	Summary string `json:"summary"`
+	// NextStep is the generic next step; findings make it specific.
+	NextStep string `json:"nextStep"`
+	// Terminal says when waiting stops being worth it.
+	Terminal TerminalRule `json:"terminal"`
+}
+
+// TerminalMode says whether a cause heals by waiting.
+type TerminalMode string
+
+// Terminal modes, from "will heal" to "will never heal".
+const (
+	// Transient causes heal by themselves or are not failures (an image
+	// still pulling, a pod waiting for a node being added).
+	Transient TerminalMode = "transient"
+	// AfterGrace causes are terminal once they persisted for the grace
+	// window: real clusters show short blips of them (informer caches not
+	// yet synced, a secret created a moment after the Deployment).
+	AfterGrace TerminalMode = "after-grace"
+	// AfterRepeats causes are terminal once they happened Repeats times (a
+	// pull failed twice, a container restarted N times).
+	AfterRepeats TerminalMode = "after-repeats"
+	// Immediate causes are terminal as soon as they are seen.
+	Immediate TerminalMode = "immediate"
+)
+
+// TerminalRule is how a cause is judged by --wait.
+type TerminalRule struct {
+	Mode    TerminalMode `json:"mode"`
+	Repeats int32        `json:"repeats,omitempty"`
+}
+
+// Decoded is one message turned into a cause, made specific to what the
+// message said.
+type Decoded struct {
+	Cause chain.CauseID
+	// Summary is specific ("image \"web:v9\" not found"); empty means the
+	// catalogue's summary.
+	Summary string
+	// NextStep is specific; empty means the catalogue's next step.
+	NextStep string
+	// Details are the decoded facts, in a fixed order.
+	Details []chain.Detail
+	// Nodes is, for scheduler reasons, how many nodes gave this reason.
+	Nodes int
+	// Progressing marks a decoded state that is not a failure yet.
+	Progressing bool
+}
