@@ -131,6 +131,10 @@ type Finding struct {
 	Evidence []Evidence `json:"evidence"`
 	// Details are decoded facts as ordered key/value pairs ("resource": "cpu").
 	Details []Detail `json:"details,omitempty"`
+	// Since is when the evidence first showed it (zero when unknown); with
+	// Repeats (events counted, restarts) it decides when --wait gives up.
+	Since   time.Time `json:"since,omitzero"`
+	Repeats int32     `json:"repeats,omitempty"`
 }
 
 // Detail is one decoded fact of a finding.

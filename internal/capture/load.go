@@ -1,0 +1,121 @@
+// Package capture reads captured cluster state (kubectl get -o yaml/json
+// output, or a kubectl chain capture file) into the same chain.Snapshot the
+// live reader builds, so the walk runs unchanged without a cluster.
+package capture
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// Bundle is every object a file held that the walk can use.
+type Bundle struct {
+	Deployments []appsv1.Deployment
+	ReplicaSets []appsv1.ReplicaSet
+	Pods        []corev1.Pod
+	Events      []chain.Event
+	// Skipped counts objects of other kinds, by kind.
+	Skipped map[string]int
+}
+
+type typeMeta struct {
+	APIVersion string            `json:"apiVersion"`
+	Kind       string            `json:"kind"`
+	Items      []json.RawMessage `json:"items"`
+}
+
+// Load reads YAML or JSON: single objects, v1 Lists (what kubectl get -o
+// yaml prints for several kinds) and several documents in one stream.
+func Load(r io.Reader) (*Bundle, error) {
+	b := &Bundle{Skipped: map[string]int{}}
+	dec := utilyaml.NewYAMLOrJSONDecoder(r, 4096)
+	docs := 0
+	for {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, fmt.Errorf("not YAML or JSON: %w", err)
+		}
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 || string(raw) == "null" {
+			continue
+		}
+		docs++
+		if err := b.add(raw); err != nil {
+			return nil, fmt.Errorf("document %d: %w", docs, err)
+		}
+	}
+	if docs == 0 {
+		return nil, errors.New("empty input: expected the output of kubectl get deploy,rs,pods,events -o yaml or a kubectl chain capture")
+	}
+	return b, nil
+}
+
+func (b *Bundle) add(raw json.RawMessage) error {
+	var tm typeMeta
+	if err := json.Unmarshal(raw, &tm); err != nil {
+		return fmt.Errorf("not a Kubernetes object: %w", err)
+	}
+	if tm.Kind == "" {
+		return errors.New("not a Kubernetes object: no kind")
+	}
+	if strings.HasSuffix(tm.Kind, "List") {
+		for i, item := range tm.Items {
+			if err := b.add(item); err != nil {
+				return fmt.Errorf("item %d: %w", i, err)
+			}
+		}
+		return nil
+	}
+	group, _, _ := strings.Cut(tm.APIVersion, "/")
+	if !strings.Contains(tm.APIVersion, "/") {
+		group = ""
+	}
+	var err error
+	switch {
+	case tm.Kind == "Deployment" && (group == "apps" || group == "extensions"):
+		var d appsv1.Deployment
+		if err = json.Unmarshal(raw, &d); err == nil {
+			b.Deployments = append(b.Deployments, d)
+		}
+	case tm.Kind == "ReplicaSet" && (group == "apps" || group == "extensions"):
+		var rs appsv1.ReplicaSet
+		if err = json.Unmarshal(raw, &rs); err == nil {
+			b.ReplicaSets = append(b.ReplicaSets, rs)
+		}
+	case tm.Kind == "Pod" && group == "":
+		var p corev1.Pod
+		if err = json.Unmarshal(raw, &p); err == nil {
+			b.Pods = append(b.Pods, p)
+		}
+	case tm.Kind == "Event" && group == "":
+		var e corev1.Event
+		if err = json.Unmarshal(raw, &e); err == nil {
+			b.Events = append(b.Events, chain.EventFromCore(&e))
+		}
+	case tm.Kind == "Event" && group == "events.k8s.io":
+		var e eventsv1.Event
+		if err = json.Unmarshal(raw, &e); err == nil {
+			b.Events = append(b.Events, chain.EventFromEventsV1(&e))
+		}
+	default:
+		b.Skipped[tm.Kind]++
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", tm.Kind, err)
+	}
+	return nil
+}

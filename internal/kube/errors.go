@@ -1,0 +1,46 @@
+package kube
+
+import "fmt"
+
+// NotFoundError says the Deployment asked for does not exist. It has its own
+// type so the CLI can say so plainly instead of printing an API status, and
+// so CI can tell a typo in a pipeline from a broken rollout.
+type NotFoundError struct {
+	Namespace string
+	Name      string
+	// Err is the API server's error, kept so apierrors.IsNotFound still holds.
+	Err error
+}
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("deployment %s/%s not found", e.Namespace, e.Name)
+}
+
+// Unwrap returns the API server's error.
+func (e *NotFoundError) Unwrap() error { return e.Err }
+
+// ForbiddenError says RBAC refused to let us read the Deployment itself.
+// Without it nothing else can be judged, so unlike a forbidden list it is an
+// error, not a gap; it carries the command that checks the permission.
+type ForbiddenError struct {
+	Namespace string
+	Name      string
+	// Message is the API server's error text, verbatim.
+	Message string
+	// Check is the `kubectl auth can-i` command to run.
+	Check string
+	Err   error
+}
+
+func (e *ForbiddenError) Error() string {
+	return fmt.Sprintf("getting deployment %s/%s: %s", e.Namespace, e.Name, e.Message)
+}
+
+// Unwrap returns the API server's error, so apierrors.IsForbidden still holds.
+func (e *ForbiddenError) Unwrap() error { return e.Err }
+
+// canI is the command that tells whether the current identity may do verb on
+// resource in the namespace.
+func canI(verb, resource, namespace string) string {
+	return fmt.Sprintf("kubectl auth can-i %s %s -n %s", verb, resource, namespace)
+}

@@ -1,0 +1,100 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// listed is one list's outcome: what it returned, how many requests it
+// spent (counted even when they failed) and its error.
+type listed[T any] struct {
+	items    []T
+	requests int
+	err      error
+}
+
+// selectorOf is the Deployment's label selector, refusing the nil and empty
+// ones: as a list option they would select every object of the namespace,
+// which is neither what the Deployment owns nor within budget. The API server
+// rejects such Deployments, so this guards against odd fakes and captures.
+func selectorOf(d *appsv1.Deployment) (labels.Selector, error) {
+	s := d.Spec.Selector
+	if s == nil {
+		return nil, errors.New("deployment has no spec.selector")
+	}
+	if len(s.MatchLabels)+len(s.MatchExpressions) == 0 {
+		return nil, errors.New("deployment has an empty spec.selector")
+	}
+	return metav1.LabelSelectorAsSelector(s)
+}
+
+func (r *Reader) listReplicaSets(ctx context.Context, ns string, opts metav1.ListOptions) listed[appsv1.ReplicaSet] {
+	l, err := r.Client.AppsV1().ReplicaSets(ns).List(ctx, opts)
+	if err != nil {
+		return listed[appsv1.ReplicaSet]{requests: 1, err: err}
+	}
+	return listed[appsv1.ReplicaSet]{items: l.Items, requests: 1}
+}
+
+func (r *Reader) listPods(ctx context.Context, ns string, opts metav1.ListOptions) listed[corev1.Pod] {
+	l, err := r.Client.CoreV1().Pods(ns).List(ctx, opts)
+	if err != nil {
+		return listed[corev1.Pod]{requests: 1, err: err}
+	}
+	return listed[corev1.Pod]{items: l.Items, requests: 1}
+}
+
+// listEvents lists the namespace's core/v1 events page by page. The core/v1
+// API also serves events written through events.k8s.io/v1 (one storage), so
+// one list sees both kinds and no second API is ever tried, even when this
+// one is forbidden. Events are reduced to the kinds a snapshot can concern as
+// each page arrives, so a busy namespace's events are not all kept in memory.
+//
+// Like client-go's pager, a continue token that expired between pages
+// (410 Gone) restarts as one unpaged list; that is one more request.
+func (r *Reader) listEvents(ctx context.Context, ns string, base metav1.ListOptions) listed[chain.Event] {
+	var out listed[chain.Event]
+	opts := base
+	if r.EventsPageSize > 0 {
+		opts.Limit = r.EventsPageSize
+	}
+	for {
+		l, err := r.Client.CoreV1().Events(ns).List(ctx, opts)
+		out.requests++
+		if err != nil && apierrors.IsResourceExpired(err) && opts.Continue != "" {
+			out.items = nil
+			opts.Limit, opts.Continue = 0, ""
+			l, err = r.Client.CoreV1().Events(ns).List(ctx, opts)
+			out.requests++
+		}
+		if err != nil {
+			out.items, out.err = nil, err
+			return out
+		}
+		out.items = appendRelevantKinds(out.items, l.Items)
+		if l.Continue == "" || opts.Limit == 0 {
+			return out
+		}
+		opts.Continue = l.Continue
+	}
+}
+
+func sortedReplicaSets(rss []appsv1.ReplicaSet) []appsv1.ReplicaSet {
+	slices.SortFunc(rss, func(a, b appsv1.ReplicaSet) int { return strings.Compare(a.Name, b.Name) })
+	return rss
+}
+
+func sortedPods(pods []corev1.Pod) []corev1.Pod {
+	slices.SortFunc(pods, func(a, b corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
+	return pods
+}

@@ -1,0 +1,134 @@
+// Package kube is the only code that talks to a cluster. It reads one
+// Deployment's chain.Snapshot, read-only, and nothing in it decides anything.
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// Reader fetches snapshots within the budget of DESIGN.md: two sequential
+// round trips (GET the Deployment, then its ReplicaSets, Pods and events in
+// parallel) and at most five requests unless events are paged. It uses no
+// discovery and no cluster-wide list, so it works with namespace-scoped RBAC.
+type Reader struct {
+	Client kubernetes.Interface
+	// Now stamps the snapshot; tests inject a fixed clock. Nil means time.Now.
+	Now func() time.Time
+	// EventsPageSize, when positive, pages the events list with
+	// Limit/Continue so a namespace with many events is never held in one
+	// response; each extra page is one more request. Zero lists at once.
+	EventsPageSize int64
+}
+
+// Snapshot reads the Deployment namespace/name and what its selector
+// matches. A missing Deployment is a *NotFoundError and a forbidden one a
+// *ForbiddenError; a forbidden list becomes a chain.Gap so the walk can say
+// "unknown" instead of failing or pretending all is well.
+func (r *Reader) Snapshot(ctx context.Context, namespace, name string) (*chain.Snapshot, error) {
+	snap := &chain.Snapshot{Namespace: namespace, Name: name}
+	d, err := r.Client.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{})
+	snap.Requests++
+	if err != nil {
+		return nil, deploymentError(namespace, name, err)
+	}
+	snap.Deployment = d
+	if err := r.readDependents(ctx, snap); err != nil {
+		return nil, err
+	}
+	snap.Now = r.now()
+	return snap, nil
+}
+
+func (r *Reader) now() time.Time {
+	if r.Now == nil {
+		return time.Now()
+	}
+	return r.Now()
+}
+
+// deploymentError translates a failed GET into the typed errors the CLI
+// knows how to explain.
+func deploymentError(namespace, name string, err error) error {
+	switch {
+	case apierrors.IsNotFound(err):
+		return &NotFoundError{Namespace: namespace, Name: name, Err: err}
+	case apierrors.IsForbidden(err):
+		return &ForbiddenError{
+			Namespace: namespace, Name: name, Message: err.Error(), Err: err,
+			Check: canI("get", "deployments/"+name, namespace),
+		}
+	}
+	return fmt.Errorf("getting deployment %s/%s: %w", namespace, name, err)
+}
+
+// readDependents is the second round trip: the three lists run in parallel,
+// then their results are applied in a fixed order so gaps and errors never
+// depend on which answer came first.
+func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot) error {
+	d := snap.Deployment
+	sel, selErr := selectorOf(d)
+	var (
+		wg          sync.WaitGroup
+		rss         listed[appsv1.ReplicaSet]
+		pods        listed[corev1.Pod]
+		evs         listed[chain.Event]
+		listOptions = metav1.ListOptions{}
+	)
+	if selErr == nil {
+		listOptions.LabelSelector = sel.String()
+		wg.Go(func() { rss = r.listReplicaSets(ctx, snap.Namespace, listOptions) })
+		wg.Go(func() { pods = r.listPods(ctx, snap.Namespace, listOptions) })
+	}
+	wg.Go(func() { evs = r.listEvents(ctx, snap.Namespace, metav1.ListOptions{}) })
+	wg.Wait()
+
+	if selErr != nil {
+		msg := fmt.Sprintf("not listing the namespace: %v", selErr)
+		snap.Gaps = append(snap.Gaps,
+			chain.Gap{Resource: chain.ResourceReplicaSets, Verb: "list", Message: msg},
+			chain.Gap{Resource: chain.ResourcePods, Verb: "list", Message: msg})
+	}
+	snap.Requests += rss.requests + pods.requests + evs.requests
+	of := fmt.Sprintf("of deployment %s/%s", snap.Namespace, snap.Name)
+	errs := []error{
+		settle(snap, chain.ResourceReplicaSets, of, rss.err),
+		settle(snap, chain.ResourcePods, of, pods.err),
+		settle(snap, chain.ResourceEvents, of, evs.err),
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	snap.ReplicaSets = sortedReplicaSets(rss.items)
+	snap.Pods = sortedPods(pods.items)
+	snap.Events = chain.Concerning(evs.items, d, snap.ReplicaSets, snap.Pods)
+	chain.SortEvents(snap.Events)
+	return nil
+}
+
+// settle records a forbidden list as a gap (the walk goes on without it) and
+// wraps any other failure with the object it was for.
+func settle(snap *chain.Snapshot, res chain.Resource, of string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsForbidden(err):
+		snap.Gaps = append(snap.Gaps, chain.Gap{
+			Resource: res, Verb: "list", Forbidden: true, Message: err.Error(),
+			Check: canI("list", string(res), snap.Namespace),
+		})
+		return nil
+	}
+	return fmt.Errorf("listing %s %s: %w", res, of, err)
+}

@@ -1,0 +1,188 @@
+package kube
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// view is the part of a snapshot a test compares: objects by name, the rest
+// whole.
+type view struct {
+	Now         time.Time
+	Deployment  string
+	ReplicaSets []string
+	Pods        []string
+	Events      []chain.Event
+	Gaps        []chain.Gap
+	Requests    int
+}
+
+func viewOf(s *chain.Snapshot) view {
+	v := view{Now: s.Now, Events: s.Events, Gaps: s.Gaps, Requests: s.Requests}
+	if s.Deployment != nil {
+		v.Deployment = s.Deployment.Name
+	}
+	for _, rs := range s.ReplicaSets {
+		v.ReplicaSets = append(v.ReplicaSets, rs.Name)
+	}
+	for _, p := range s.Pods {
+		v.Pods = append(v.Pods, p.Name)
+	}
+	return v
+}
+
+// fixtureEvents are the fixture's events with the given names, normalised,
+// in the order given.
+func fixtureEvents(names ...string) []chain.Event {
+	byName := map[string]*corev1.Event{}
+	for _, o := range cluster() {
+		if e, ok := o.(*corev1.Event); ok && e.Namespace == "prod" {
+			byName[e.Name] = e
+		}
+	}
+	var out []chain.Event
+	for _, n := range names {
+		out = append(out, chain.EventFromCore(byName[n]))
+	}
+	return out
+}
+
+func newReader(cs *fake.Clientset, pageSize int64) *Reader {
+	return &Reader{Client: cs, Now: func() time.Time { return t0 }, EventsPageSize: pageSize}
+}
+
+// requests lists the requests the fake saw as "verb resource selector",
+// sorted, since the second round trip runs in parallel.
+func requests(cs *fake.Clientset) []string {
+	var out []string
+	for _, a := range cs.Actions() {
+		s := []string{a.GetVerb(), a.GetResource().Resource}
+		if l, ok := a.(clienttesting.ListActionImpl); ok {
+			if sel := l.ListOptions.LabelSelector; sel != "" {
+				s = append(s, sel)
+			}
+			if l.ListOptions.Limit > 0 {
+				s = append(s, "limit="+strconv.FormatInt(l.ListOptions.Limit, 10), "continue="+l.ListOptions.Continue)
+			}
+		}
+		out = append(out, strings.Join(s, " "))
+	}
+	slices.Sort(out)
+	return out
+}
+
+var healthyView = view{
+	Now:         t0,
+	Deployment:  "web",
+	ReplicaSets: []string{"web-5b6c7d8e9", "web-7c9d8f6b5"},
+	Pods:        []string{"web-7c9d8f6b5-q8z7r", "web-7c9d8f6b5-x2k4p"},
+	Events:      fixtureEvents("e1", "e2", "e3", "e4"),
+	Requests:    4,
+}
+
+func TestSnapshot(t *testing.T) {
+	cs := fake.NewClientset(cluster()...)
+	snap, err := newReader(cs, 0).Snapshot(context.Background(), "prod", "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(healthyView, viewOf(snap)); diff != "" {
+		t.Errorf("snapshot (-want +got):\n%s", diff)
+	}
+	want := []string{"get deployments", "list events", "list pods app=web", "list replicasets app=web"}
+	if diff := cmp.Diff(want, requests(cs)); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+	if got := len(cs.Actions()); got != snap.Requests {
+		t.Errorf("Requests = %d, fake saw %d", snap.Requests, got)
+	}
+}
+
+// The text the API server returns when a continue token was compacted away,
+// from k8s.io/apiserver@v0.37.2 pkg/storage/etcd3/errors.go (continueExpired).
+const continueExpired = "The provided continue parameter is too old to display a consistent list result. " +
+	"You can start a new list without the continue parameter."
+
+// pageEvents makes the fake page events like the API server (the fake
+// ignores Limit and Continue): tokens are offsets into the namespace's events
+// sorted by name, and the token expire answers 410 Gone.
+func pageEvents(cs *fake.Clientset, expire string) {
+	cs.PrependReactor("list", "events", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		l := a.(clienttesting.ListActionImpl)
+		opts := l.ListOptions
+		if opts.Continue != "" && opts.Continue == expire {
+			return true, nil, apierrors.NewResourceExpired(continueExpired)
+		}
+		obj, err := cs.Tracker().List(l.Resource, l.Kind, l.Namespace)
+		if err != nil {
+			return true, nil, err
+		}
+		all := obj.(*corev1.EventList).Items
+		slices.SortFunc(all, func(a, b corev1.Event) int { return strings.Compare(a.Name, b.Name) })
+		start, _ := strconv.Atoi(opts.Continue)
+		end := len(all)
+		if opts.Limit > 0 {
+			end = min(start+int(opts.Limit), len(all))
+		}
+		page := &corev1.EventList{Items: all[start:end]}
+		if end < len(all) {
+			page.Continue = strconv.Itoa(end)
+		}
+		return true, page, nil
+	})
+}
+
+func TestSnapshotPagedEvents(t *testing.T) {
+	// prod holds 7 events (e1-e7).
+	tests := []struct {
+		name     string
+		pageSize int64
+		expire   string
+		events   []string // the events requests, besides get, list rs and list pods
+	}{
+		{"one page", 10, "", []string{"limit=10 continue="}},
+		{"pages of 4", 4, "", []string{"limit=4 continue=", "limit=4 continue=4"}},
+		{"pages of 2", 2, "", []string{"limit=2 continue=", "limit=2 continue=2", "limit=2 continue=4", "limit=2 continue=6"}},
+		// An expired token restarts as one full list, like client-go's pager.
+		{"expired continue", 2, "4", []string{"", "limit=2 continue=", "limit=2 continue=2", "limit=2 continue=4"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs := fake.NewClientset(cluster()...)
+			pageEvents(cs, tt.expire)
+			snap, err := newReader(cs, tt.pageSize).Snapshot(context.Background(), "prod", "web")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := healthyView
+			want.Requests = 3 + len(tt.events)
+			if diff := cmp.Diff(want, viewOf(snap)); diff != "" {
+				t.Errorf("snapshot (-want +got):\n%s", diff)
+			}
+			wantReqs := []string{"get deployments", "list pods app=web", "list replicasets app=web"}
+			for _, e := range tt.events {
+				wantReqs = append(wantReqs, strings.TrimSpace("list events "+e))
+			}
+			slices.Sort(wantReqs)
+			if diff := cmp.Diff(wantReqs, requests(cs)); diff != "" {
+				t.Errorf("requests (-want +got):\n%s", diff)
+			}
+			if got := len(cs.Actions()); got != snap.Requests {
+				t.Errorf("Requests = %d, fake saw %d", snap.Requests, got)
+			}
+		})
+	}
+}
