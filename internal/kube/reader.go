@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
@@ -23,7 +22,7 @@ import (
 // parallel) and at most five requests unless events are paged. It uses no
 // discovery and no cluster-wide list, so it works with namespace-scoped RBAC.
 type Reader struct {
-	Client kubernetes.Interface
+	Client Client
 	// Now stamps the snapshot; tests inject a fixed clock. Nil means time.Now.
 	Now func() time.Time
 	// EventsPageSize, when positive, pages the events list with

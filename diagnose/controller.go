@@ -1,0 +1,293 @@
+package diagnose
+
+import (
+	"regexp"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// Causes of the replicaset and pods links: the Deployment controller gave up
+// on progress, or the API server refused the pods the ReplicaSet controller
+// tried to create.
+const (
+	QuotaExceeded          chain.CauseID = "QuotaExceeded"
+	QuotaRequiresResources chain.CauseID = "QuotaRequiresResources"
+	LimitRangeViolation    chain.CauseID = "LimitRangeViolation"
+	PodSecurityRejected    chain.CauseID = "PodSecurityRejected"
+	WebhookDenied          chain.CauseID = "WebhookDenied"
+	WebhookUnavailable     chain.CauseID = "WebhookUnavailable"
+	ServiceAccountNotFound chain.CauseID = "ServiceAccountNotFound"
+	PodCreateFailed        chain.CauseID = "PodCreateFailed"
+
+	ProgressDeadlineExceeded chain.CauseID = "ProgressDeadlineExceeded"
+	ReplicaSetCreateFailed   chain.CauseID = "ReplicaSetCreateFailed"
+)
+
+// NamespacePlaceholder stands for the Deployment's namespace in next steps
+// decoded from messages that do not name it; the walk, which knows the
+// namespace, can replace it.
+const NamespacePlaceholder = "NAMESPACE"
+
+var controllerCauses = []Cause{
+	{ID: QuotaExceeded, Link: chain.LinkPods,
+		Summary:  "a ResourceQuota refused the pod: the namespace's usage would exceed its hard limit",
+		NextStep: "kubectl describe resourcequota -n NAMESPACE; lower the pod's resources (spec.template.spec.containers[].resources) or spec.replicas, or raise the quota's spec.hard",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: QuotaRequiresResources, Link: chain.LinkPods,
+		Summary:  "a ResourceQuota on cpu or memory requires every container to set that request or limit",
+		NextStep: "set the named resources.requests/limits on every container in spec.template.spec, or add a LimitRange with defaults",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: LimitRangeViolation, Link: chain.LinkPods,
+		Summary:  "a LimitRange refused the pod: its resources are outside the allowed min/max",
+		NextStep: "kubectl describe limitrange -n NAMESPACE; bring spec.template.spec.containers[].resources within its bounds",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: PodSecurityRejected, Link: chain.LinkPods,
+		Summary:  "Pod Security admission refused the pod: it violates the namespace's enforced level",
+		NextStep: "set the named securityContext fields in spec.template.spec, or relabel the namespace pod-security.kubernetes.io/enforce",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: WebhookDenied, Link: chain.LinkPods,
+		Summary:  "an admission webhook denied the pod",
+		NextStep: "change the pod template as the webhook's message asks, or the policy behind the webhook",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: WebhookUnavailable, Link: chain.LinkPods,
+		Summary:  "an admission webhook with failurePolicy Fail could not be called",
+		NextStep: "make the webhook's service answer (kubectl get endpointslices -n SVC_NAMESPACE -l kubernetes.io/service-name=SVC), or fix its clientConfig",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: ServiceAccountNotFound, Link: chain.LinkPods,
+		Summary:  "the pod's ServiceAccount does not exist",
+		NextStep: "create the ServiceAccount (kubectl create serviceaccount NAME -n NAMESPACE) or fix spec.template.spec.serviceAccountName",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: PodCreateFailed, Link: chain.LinkPods,
+		Summary:  "the ReplicaSet controller could not create pods",
+		NextStep: "kubectl describe replicaset -n NAMESPACE and read the FailedCreate event",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: ProgressDeadlineExceeded, Link: chain.LinkReplicaSet,
+		Summary:  "the rollout made no progress within spec.progressDeadlineSeconds",
+		NextStep: "find why the new ReplicaSet's pods are not available in the links after this one; kubectl describe replicaset NAME -n NAMESPACE",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: ReplicaSetCreateFailed, Link: chain.LinkReplicaSet,
+		Summary:  "the Deployment controller could not create the new ReplicaSet",
+		NextStep: "read the Deployment's ReplicaSetCreateError condition: kubectl describe deployment NAME -n NAMESPACE",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+}
+
+// failedCreatePrefix starts the ReplicaSet controller's FailedCreate event
+// (pkg/controller/controller_utils.go: "Error creating: %v"). The
+// ReplicaFailure condition carries the same error without it.
+const failedCreatePrefix = "Error creating:"
+
+// FailedCreate decodes the message of a ReplicaSet's FailedCreate event
+// ("Error creating: ...") or of a ReplicaFailure condition (on the ReplicaSet
+// or the Deployment). The pods link is blocked by whatever refused the
+// create, so the admission plugin that refused it is the cause, not the
+// controller.
+func FailedCreate(message string) Decoded {
+	err := strings.TrimSpace(message)
+	if rest, ok := strings.CutPrefix(err, failedCreatePrefix); ok {
+		err = strings.TrimSpace(rest)
+	}
+	if d, ok := decodeAdmission(err); ok {
+		return d
+	}
+	return podCreateFailed(err)
+}
+
+// podCreateFailed keeps an error no decoder knows verbatim, so the user still
+// reads what the API server said.
+func podCreateFailed(err string) Decoded {
+	d := Decoded{Cause: PodCreateFailed}
+	if err != "" {
+		d.Summary = "cannot create pods: " + err
+		d.Details = []chain.Detail{{Key: "error", Value: err}}
+	}
+	return d
+}
+
+// Deployment condition reasons, from pkg/controller/deployment/util/deployment_util.go.
+const (
+	reasonTimedOut       = "ProgressDeadlineExceeded"
+	reasonFailedRSCreate = "ReplicaSetCreateError"
+	reasonFailedDelete   = "FailedDelete"
+)
+
+// DeploymentCondition decodes a Deployment condition that says the rollout is
+// stuck: Progressing=False with reason ProgressDeadlineExceeded or
+// ReplicaSetCreateError, and ReplicaFailure=True (copied from the ReplicaSet,
+// decoded as FailedCreate). ok is false for every other condition: those say
+// nothing is wrong, or nothing this decoder can name (Available=False is
+// judged from the pods, a paused rollout from the spec, and a FailedDelete
+// replica failure does not block new pods).
+func DeploymentCondition(c appsv1.DeploymentCondition) (d Decoded, ok bool) {
+	switch {
+	case c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == reasonTimedOut:
+		return decodeProgressDeadline(c.Message), true
+	case c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == reasonFailedRSCreate:
+		return ReplicaSetCreateError(c.Message), true
+	case c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue && c.Reason != reasonFailedDelete:
+		return FailedCreate(c.Message), true
+	}
+	return Decoded{}, false
+}
+
+// timedOutRE matches pkg/controller/deployment/progress.go: 'ReplicaSet %q
+// has timed out progressing.' or, before a new ReplicaSet exists,
+// 'Deployment %q has timed out progressing.'.
+var timedOutRE = regexp.MustCompile(`^(ReplicaSet|Deployment) "([^"]*)" has timed out progressing\.$`)
+
+func decodeProgressDeadline(message string) Decoded {
+	d := Decoded{Cause: ProgressDeadlineExceeded}
+	m := timedOutRE.FindStringSubmatch(strings.TrimSpace(message))
+	if m == nil {
+		return d
+	}
+	kind, name := m[1], m[2]
+	d.Summary = kind + ` "` + name + `" has timed out progressing (spec.progressDeadlineSeconds exceeded)`
+	if kind == "ReplicaSet" {
+		d.Details = []chain.Detail{{Key: "replicaset", Value: name}}
+		d.NextStep = "find why the pods of ReplicaSet \"" + name + "\" are not available in the links after this one; kubectl describe replicaset " + name + " -n " + NamespacePlaceholder
+		return d
+	}
+	d.Details = []chain.Detail{{Key: "deployment", Value: name}}
+	d.NextStep = "the Deployment controller never got a new ReplicaSet going: kubectl describe deployment " + name + " -n " + NamespacePlaceholder
+	return d
+}
+
+// failedRSCreateRE matches pkg/controller/deployment/sync.go: 'Failed to
+// create new replica set %q: %v'.
+var failedRSCreateRE = regexp.MustCompile(`(?s)^Failed to create new replica set "([^"]*)": (.*)$`)
+
+// ReplicaSetCreateError decodes the Deployment's ReplicaSetCreateError event
+// or Progressing condition message. The ReplicaSet itself went through
+// admission, so a quota or webhook that refused it is named in the details
+// and its next step reused.
+func ReplicaSetCreateError(message string) Decoded {
+	msg := strings.TrimSpace(message)
+	d := Decoded{Cause: ReplicaSetCreateFailed}
+	m := failedRSCreateRE.FindStringSubmatch(msg)
+	if m == nil {
+		if msg != "" {
+			d.Summary = msg
+			d.Details = []chain.Detail{{Key: "error", Value: msg}}
+		}
+		return d
+	}
+	name, err := m[1], m[2]
+	d.Summary = `cannot create ReplicaSet "` + name + `": ` + err
+	d.Details = []chain.Detail{{Key: "replicaset", Value: name}, {Key: "error", Value: err}}
+	if inner, ok := decodeAdmission(err); ok {
+		d.Summary = `cannot create ReplicaSet "` + name + `": ` + inner.Summary
+		d.NextStep = inner.NextStep
+		d.Details = append(d.Details, chain.Detail{Key: "rejectedBy", Value: string(inner.Cause)})
+	}
+	return d
+}
+
+// Outer wrappers the API server puts around an admission error:
+// apimachinery's NewForbidden ('%s %q is forbidden: %v', or '%s is
+// forbidden: %v' without a name) and NewInternalError ('Internal error
+// occurred: %v', used for a webhook that fails closed).
+var forbiddenRE = regexp.MustCompile(`(?s)^[a-z0-9.\-]+(?: "[^"]*")? is forbidden: (.*)$`)
+
+const internalErrorPrefix = "Internal error occurred: "
+
+// unwrapAPIError strips the API server's wrappers so the admission plugin's
+// own words can be matched from their start.
+func unwrapAPIError(err string) string {
+	for range 3 {
+		if rest, ok := strings.CutPrefix(err, internalErrorPrefix); ok {
+			err = rest
+			continue
+		}
+		if m := forbiddenRE.FindStringSubmatch(err); m != nil {
+			err = m[1]
+			continue
+		}
+		break
+	}
+	return err
+}
+
+// admissionDecoders each recognise one admission plugin's refusal, matched
+// from the start of the unwrapped error so that text quoted inside another
+// plugin's message (a webhook's free-form reason) is never mistaken for it.
+var admissionDecoders = []func(string) (Decoded, bool){
+	decodeQuotaExceeded,
+	decodeQuotaRequires,
+	decodePodSecurity,
+	decodeWebhookDenied,
+	decodeWebhookUnavailable,
+	decodeServiceAccount,
+	decodeLimitRange,
+}
+
+// decodeAdmission names the admission plugin that refused a create, from
+// the API server's error text.
+func decodeAdmission(err string) (Decoded, bool) {
+	inner := unwrapAPIError(err)
+	for _, decode := range admissionDecoders {
+		if d, ok := decode(inner); ok {
+			return d, true
+		}
+	}
+	return Decoded{}, false
+}
+
+// webhookDeniedRE matches k8s.io/apiserver
+// pkg/admission/plugin/webhook/errors/statuserror.go: 'admission webhook %q
+// denied the request' followed by ': %s' or ' without explanation'.
+var webhookDeniedRE = regexp.MustCompile(`(?s)^admission webhook "([^"]*)" denied the request(?:: (.*)| without explanation)$`)
+
+func decodeWebhookDenied(s string) (Decoded, bool) {
+	m := webhookDeniedRE.FindStringSubmatch(s)
+	if m == nil {
+		return Decoded{}, false
+	}
+	name, msg := m[1], strings.TrimSpace(m[2])
+	d := Decoded{Cause: WebhookDenied, Details: []chain.Detail{{Key: "webhook", Value: name}}}
+	if msg == "" {
+		d.Summary = `admission webhook "` + name + `" denied the pod without explanation`
+		d.NextStep = `ask the owner of admission webhook "` + name + `" (kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations) why it denies the pod`
+		return d, true
+	}
+	d.Details = append(d.Details, chain.Detail{Key: "message", Value: msg})
+	d.Summary = `admission webhook "` + name + `" denied the pod: ` + msg
+	d.NextStep = `change spec.template as webhook "` + name + `" asks: ` + msg
+	return d, true
+}
+
+// webhookCallRE matches k8s.io/apiserver pkg/util/webhook/error.go: 'failed
+// calling webhook %q: %v' or 'failed calling webhook %q; no further details
+// available'; a webhook with failurePolicy Fail turns it into an internal
+// error.
+var webhookCallRE = regexp.MustCompile(`(?s)^failed calling webhook "([^"]*)"(?:: (.*)|; no further details available)$`)
+
+// webhookServiceRE finds the service of a webhook called through
+// clientConfig.service (pkg/util/webhook/client.go builds
+// "https://NAME.NAMESPACE.svc:PORT").
+var webhookServiceRE = regexp.MustCompile(`https://([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.svc[:/]`)
+
+func decodeWebhookUnavailable(s string) (Decoded, bool) {
+	m := webhookCallRE.FindStringSubmatch(s)
+	if m == nil {
+		return Decoded{}, false
+	}
+	name, callErr := m[1], strings.TrimSpace(m[2])
+	d := Decoded{Cause: WebhookUnavailable, Details: []chain.Detail{{Key: "webhook", Value: name}}}
+	d.Summary = `admission webhook "` + name + `" could not be called`
+	if callErr != "" {
+		d.Summary += ": " + callErr
+		d.Details = append(d.Details, chain.Detail{Key: "error", Value: callErr})
+	}
+	d.NextStep = `make the backend of admission webhook "` + name + `" answer, or fix its clientConfig (kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations)`
+	if sm := webhookServiceRE.FindStringSubmatch(callErr); sm != nil {
+		svc, ns := sm[1], sm[3]
+		d.Details = append(d.Details, chain.Detail{Key: "service", Value: ns + "/" + svc})
+		d.NextStep = `make service "` + svc + `" in namespace "` + ns + `" answer: kubectl get endpointslices -n ` + ns +
+			" -l kubernetes.io/service-name=" + svc + `; or fix the clientConfig of admission webhook "` + name + `"`
+	}
+	return d, true
+}

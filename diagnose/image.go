@@ -1,0 +1,331 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// Image causes: the kubelet's image manager (pkg/kubelet/images) could not
+// make a container's image present on the node, or is still pulling it.
+const (
+	ImageNotFound         chain.CauseID = "ImageNotFound"
+	ImagePullUnauthorized chain.CauseID = "ImagePullUnauthorized"
+	RegistryUnreachable   chain.CauseID = "RegistryUnreachable"
+	ImagePullRateLimited  chain.CauseID = "ImagePullRateLimited"
+	InvalidImageName      chain.CauseID = "InvalidImageName"
+	ImageNeverPulled      chain.CauseID = "ImageNeverPulled"
+	ImagePullFailed       chain.CauseID = "ImagePullFailed"
+	ImagePulling          chain.CauseID = "ImagePulling"
+)
+
+// imageCauses: a failed pull is retried with back-off, so most pull causes
+// are judged after repeats; the kubelet has failed a pull twice once it backs
+// off, which is enough for answers that will not change (not found, denied).
+var imageCauses = []Cause{
+	{ID: ImageNotFound, Link: chain.LinkContainers,
+		Summary:  "the image's tag or digest does not exist in its registry",
+		NextStep: "check the tag with your registry tooling (e.g. crane ls REGISTRY/REPOSITORY), then fix spec.template.spec.containers[].image",
+		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 2}},
+	{ID: ImagePullUnauthorized, Link: chain.LinkContainers,
+		Summary:  "the registry refused the pull: missing or wrong credentials (or the repository does not exist)",
+		NextStep: "set spec.template.spec.imagePullSecrets to a kubernetes.io/dockerconfigjson Secret for the registry and check it with kubectl get secret NAME -o jsonpath='{.data.\\.dockerconfigjson}' | base64 -d",
+		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 2}},
+	{ID: RegistryUnreachable, Link: chain.LinkContainers,
+		Summary:  "the node could not reach the image's registry (DNS, timeout, TLS or refused connection)",
+		NextStep: "check the registry host in spec.template.spec.containers[].image and that the nodes can resolve and reach it on port 443",
+		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 3}},
+	{ID: ImagePullRateLimited, Link: chain.LinkContainers,
+		Summary:  "the registry is rate-limiting pulls (429 Too Many Requests)",
+		NextStep: "authenticate pulls with spec.template.spec.imagePullSecrets, or mirror the image to a registry you control",
+		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 3}},
+	{ID: InvalidImageName, Link: chain.LinkContainers,
+		Summary:  "the image reference cannot be parsed",
+		NextStep: "fix spec.template.spec.containers[].image: [host[:port]/]lowercase/path[:tag][@sha256:digest]",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: ImageNeverPulled, Link: chain.LinkContainers,
+		Summary:  "imagePullPolicy is Never and the image is not on the node",
+		NextStep: "load the image onto every node that may run the pod, or set spec.template.spec.containers[].imagePullPolicy to IfNotPresent",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: ImagePullFailed, Link: chain.LinkContainers,
+		Summary:  "the image pull failed",
+		NextStep: "read the kubelet's Failed event (kubectl describe pod POD), fix the image or the registry, and wait for the next pull",
+		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 3}},
+	{ID: ImagePulling, Link: chain.LinkContainers,
+		Summary:  "the kubelet is pulling the image",
+		NextStep: "wait for the pull; a large image on a slow link can take minutes",
+		Terminal: TerminalRule{Mode: Transient}},
+}
+
+// ImagePull decodes a container waiting reason+message (ErrImagePull,
+// ImagePullBackOff, InvalidImageName, ErrImageNeverPull, RegistryUnavailable,
+// SignatureValidationFailed, ImageInspectError) or a kubelet event reason+message
+// about images (Failed "Failed to pull image ...", BackOff "Back-off pulling
+// image ...", Pulling, ErrImageNeverPull, InspectFailed, and the kubelet's
+// "Error: ErrImagePull"-style Failed events). ok is false when it is not about
+// images, and for Pulled, which is a success and so no cause.
+func ImagePull(reason, message string) (d Decoded, ok bool) {
+	switch reason {
+	case "ErrImagePull", "RegistryUnavailable", "SignatureValidationFailed":
+		return imagePullError("", message), true
+	case "ImagePullBackOff", "BackOff":
+		return imageBackOff(reason, message)
+	case "InvalidImageName":
+		return imageInvalid(message), true
+	case "ErrImageNeverPull":
+		return imageNeverPull(message), true
+	case "InspectFailed", "ImageInspectError":
+		if strings.HasPrefix(message, "Failed to apply default image tag ") {
+			return imageInvalid(message), true
+		}
+		// image_manager.go "Failed to inspect image %q: %v"
+		if _, rest, ok := rtQuotedAfter(message, "Failed to inspect image "); ok {
+			message = strings.TrimPrefix(rest, ": ")
+		}
+		return Decoded{Cause: ImagePullFailed, Summary: "the runtime could not inspect the image: " + rtOneLine(rtTail(message))}, true
+	case "Pulling":
+		img, _, found := rtQuotedAfter(message, "Pulling image ")
+		if !found {
+			return Decoded{}, false
+		}
+		return Decoded{Cause: ImagePulling, Progressing: true,
+			Summary: fmt.Sprintf("pulling image %q from %s", img, imageHostPhrase(img)),
+			Details: imageDetails(img)}, true
+	case "Failed":
+		if img, rest, found := rtQuotedAfter(message, "Failed to pull image "); found {
+			return imagePullError(img, strings.TrimPrefix(rest, ": ")), true
+		}
+		if name, found := strings.CutPrefix(message, "Error: "); found {
+			return imageErrorName(name)
+		}
+	}
+	return Decoded{}, false
+}
+
+// imageErrorName decodes the kubelet's bare "Error: <ErrName>" Failed event,
+// which names only the error kind (kuberuntime_container.go startContainer).
+func imageErrorName(name string) (Decoded, bool) {
+	details := []chain.Detail{{Key: "reason", Value: name}}
+	switch name {
+	case "ErrImagePull", "SignatureValidationFailed", "ImageInspectError":
+		return Decoded{Cause: ImagePullFailed, Details: details}, true
+	case "ImagePullBackOff":
+		return Decoded{Cause: ImagePullFailed, Summary: "the kubelet is backing off pulling an image after failed pulls", Details: details}, true
+	case "RegistryUnavailable":
+		return Decoded{Cause: RegistryUnreachable, Details: append(details, chain.Detail{Key: "kind", Value: "other"})}, true
+	case "InvalidImageName":
+		return Decoded{Cause: InvalidImageName, Details: details}, true
+	case "ErrImageNeverPull":
+		return Decoded{Cause: ImageNeverPulled, Details: details}, true
+	}
+	return Decoded{}, false
+}
+
+// imageBackOff decodes "Back-off pulling image %q", which the waiting message
+// follows with ": <ErrName>: <previous pull error>" (image_manager.go pullImage).
+func imageBackOff(reason, message string) (Decoded, bool) {
+	img, rest, found := rtQuotedAfter(message, "Back-off pulling image ")
+	if !found {
+		if reason == "ImagePullBackOff" {
+			return Decoded{Cause: ImagePullFailed, Summary: "the kubelet is backing off pulling the image after failed pulls"}, true
+		}
+		return Decoded{}, false // a container restart back-off, not an image
+	}
+	if prev, ok := strings.CutPrefix(rest, ": "); ok {
+		for _, name := range []string{"ErrImagePull", "RegistryUnavailable", "SignatureValidationFailed"} {
+			if err, ok := strings.CutPrefix(prev, name+": "); ok {
+				return imagePullError(img, err), true
+			}
+		}
+		return imagePullError(img, prev), true
+	}
+	return Decoded{Cause: ImagePullFailed,
+		Summary: fmt.Sprintf("the kubelet is backing off pulling image %q after failed pulls", img),
+		Details: imageDetails(img)}, true
+}
+
+// imageInvalid decodes "Failed to apply default image tag %q: couldn't
+// parse image name %q: <reference error>" (image_manager.go, parsers.go).
+func imageInvalid(message string) Decoded {
+	img, rest, found := rtQuotedAfter(message, "Failed to apply default image tag ")
+	if !found {
+		return Decoded{Cause: InvalidImageName}
+	}
+	why := strings.TrimPrefix(rest, ": ")
+	if _, after, ok := rtQuotedAfter(why, "couldn't parse image name "); ok {
+		why = strings.TrimPrefix(after, ": ")
+	}
+	return Decoded{Cause: InvalidImageName,
+		Summary:  fmt.Sprintf("image name %q is invalid: %s", img, why),
+		NextStep: fmt.Sprintf("fix spec.template.spec.containers[].image: %q is not a valid reference ([host[:port]/]lowercase/path[:tag][@sha256:digest])", img),
+		Details:  []chain.Detail{{Key: "image", Value: img}, {Key: "error", Value: why}}}
+}
+
+func imageNeverPull(message string) Decoded {
+	img, _, found := rtQuotedAfter(message, "Container image ")
+	if !found {
+		return Decoded{Cause: ImageNeverPulled}
+	}
+	return Decoded{Cause: ImageNeverPulled,
+		Summary:  fmt.Sprintf("image %q is not on the node and imagePullPolicy is Never", img),
+		NextStep: fmt.Sprintf("load %q onto every node that may run the pod, or set spec.template.spec.containers[].imagePullPolicy to IfNotPresent", img),
+		Details:  imageDetails(img)}
+}
+
+// imagePullError decodes a pull error as the kubelet passes it on: the CRI's
+// gRPC error (containerd: "failed to pull and unpack image %q: ...") or the
+// kubelet's own "image pull failed for %s because the registry is unavailable".
+func imagePullError(img, message string) Decoded {
+	tail := rtTail(message)
+	if rest, ok := strings.CutPrefix(tail, "image pull failed for "); ok {
+		if i := strings.Index(rest, " because "); i >= 0 {
+			if img == "" {
+				img = rest[:i]
+			}
+			tail = rest[i+len(" because "):]
+		}
+	}
+	for _, wrapper := range []string{"failed to pull and unpack image ", "failed to resolve reference "} {
+		if ref, rest, ok := rtQuotedAfter(tail, wrapper); ok && strings.HasPrefix(rest, ": ") {
+			if img == "" {
+				img = ref
+			}
+			tail = rest[2:]
+		}
+	}
+	cause, kind := imageClassify(rtCode(message), strings.ToLower(tail))
+	return imageDecoded(cause, kind, img, rtOneLine(tail))
+}
+
+// imageClassify sorts a pull error by the runtime's and the registry's words
+// (containerd core/remotes/docker, Go's net and crypto/tls errors). Order
+// matters: a DNS lookup can time out, and a 404 for a platform is no 404 of
+// the image.
+func imageClassify(code, lower string) (chain.CauseID, string) {
+	has := func(subs ...string) bool {
+		for _, s := range subs {
+			if strings.Contains(lower, s) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("429 too many requests", "toomanyrequests"):
+		return ImagePullRateLimited, ""
+	case has("no match for platform"):
+		return ImagePullFailed, "platform"
+	case has("pull access denied", "failed to authorize", "401 unauthorized", "403 forbidden",
+		"authorization failed", "insufficient_scope", "unauthorized: ", "denied: requested access",
+		"no basic auth credentials") || code == "Unauthenticated" || code == "PermissionDenied":
+		return ImagePullUnauthorized, ""
+	case has("no such host", "server misbehaving", "dial tcp: lookup "):
+		return RegistryUnreachable, "dns"
+	case has("x509: ", "tls: ", "server gave http response to https client"):
+		return RegistryUnreachable, "tls"
+	case has("i/o timeout", "deadline exceeded", "handshake timeout", "timeout awaiting", "client.timeout exceeded", "504 gateway timeout"):
+		return RegistryUnreachable, "timeout"
+	case has("connection refused"):
+		return RegistryUnreachable, "refused"
+	case has("connection reset by peer", "no route to host", "network is unreachable",
+		"502 bad gateway", "503 service unavailable", "the registry is unavailable"):
+		return RegistryUnreachable, "other"
+	case code == "NotFound" || has(": not found", "manifest unknown", "name unknown") || lower == "not found":
+		return ImageNotFound, ""
+	}
+	return ImagePullFailed, ""
+}
+
+// imageDecoded makes a pull cause specific to the image and its registry.
+func imageDecoded(cause chain.CauseID, kind, img, tail string) Decoded {
+	host := imageHostPhrase(img)
+	d := Decoded{Cause: cause, Details: imageDetails(img)}
+	switch cause {
+	case ImageNotFound:
+		d.Summary = fmt.Sprintf("image %q not found in %s", img, host)
+		d.NextStep = fmt.Sprintf("check that %q exists with your registry tooling (e.g. crane ls %s), then fix spec.template.spec.containers[].image", img, imageRepository(img))
+	case ImagePullUnauthorized:
+		d.Summary = fmt.Sprintf("%s refused to serve image %q: missing or wrong credentials, or no such repository (%s)", host, img, tail)
+		d.NextStep = fmt.Sprintf("set spec.template.spec.imagePullSecrets to a kubernetes.io/dockerconfigjson Secret with credentials for %s and check it with kubectl get secret NAME -o jsonpath='{.data.\\.dockerconfigjson}' | base64 -d; also check the repository name", host)
+	case ImagePullRateLimited:
+		d.Summary = fmt.Sprintf("%s is rate-limiting pulls of image %q (429 Too Many Requests)", host, img)
+		d.NextStep = fmt.Sprintf("authenticate pulls from %s with spec.template.spec.imagePullSecrets, or mirror %q to a registry you control", host, img)
+	case RegistryUnreachable:
+		d.Details = append(d.Details, chain.Detail{Key: "kind", Value: kind})
+		d.Summary, d.NextStep = registryUnreachable(kind, host, img, tail)
+	case ImagePullFailed:
+		if kind == "platform" {
+			d.Summary = fmt.Sprintf("image %q has no variant for the node's platform (%s)", img, tail)
+			d.NextStep = fmt.Sprintf("build and push %q for the node's architecture (docker buildx build --platform linux/amd64,linux/arm64 ...)", img)
+			break
+		}
+		d.Summary = fmt.Sprintf("pulling image %q failed: %s", img, tail)
+	}
+	return d
+}
+
+func registryUnreachable(kind, host, img, tail string) (summary, next string) {
+	switch kind {
+	case "dns":
+		return fmt.Sprintf("the node could not resolve %s to pull image %q (%s)", host, img, tail),
+			fmt.Sprintf("check the registry host of spec.template.spec.containers[].image and that the nodes' DNS resolves %s", host)
+	case "tls":
+		return fmt.Sprintf("TLS with %s failed pulling image %q (%s)", host, img, tail),
+			fmt.Sprintf("fix the certificate of %s, or add its CA to the container runtime's trust on each node (containerd: /etc/containerd/certs.d/HOST/hosts.toml)", host)
+	case "timeout":
+		return fmt.Sprintf("connecting to %s timed out pulling image %q (%s)", host, img, tail),
+			fmt.Sprintf("check that the nodes can reach %s on port 443 (firewall, egress proxy of the container runtime)", host)
+	case "refused":
+		return fmt.Sprintf("%s refused the connection pulling image %q (%s)", host, img, tail),
+			fmt.Sprintf("check that the registry at %s is running and listens on the port in the image reference", host)
+	}
+	return fmt.Sprintf("%s is unavailable pulling image %q (%s)", host, img, tail),
+		fmt.Sprintf("check the health of %s and the nodes' network path to it", host)
+}
+
+func imageDetails(img string) []chain.Detail {
+	if img == "" {
+		return nil
+	}
+	d := []chain.Detail{{Key: "image", Value: img}}
+	if h := imageRegistry(img); h != "" {
+		d = append(d, chain.Detail{Key: "registry", Value: h})
+	}
+	return d
+}
+
+// imageRegistry returns the registry host of an image reference, or "" when
+// the reference has none and the runtime's default registry applies. It is
+// the rule of the reference library's splitDockerDomain: the first path
+// component is a host if it has a dot or a port, is localhost, or has
+// upper-case letters.
+func imageRegistry(ref string) string {
+	i := strings.IndexByte(ref, '/')
+	if i <= 0 {
+		return ""
+	}
+	first := ref[:i]
+	if strings.ContainsAny(first, ".:") || first == "localhost" || strings.ToLower(first) != first {
+		return first
+	}
+	return ""
+}
+
+func imageHostPhrase(img string) string {
+	if h := imageRegistry(img); h != "" {
+		return h
+	}
+	return "the runtime's default registry"
+}
+
+// imageRepository strips the tag and digest from a reference.
+func imageRepository(ref string) string {
+	if i := strings.IndexByte(ref, '@'); i >= 0 {
+		ref = ref[:i]
+	}
+	if i := strings.LastIndexByte(ref, ':'); i > strings.LastIndexByte(ref, '/') {
+		ref = ref[:i]
+	}
+	return ref
+}

@@ -1,0 +1,117 @@
+package diagnose
+
+import "github.com/kubectl-chain/kubectl-chain/chain"
+
+// Causes decoded from the scheduler's PodScheduled=False condition and
+// FailedScheduling events, one per Filter/PreFilter plugin reason.
+const (
+	NoNodesAvailable             chain.CauseID = "NoNodesAvailable"
+	InsufficientCPU              chain.CauseID = "InsufficientCPU"
+	InsufficientMemory           chain.CauseID = "InsufficientMemory"
+	InsufficientEphemeralStorage chain.CauseID = "InsufficientEphemeralStorage"
+	TooManyPods                  chain.CauseID = "TooManyPods"
+	InsufficientExtendedResource chain.CauseID = "InsufficientExtendedResource"
+	UntoleratedTaint             chain.CauseID = "UntoleratedTaint"
+	NodeAffinityMismatch         chain.CauseID = "NodeAffinityMismatch"
+	PodAffinityUnsatisfied       chain.CauseID = "PodAffinityUnsatisfied"
+	PodAntiAffinityConflict      chain.CauseID = "PodAntiAffinityConflict"
+	TopologySpreadUnsatisfied    chain.CauseID = "TopologySpreadUnsatisfied"
+	UnboundPVC                   chain.CauseID = "UnboundPVC"
+	PVCNotFound                  chain.CauseID = "PVCNotFound"
+	VolumeNodeAffinityConflict   chain.CauseID = "VolumeNodeAffinityConflict"
+	NodeUnschedulable            chain.CauseID = "NodeUnschedulable"
+	NodePortConflict             chain.CauseID = "NodePortConflict"
+	VolumeLimitExceeded          chain.CauseID = "VolumeLimitExceeded"
+	SchedulingGated              chain.CauseID = "SchedulingGated"
+	NodeNameMismatch             chain.CauseID = "NodeNameMismatch"
+	UnschedulableOther           chain.CauseID = "UnschedulableOther"
+)
+
+// schedGrace is the rule of every scheduler cause: a node may be added by a
+// cluster autoscaler (the walk weighs TriggeredScaleUp events separately), a
+// claim or gate may be handled a moment later, a cordon may be lifted. A
+// reason that persists past the grace window will not heal by itself.
+var schedGrace = TerminalRule{Mode: AfterGrace}
+
+var schedulerCauses = []Cause{
+	{ID: NoNodesAvailable, Link: chain.LinkNodeAssignment,
+		Summary:  "no nodes available to schedule pods: the scheduler sees no node at all",
+		NextStep: "register nodes and check they are Ready: kubectl get nodes",
+		Terminal: schedGrace},
+	{ID: InsufficientCPU, Link: chain.LinkNodeAssignment,
+		Summary:  "nodes lack free cpu for the pod's requests",
+		NextStep: "lower spec.template.spec.containers[].resources.requests.cpu or add capacity; compare with Allocated resources in kubectl describe nodes",
+		Terminal: schedGrace},
+	{ID: InsufficientMemory, Link: chain.LinkNodeAssignment,
+		Summary:  "nodes lack free memory for the pod's requests",
+		NextStep: "lower spec.template.spec.containers[].resources.requests.memory or add capacity; compare with Allocated resources in kubectl describe nodes",
+		Terminal: schedGrace},
+	{ID: InsufficientEphemeralStorage, Link: chain.LinkNodeAssignment,
+		Summary:  "nodes lack free ephemeral-storage for the pod's requests",
+		NextStep: "lower spec.template.spec.containers[].resources.requests.ephemeral-storage or add node disk; compare with Allocated resources in kubectl describe nodes",
+		Terminal: schedGrace},
+	{ID: TooManyPods, Link: chain.LinkNodeAssignment,
+		Summary:  "nodes already run as many pods as they allow (status.allocatable.pods)",
+		NextStep: "add nodes or raise the kubelet's maxPods; see kubectl get nodes -o custom-columns=NAME:.metadata.name,PODS:.status.allocatable.pods",
+		Terminal: schedGrace},
+	{ID: InsufficientExtendedResource, Link: chain.LinkNodeAssignment,
+		Summary:  "nodes lack a free extended resource (a device such as a GPU) the pod requests",
+		NextStep: "lower the resource in spec.template.spec.containers[].resources, or add nodes whose device plugin advertises it (Allocatable in kubectl describe nodes)",
+		Terminal: schedGrace},
+	{ID: UntoleratedTaint, Link: chain.LinkNodeAssignment,
+		Summary:  "nodes have taints the pod does not tolerate",
+		NextStep: "list taints with kubectl get nodes -o custom-columns=NAME:.metadata.name,TAINTS:.spec.taints and add matching tolerations to spec.template.spec.tolerations",
+		Terminal: schedGrace},
+	{ID: NodeAffinityMismatch, Link: chain.LinkNodeAssignment,
+		Summary:  "nodes do not match the pod's node selector or required node affinity",
+		NextStep: "fix spec.template.spec.nodeSelector or spec.template.spec.affinity.nodeAffinity to match node labels (kubectl get nodes --show-labels), or label the nodes",
+		Terminal: schedGrace},
+	{ID: PodAffinityUnsatisfied, Link: chain.LinkNodeAssignment,
+		Summary:  "no node's topology domain runs the pods the pod's required pod affinity asks for",
+		NextStep: "check that pods matching spec.template.spec.affinity.podAffinity's labelSelector run (kubectl get pods -A -l SELECTOR -o wide), or relax the rule",
+		Terminal: schedGrace},
+	{ID: PodAntiAffinityConflict, Link: chain.LinkNodeAssignment,
+		Summary:  "pod anti-affinity (the pod's or existing pods') rules out the nodes",
+		NextStep: "relax spec.template.spec.affinity.podAntiAffinity (preferred instead of required), lower replicas, or add nodes in new topology domains",
+		Terminal: schedGrace},
+	{ID: TopologySpreadUnsatisfied, Link: chain.LinkNodeAssignment,
+		Summary:  "placing the pod would break its topology spread constraints",
+		NextStep: "relax spec.template.spec.topologySpreadConstraints (maxSkew, whenUnsatisfiable: ScheduleAnyway) or add nodes in the under-filled domains",
+		Terminal: schedGrace},
+	{ID: UnboundPVC, Link: chain.LinkNodeAssignment,
+		Summary:  "the pod's PersistentVolumeClaims are not bound and no volume can be bound for them",
+		NextStep: "kubectl describe pvc in the pod's namespace: check for a matching PersistentVolume or a working StorageClass provisioner",
+		Terminal: schedGrace},
+	{ID: PVCNotFound, Link: chain.LinkNodeAssignment,
+		Summary:  "a PersistentVolumeClaim the pod mounts does not exist",
+		NextStep: "create the claim in the pod's namespace, or fix spec.template.spec.volumes[].persistentVolumeClaim.claimName",
+		Terminal: schedGrace},
+	{ID: VolumeNodeAffinityConflict, Link: chain.LinkNodeAssignment,
+		Summary:  "the pod's PersistentVolumes are pinned to other nodes or zones",
+		NextStep: "see kubectl get pv -o custom-columns=NAME:.metadata.name,CLAIM:.spec.claimRef.name,AFFINITY:.spec.nodeAffinity; add a node there, or use a StorageClass with volumeBindingMode: WaitForFirstConsumer",
+		Terminal: schedGrace},
+	{ID: NodeUnschedulable, Link: chain.LinkNodeAssignment,
+		Summary:  "nodes are cordoned (spec.unschedulable)",
+		NextStep: "kubectl uncordon NODE once maintenance is over, or add nodes; kubectl get nodes shows SchedulingDisabled",
+		Terminal: schedGrace},
+	{ID: NodePortConflict, Link: chain.LinkNodeAssignment,
+		Summary:  "the host ports the pod asks for are taken on the nodes",
+		NextStep: "remove or change spec.template.spec.containers[].ports[].hostPort (one pod per host port and node), or add nodes",
+		Terminal: schedGrace},
+	{ID: VolumeLimitExceeded, Link: chain.LinkNodeAssignment,
+		Summary:  "nodes reached their CSI volume attach limit",
+		NextStep: "use fewer volumes per pod or add nodes; see limits with kubectl get csinode -o custom-columns=NAME:.metadata.name,DRIVERS:.spec.drivers",
+		Terminal: schedGrace},
+	{ID: SchedulingGated, Link: chain.LinkNodeAssignment,
+		Summary:  "the pod has scheduling gates: the scheduler will not consider it",
+		NextStep: "the controller that set spec.schedulingGates must remove them; see kubectl get pod POD -o jsonpath='{.spec.schedulingGates}'",
+		Terminal: schedGrace},
+	{ID: NodeNameMismatch, Link: chain.LinkNodeAssignment,
+		Summary:  "no node has the name the pod requests",
+		NextStep: "fix spec.template.spec.nodeName (or nodeAffinity matchFields on metadata.name) to an existing node: kubectl get nodes",
+		Terminal: schedGrace},
+	{ID: UnschedulableOther, Link: chain.LinkNodeAssignment,
+		Summary:  "the scheduler rejected the nodes for a reason kubectl-chain does not decode",
+		NextStep: "read the full message with kubectl describe pod POD; the reason names the scheduler plugin that rejected the nodes",
+		Terminal: schedGrace},
+}

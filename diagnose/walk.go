@@ -1,0 +1,262 @@
+package diagnose
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// DefaultGrace is how long an after-grace cause must last before it is
+// terminal: long enough for informer caches and a just-created Secret to
+// catch up, short enough for a CI gate to fail well before a progress deadline.
+const DefaultGrace = 30 * time.Second
+
+// Options tune the walk.
+type Options struct {
+	// Grace is how long after-grace causes must persist to be terminal.
+	Grace time.Duration
+}
+
+// podPlaceholder is how decoders' next steps say "the pod" (kubectl logs POD).
+var podPlaceholder = regexp.MustCompile(`\bPOD\b`)
+
+// walker holds what one walk has learnt so far; each link reads what the
+// links before it established, as the components themselves do.
+type walker struct {
+	s    *chain.Snapshot
+	o    Options
+	d    *appsv1.Deployment
+	rs   *appsv1.ReplicaSet // the current ReplicaSet, nil when none
+	pods []*corev1.Pod      // the pods judged: the current ReplicaSet's live pods
+}
+
+// Walk judges every link of the snapshot's chain, in order, and names the
+// first one that is broken.
+func Walk(s *chain.Snapshot, o Options) *chain.Report {
+	if o.Grace == 0 {
+		o.Grace = DefaultGrace
+	}
+	w := &walker{s: s, o: o, d: s.Deployment}
+	r := &chain.Report{
+		Schema:    chain.SchemaVersion,
+		Namespace: s.Namespace,
+		Name:      s.Name,
+		Time:      s.Now,
+		Requests:  s.Requests,
+	}
+	r.Links = []chain.Link{
+		w.stored(),
+		w.replicaSet(),
+		w.podsLink(),
+		w.nodeAssignment(),
+		w.containers(),
+		w.ready(),
+	}
+	w.progressDeadline(r.Links)
+	afterBroken(r.Links)
+	r.ReplicaSets = w.replicaSetSummaries()
+	r.Verdict = w.verdict(r.Links)
+	return r
+}
+
+// finish turns a link's collected findings into its status: broken when any
+// finding is a failure (or a pending state has lasted past the grace),
+// progressing when all are progress, ok when there are none.
+func (w *walker) finish(id chain.LinkID, summary string, c *collector, of int) chain.Link {
+	l := chain.Link{ID: id, Summary: summary, Status: chain.StatusOK}
+	if c == nil || c.empty() {
+		return l
+	}
+	l.Findings = c.findings(of)
+	for i := range l.Findings {
+		f := &l.Findings[i]
+		// Admission messages do not name the namespace; the walk knows it.
+		f.NextStep = strings.ReplaceAll(f.NextStep, NamespacePlaceholder, w.s.Namespace)
+		if len(f.Objects) > 0 && strings.HasPrefix(f.Objects[0], "pod/") {
+			// Decoders cannot know the pod; name the first one seen.
+			f.NextStep = podPlaceholder.ReplaceAllLiteralString(f.NextStep, strings.TrimPrefix(f.Objects[0], "pod/"))
+		}
+		f.Terminal = isTerminal(f, w.s.Now, w.o.Grace)
+		if f.Progressing && f.Terminal {
+			// A wait that outlived its grace is a failure: the component
+			// that should have acted has not.
+			f.Progressing = false
+		}
+	}
+	l.Status = chain.StatusProgressing
+	for _, f := range l.Findings {
+		if !f.Progressing {
+			l.Status = chain.StatusBroken
+		}
+	}
+	return l
+}
+
+// afterBroken marks the links after the first broken one as not reached:
+// nothing downstream of a broken link can be trusted to be the cause. A
+// later link that is broken in its own right (on other pods) stays broken,
+// so no failure is hidden; what it saw stays in its summary and notes.
+func afterBroken(links []chain.Link) {
+	broken := false
+	for i := range links {
+		l := &links[i]
+		if broken && l.Status != chain.StatusBroken && l.Status != chain.StatusNotReached {
+			summary := "not reached"
+			if l.Summary != "" {
+				summary += "; " + l.Summary
+			}
+			*l = chain.Link{ID: l.ID, Status: chain.StatusNotReached, Summary: summary, Notes: l.Notes}
+		}
+		if l.Status == chain.StatusBroken {
+			broken = true
+		}
+	}
+}
+
+func notReached(id chain.LinkID, why string) chain.Link {
+	return chain.Link{ID: id, Status: chain.StatusNotReached, Summary: why}
+}
+
+// unknown is a link whose evidence could not be read.
+func unknown(id chain.LinkID, g *chain.Gap) chain.Link {
+	msg := fmt.Sprintf("cannot %s %s: %s", g.Verb, g.Resource, g.Message)
+	f := chain.Finding{
+		Cause:    EvidenceForbidden,
+		Summary:  msg,
+		NextStep: g.Check,
+		Evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: string(g.Resource), Message: g.Message}},
+	}
+	if !g.Forbidden {
+		f.Cause = ""
+		f.NextStep = "retry; if it persists, check the API server"
+	}
+	return chain.Link{ID: id, Status: chain.StatusUnknown, Summary: msg, Findings: []chain.Finding{f}}
+}
+
+// verdict names the first broken link; with none broken, the first link
+// still progressing or unknown; with none of those, healthy.
+func (w *walker) verdict(links []chain.Link) chain.Verdict {
+	pick := func(st chain.Status) *chain.Link {
+		for i := range links {
+			if links[i].Status == st {
+				return &links[i]
+			}
+		}
+		return nil
+	}
+	l := pick(chain.StatusBroken)
+	health := chain.Broken
+	if l == nil {
+		for i := range links {
+			if links[i].Status == chain.StatusProgressing || links[i].Status == chain.StatusUnknown {
+				l = &links[i]
+				health = chain.Progressing
+				if l.Status == chain.StatusUnknown {
+					health = chain.Unknown
+				}
+				break
+			}
+		}
+	}
+	if l == nil {
+		return chain.Verdict{Health: chain.Healthy, Summary: links[len(links)-1].Summary}
+	}
+	v := chain.Verdict{Health: health, Link: l.ID, Summary: l.Summary}
+	if len(l.Findings) > 0 {
+		f := l.Findings[0]
+		v.Cause, v.NextStep, v.Terminal = f.Cause, f.NextStep, f.Terminal
+		v.Summary = f.Summary
+		if f.Of > 0 {
+			v.Summary = fmt.Sprintf("%d/%d pods: %s", len(f.Objects), f.Of, f.Summary)
+		}
+	}
+	if health == chain.Broken && w.deadlineExceeded() {
+		// The controller has given up on this rollout: nothing will change
+		// without a new spec, whatever the cause's own rule says.
+		v.Terminal = true
+	}
+	return v
+}
+
+// progressDeadline places ProgressDeadlineExceeded. The condition is a
+// symptom: when a later link explains why the rollout stalled, that link is
+// the verdict and the deadline only makes it terminal; when nothing else
+// explains it, the deadline itself is the broken link.
+func (w *walker) progressDeadline(links []chain.Link) {
+	if !w.deadlineExceeded() {
+		return
+	}
+	var cond appsv1.DeploymentCondition
+	for _, c := range w.d.Status.Conditions {
+		if c.Type == appsv1.DeploymentProgressing {
+			cond = c
+		}
+	}
+	for i := range links {
+		if links[i].Status == chain.StatusBroken {
+			rs := &links[1]
+			rs.Notes = append(rs.Notes, "progress deadline exceeded: "+cond.Message)
+			return
+		}
+	}
+	d, ok := DeploymentCondition(cond)
+	if !ok {
+		return
+	}
+	obj := objectName("deployment", w.d.Name)
+	c := &collector{}
+	c.add(sighting{d: d, object: obj, since: cond.LastTransitionTime.Time,
+		evidence: []chain.Evidence{conditionEvidence(obj, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)}})
+	l := w.finish(chain.LinkReplicaSet, links[1].Summary, c, 0)
+	l.Notes = links[1].Notes
+	links[1] = l
+}
+
+func (w *walker) deadlineExceeded() bool {
+	if w.d == nil {
+		return false
+	}
+	for _, c := range w.d.Status.Conditions {
+		if c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == "ProgressDeadlineExceeded" {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *walker) replicaSetSummaries() []chain.ReplicaSetSummary {
+	var out []chain.ReplicaSetSummary
+	owned := w.s.OwnedReplicaSets()
+	// Newest first: the current one leads, old ones follow by age.
+	for i := len(owned) - 1; i >= 0; i-- {
+		rs := owned[i]
+		sum := chain.ReplicaSetSummary{
+			Name:      rs.Name,
+			Revision:  chain.Revision(rs),
+			Current:   w.rs != nil && rs.UID == w.rs.UID,
+			Desired:   replicas(rs.Spec.Replicas),
+			Replicas:  rs.Status.Replicas,
+			Ready:     rs.Status.ReadyReplicas,
+			Available: rs.Status.AvailableReplicas,
+		}
+		if sum.Current {
+			out = append([]chain.ReplicaSetSummary{sum}, out...)
+			continue
+		}
+		out = append(out, sum)
+	}
+	return out
+}
+
+func replicas(p *int32) int32 {
+	if p == nil {
+		return 1
+	}
+	return *p
+}

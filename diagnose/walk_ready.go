@@ -1,0 +1,123 @@
+package diagnose
+
+import (
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// ready: the pods pass their readiness probes and the rollout is complete by
+// the rules of `kubectl rollout status`.
+func (w *walker) ready() chain.Link {
+	var runningPods []*corev1.Pod
+	for _, p := range w.pods {
+		if p.Spec.NodeName != "" && p.Status.Phase == corev1.PodRunning && allRunning(p) {
+			runningPods = append(runningPods, p)
+		}
+	}
+	if w.d == nil || len(runningPods) == 0 && replicas(w.d.Spec.Replicas) > 0 {
+		return notReached(chain.LinkReady, "no pod runs all its containers")
+	}
+	c := &collector{}
+	ready, available := 0, 0
+	minReady := time.Duration(w.d.Spec.MinReadySeconds) * time.Second
+	for _, p := range runningPods {
+		cond := podCondition(p, corev1.PodReady)
+		obj := objectName("pod", p.Name)
+		if cond != nil && cond.Status == corev1.ConditionTrue {
+			ready++
+			if w.s.Now.Sub(cond.LastTransitionTime.Time) >= minReady {
+				available++
+			} else {
+				c.add(sighting{d: Decoded{Cause: MinReadySeconds, Progressing: true,
+					Summary: fmt.Sprintf("ready for less than minReadySeconds (%ds)", w.d.Spec.MinReadySeconds)},
+					object: obj, since: cond.LastTransitionTime.Time,
+					evidence: []chain.Evidence{conditionEvidence(obj, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)}})
+			}
+			continue
+		}
+		w.notReady(c, p, cond)
+	}
+	summary := fmt.Sprintf("%d/%d pods ready", ready, len(runningPods))
+	if minReady > 0 {
+		summary += fmt.Sprintf(", %d available after minReadySeconds %ds", available, w.d.Spec.MinReadySeconds)
+	}
+	if c.empty() {
+		if msg, done := rolloutStatus(w.d); done {
+			summary += "; " + msg
+		} else {
+			obj := objectName("deployment", w.d.Name)
+			c.add(sighting{d: Decoded{Cause: RolloutInProgress, Progressing: true, Summary: msg}, object: obj,
+				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status",
+					Message: fmt.Sprintf("replicas %d, updated %d, ready %d, available %d", w.d.Status.Replicas,
+						w.d.Status.UpdatedReplicas, w.d.Status.ReadyReplicas, w.d.Status.AvailableReplicas)}}})
+		}
+	}
+	return w.finish(chain.LinkReady, summary, c, len(runningPods))
+}
+
+// notReady explains a running pod that is not Ready: its newest failed
+// readiness (or startup) probe, else a plain wait.
+func (w *walker) notReady(c *collector, p *corev1.Pod, cond *corev1.PodCondition) {
+	obj := objectName("pod", p.Name)
+	evs := w.s.EventsFor("Pod", p.Name, p.UID)
+	for i := len(evs) - 1; i >= 0; i-- {
+		e := evs[i]
+		if d, ok := Probe(e.Reason, e.Message); ok && (d.Cause == ReadinessProbeFailed || d.Cause == StartupProbeFailed) {
+			c.add(sighting{d: d, object: obj, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(e)}})
+			return
+		}
+	}
+	s := sighting{d: Decoded{Cause: PodNotReady, Progressing: true}, object: obj}
+	if cond != nil {
+		s.since = cond.LastTransitionTime.Time
+		s.evidence = []chain.Evidence{conditionEvidence(obj, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)}
+	} else {
+		s.evidence = []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.conditions", Message: "no Ready condition"}}
+	}
+	c.add(s)
+}
+
+// rolloutStatus applies kubectl rollout status's rules
+// (k8s.io/kubectl/pkg/polymorphichelpers/rollout_status.go) to the
+// Deployment's status and says what the rollout still waits for.
+func rolloutStatus(d *appsv1.Deployment) (string, bool) {
+	want := replicas(d.Spec.Replicas)
+	st := d.Status
+	switch {
+	case st.ObservedGeneration < d.Generation:
+		return "waiting for the Deployment controller to observe the spec", false
+	case st.UpdatedReplicas < want:
+		return fmt.Sprintf("%d out of %d new replicas have been updated", st.UpdatedReplicas, want), false
+	case st.Replicas > st.UpdatedReplicas:
+		return fmt.Sprintf("%d old replicas are pending termination", st.Replicas-st.UpdatedReplicas), false
+	case st.AvailableReplicas < st.UpdatedReplicas:
+		return fmt.Sprintf("%d of %d updated replicas are available", st.AvailableReplicas, st.UpdatedReplicas), false
+	}
+	return "rollout complete", true
+}
+
+func allRunning(p *corev1.Pod) bool {
+	if len(p.Status.ContainerStatuses) == 0 {
+		return false
+	}
+	for _, st := range p.Status.ContainerStatuses {
+		if st.State.Running == nil {
+			return false
+		}
+	}
+	return true
+}
+
+func podCondition(p *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == t {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,96 @@
+package diagnose
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// nodeAssignment: the scheduler wrote a node name into every pod, or said
+// per plugin why no node fits.
+func (w *walker) nodeAssignment() chain.Link {
+	if len(w.pods) == 0 {
+		return notReached(chain.LinkNodeAssignment, "no pods")
+	}
+	c := &collector{}
+	var notes []string
+	scheduled := 0
+	for _, p := range w.pods {
+		if p.Spec.NodeName != "" {
+			scheduled++
+			continue
+		}
+		n := w.unscheduled(c, p)
+		notes = append(notes, n...)
+	}
+	summary := fmt.Sprintf("%d/%d pods scheduled", scheduled, len(w.pods))
+	l := w.finish(chain.LinkNodeAssignment, summary, c, len(w.pods))
+	l.Notes = notes
+	return l
+}
+
+// unscheduled decodes one pending pod: the PodScheduled condition first (it
+// does not expire), the newest FailedScheduling event second.
+func (w *walker) unscheduled(c *collector, p *corev1.Pod) (notes []string) {
+	obj := objectName("pod", p.Name)
+	evs := w.s.EventsFor("Pod", p.Name, p.UID)
+	var (
+		res      SchedulingResult
+		evidence chain.Evidence
+		since    = p.CreationTimestamp.Time
+		repeats  int32
+		found    bool
+	)
+	for _, cond := range p.Status.Conditions {
+		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && (cond.Message != "" || cond.Reason != "") {
+			res = Scheduling(cond.Reason, cond.Message)
+			evidence = conditionEvidence(obj, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)
+			since, found = cond.LastTransitionTime.Time, true
+		}
+	}
+	var scaleUp *chain.Event
+	for i := len(evs) - 1; i >= 0; i-- {
+		e := evs[i]
+		switch e.Reason {
+		case "FailedScheduling":
+			if repeats == 0 {
+				repeats = e.Count
+				if !found || len(res.Reasons) == 0 {
+					res = Scheduling(e.Reason, e.Message)
+					evidence = eventEvidence(e)
+					since, found = e.First, true
+				}
+			}
+		case "TriggeredScaleUp":
+			if scaleUp == nil {
+				scaleUp = &evs[i]
+			}
+		case "NotTriggerScaleUp":
+			notes = append(notes, fmt.Sprintf("cluster autoscaler on pod %s: %s", p.Name, e.Message))
+		}
+	}
+	if !found || len(res.Reasons) == 0 {
+		c.add(sighting{d: Decoded{Cause: SchedulingPending, Progressing: true}, object: obj, since: p.CreationTimestamp.Time,
+			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.nodeName",
+				Message: "no node assigned and no scheduling condition or event yet"}}})
+		return notes
+	}
+	for _, d := range res.Reasons {
+		if res.Preemption != "" {
+			d.Details = append(append([]chain.Detail(nil), d.Details...), chain.Detail{Key: "preemption", Value: res.Preemption})
+		}
+		if scaleUp != nil {
+			// The autoscaler is adding a node for this pod: the shortage
+			// is being fixed, not a failure yet.
+			d.Progressing = true
+		}
+		c.add(sighting{d: d, object: obj, since: since, repeats: repeats, evidence: []chain.Evidence{evidence}})
+	}
+	if scaleUp != nil {
+		c.add(sighting{d: Decoded{Cause: ScaleUpTriggered, Progressing: true}, object: obj, since: scaleUp.First,
+			evidence: []chain.Evidence{eventEvidence(*scaleUp)}})
+	}
+	return notes
+}

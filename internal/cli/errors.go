@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/kube"
+)
+
+// translate turns an error from reading the cluster into one line a user can
+// act on, with its exit code, in kubectl's wording where kubectl has one
+// (k8s.io/kubectl/pkg/cmd/util.StandardErrorMessage). It runs once, at the
+// top; everything below wraps errors with context and leaves wording here.
+func translate(err error, namespace string) error {
+	if err == nil {
+		return nil
+	}
+	var exit *ExitError
+	if errors.As(err, &exit) {
+		return err
+	}
+	var nf *kube.NotFoundError
+	if errors.As(err, &nf) {
+		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf(
+			"deployment %q not found in namespace %q: pass -n NAMESPACE if it lives elsewhere (kubectl get deployments -A --field-selector metadata.name=%s)",
+			nf.Name, nf.Namespace, nf.Name)}
+	}
+	var fb *kube.ForbiddenError
+	if errors.As(err, &fb) {
+		return &ExitError{Code: ExitCluster, Err: fmt.Errorf("%s\ncheck the permission with: %s", fb.Message, fb.Check)}
+	}
+	if clientcmd.IsEmptyConfig(err) {
+		return &ExitError{Code: ExitCluster, Err: errors.New(
+			"no cluster configured: set KUBECONFIG or pass --kubeconfig; for a local cluster run: kubectl chain lab up")}
+	}
+	if clientcmd.IsConfigurationInvalid(err) || isKubeconfigError(err) {
+		return &ExitError{Code: ExitCluster, Err: fmt.Errorf("error in configuration: %s", oneLine(err.Error()))}
+	}
+	if apierrors.IsUnauthorized(err) {
+		return &ExitError{Code: ExitCluster, Err: fmt.Errorf("you must be logged in to the server (%s): refresh your credentials for this context", statusMessage(err))}
+	}
+	if errors.Is(err, context.DeadlineExceeded) || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || isNetTimeout(err) {
+		return &ExitError{Code: ExitCluster, Err: fmt.Errorf("unable to connect to the server: timed out: %s (raise --request-timeout if the API server is slow)", oneLine(err.Error()))}
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		if strings.Contains(ue.Err.Error(), "connection refused") {
+			host := ue.URL
+			if u, perr := url.Parse(ue.URL); perr == nil {
+				host = u.Host
+			}
+			return &ExitError{Code: ExitCluster, Err: fmt.Errorf("the connection to the server %s was refused - did you specify the right host or port?", host)}
+		}
+		return &ExitError{Code: ExitCluster, Err: fmt.Errorf("unable to connect to the server: %v", ue.Err)}
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return &ExitError{Code: ExitCluster, Err: fmt.Errorf("error from server (%s): %s", status.Status().Reason, oneLine(err.Error()))}
+	}
+	return &ExitError{Code: ExitCluster, Err: err}
+}
+
+func isKubeconfigError(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "kubeconfig") || strings.Contains(s, "context was not found") ||
+		strings.Contains(s, "cluster has no server defined") || strings.Contains(s, "error loading config file")
+}
+
+func isNetTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+func statusMessage(err error) string {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return status.Status().Message
+	}
+	return err.Error()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

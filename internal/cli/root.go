@@ -1,0 +1,168 @@
+// Package cli holds kubectl chain's cobra commands. Each command has an
+// Options with Complete (flags and environment to a config), Validate and
+// Run, as kubectl's own commands do.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/internal/kube"
+)
+
+// Options is the root command's configuration: `kubectl chain deploy/NAME`.
+type Options struct {
+	ConfigFlags *genericclioptions.ConfigFlags
+	genericiooptions.IOStreams
+	Output outputFlags
+
+	// Grace is how long after-grace causes must persist to be terminal.
+	Grace time.Duration
+
+	// NewClient builds the clientset; tests replace it.
+	NewClient func() (kube.Client, error)
+	// Now is the clock used to stamp snapshots; nil means time.Now.
+	Now func() time.Time
+
+	namespace string
+	names     []string
+}
+
+// NewOptions returns Options reading the real cluster named by the kubeconfig.
+func NewOptions(streams genericiooptions.IOStreams) *Options {
+	o := &Options{
+		ConfigFlags: genericclioptions.NewConfigFlags(true),
+		IOStreams:   streams,
+		Grace:       diagnose.DefaultGrace,
+	}
+	o.NewClient = func() (kube.Client, error) {
+		cfg, err := o.ConfigFlags.ToRESTConfig()
+		if err != nil {
+			return nil, err
+		}
+		cfg.UserAgent = "kubectl-chain/" + Version()
+		return kube.NewClient(cfg)
+	}
+	return o
+}
+
+// NewRootCommand builds `kubectl chain` with its subcommands.
+func NewRootCommand(o *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "kubectl-chain [deploy/]NAME",
+		Short: "Walk a Deployment's causal chain and name the first broken link",
+		Long: `kubectl chain checks each link a Deployment needs, in order: the API server
+stored it, the Deployment controller made a ReplicaSet, the ReplicaSet
+controller made pods, the scheduler gave them nodes, the kubelet started their
+containers, and they became ready. It names the first broken link, its cause,
+the verbatim evidence and the next step. It only reads (get and list).`,
+		Example: `  kubectl chain deploy/web
+  kubectl chain web -n shop -o json
+  kubectl chain causes`,
+		Annotations: map[string]string{
+			cobra.CommandDisplayNameAnnotation: "kubectl chain",
+		},
+		Args:              cobra.ArbitraryArgs,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		ValidArgsFunction: o.completeDeployments,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	cmd.SetIn(o.In)
+	cmd.SetOut(o.Out)
+	cmd.SetErr(o.ErrOut)
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w (see kubectl chain --help)", err)}
+	})
+	o.ConfigFlags.AddFlags(cmd.PersistentFlags())
+	o.Output.addFlags(cmd.PersistentFlags())
+	cmd.Flags().DurationVar(&o.Grace, "grace", o.Grace, "how long a cause that real clusters show as a short blip (a missing Secret, an unschedulable pod) must last before it counts as terminal")
+	cmd.AddCommand(newVersionCommand(o.IOStreams), newCausesCommand(o), newLabCommand(o.IOStreams))
+	return cmd
+}
+
+// Complete reads the arguments and the kubeconfig's namespace.
+func (o *Options) Complete(args []string) error {
+	names, err := parseTargets(args)
+	if err != nil {
+		return err
+	}
+	o.names = names
+	ns, _, err := o.ConfigFlags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return translate(err, "")
+	}
+	o.namespace = ns
+	return o.Output.complete(o.Out)
+}
+
+// Validate checks what flags alone cannot.
+func (o *Options) Validate() error {
+	if len(o.names) > 1 {
+		return usageErrorf("one Deployment at a time: got %d names", len(o.names))
+	}
+	if o.Grace < 0 {
+		return usageErrorf("--grace must not be negative, got %s", o.Grace)
+	}
+	return nil
+}
+
+// Run reads the snapshot, walks it and prints the report. A verdict other
+// than healthy is returned as a *VerdictError so main picks its exit code.
+func (o *Options) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	client, err := o.NewClient()
+	if err != nil {
+		return translate(err, o.namespace)
+	}
+	reader := &kube.Reader{Client: client, Now: o.Now}
+	snap, err := reader.Snapshot(ctx, o.namespace, o.names[0])
+	if err != nil {
+		return translate(err, o.namespace)
+	}
+	report := diagnose.Walk(snap, diagnose.Options{Grace: o.Grace})
+	if err := o.Output.print(o.Out, report); err != nil {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the report: %w", err)}
+	}
+	if report.Verdict.Health != chain.Healthy {
+		return &VerdictError{Health: report.Verdict.Health}
+	}
+	return nil
+}
+
+// Execute runs kubectl chain with the process's arguments and streams and
+// returns the error whose exit code main uses.
+func Execute(ctx context.Context, args []string) error {
+	o := NewOptions(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
+	cmd := NewRootCommand(o)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(ctx)
+	var v *VerdictError
+	var e *ExitError
+	switch {
+	case err == nil, errors.As(err, &v):
+	case errors.As(err, &e) && e.silent:
+	default:
+		fmt.Fprintf(o.ErrOut, "error: %s\n", err)
+	}
+	return err
+}

@@ -1,0 +1,44 @@
+package kube
+
+import (
+	"fmt"
+
+	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+)
+
+// Client is the part of a clientset the reader uses. Asking for two API
+// groups instead of kubernetes.Interface keeps the other groups' typed
+// clients out of the binary (12 MB of its budget of 60). A full clientset,
+// real or fake, satisfies it.
+type Client interface {
+	AppsV1() appsv1client.AppsV1Interface
+	CoreV1() corev1client.CoreV1Interface
+}
+
+type groups struct {
+	apps appsv1client.AppsV1Interface
+	core corev1client.CoreV1Interface
+}
+
+func (g groups) AppsV1() appsv1client.AppsV1Interface { return g.apps }
+func (g groups) CoreV1() corev1client.CoreV1Interface { return g.core }
+
+// NewClient builds the two typed clients from a REST config; they share
+// one HTTP client, so one connection serves the parallel lists.
+func NewClient(cfg *rest.Config) (Client, error) {
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building the HTTP client: %w", err)
+	}
+	apps, err := appsv1client.NewForConfigAndClient(cfg, hc)
+	if err != nil {
+		return nil, err
+	}
+	core, err := corev1client.NewForConfigAndClient(cfg, hc)
+	if err != nil {
+		return nil, err
+	}
+	return groups{apps: apps, core: core}, nil
+}
