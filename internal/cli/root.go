@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -105,12 +107,43 @@ func (o *Options) Complete(args []string) error {
 		return err
 	}
 	o.names = names
+	if err := o.checkKubeconfig(); err != nil {
+		return err
+	}
 	ns, _, err := o.ConfigFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return translate(err, "")
 	}
 	o.namespace = ns
 	return o.Output.complete(o.Out)
+}
+
+// checkKubeconfig catches the two kubeconfig mistakes client-go reports
+// confusingly: none at all (it would dial localhost:8080) and a --context
+// that does not exist.
+func (o *Options) checkKubeconfig() error {
+	raw, err := o.ConfigFlags.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return translate(err, "")
+	}
+	server := o.ConfigFlags.APIServer != nil && *o.ConfigFlags.APIServer != ""
+	// In a pod, client-go uses the service account instead of a kubeconfig.
+	inCluster := os.Getenv("KUBERNETES_SERVICE_HOST") != ""
+	if len(raw.Contexts) == 0 && !server && !inCluster {
+		return &ExitError{Code: ExitCluster, Err: errors.New(
+			"no cluster configured: set KUBECONFIG or pass --kubeconfig; for a local cluster run: kubectl chain lab up")}
+	}
+	if c := o.ConfigFlags.Context; c != nil && *c != "" {
+		if _, ok := raw.Contexts[*c]; !ok {
+			var names []string
+			for n := range raw.Contexts {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return &ExitError{Code: ExitCluster, Err: fmt.Errorf("context %q is not in the kubeconfig (it has: %s)", *c, strings.Join(names, ", "))}
+		}
+	}
+	return nil
 }
 
 // Validate checks what flags alone cannot.
@@ -152,7 +185,12 @@ func (o *Options) Run(ctx context.Context) error {
 // Execute runs kubectl chain with the process's arguments and streams and
 // returns the error whose exit code main uses.
 func Execute(ctx context.Context, args []string) error {
-	o := NewOptions(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
+	return ExecuteWith(ctx, NewOptions(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}), args)
+}
+
+// ExecuteWith runs the root command with the given options, printing any
+// error that the report has not already explained on the error stream.
+func ExecuteWith(ctx context.Context, o *Options, args []string) error {
 	cmd := NewRootCommand(o)
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)

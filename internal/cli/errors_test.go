@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	k8stesting "k8s.io/client-go/testing"
+
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+// TestClusterErrors runs the real command, with the real client, against
+// servers that fail the way real ones do, and checks the one-line message
+// and the exit code.
+func TestClusterErrors(t *testing.T) {
+	t.Run("connection refused", func(t *testing.T) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close() // nothing listens there now
+		kubeconfig(t, "http://"+addr, "default")
+		r := runWith(t, nil, "deploy/web")
+		want := "error: the connection to the server " + addr + " was refused - did you specify the right host or port?\n"
+		if r.code != ExitCluster || r.stderr != want {
+			t.Errorf("code %d, stderr %q; want %d, %q", r.code, r.stderr, ExitCluster, want)
+		}
+	})
+	t.Run("slow server", func(t *testing.T) {
+		done := make(chan struct{})
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+			}
+		}))
+		defer srv.Close()
+		defer close(done)
+		kubeconfig(t, srv.URL, "default")
+		r := runWith(t, nil, "deploy/web", "--request-timeout", "200ms")
+		if r.code != ExitCluster || !strings.Contains(r.stderr, "timed out") || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("code %d, stderr %q; want %d and one line saying it timed out", r.code, r.stderr, ExitCluster)
+		}
+	})
+	t.Run("unauthorized", func(t *testing.T) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			w.Write([]byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}`))
+		}))
+		defer srv.Close()
+		kubeconfig(t, srv.URL, "default")
+		r := runWith(t, nil, "deploy/web")
+		want := "error: you must be logged in to the server (Unauthorized): refresh your credentials for this context\n"
+		if r.code != ExitCluster || r.stderr != want {
+			t.Errorf("code %d, stderr %q; want %d, %q", r.code, r.stderr, ExitCluster, want)
+		}
+	})
+	t.Run("no kubeconfig", func(t *testing.T) {
+		t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "missing"))
+		t.Setenv("HOME", t.TempDir())
+		r := runWith(t, nil, "deploy/web")
+		if r.code != ExitCluster || !strings.Contains(r.stderr, "no cluster configured") || !strings.Contains(r.stderr, "kubectl chain lab up") {
+			t.Errorf("code %d, stderr %q", r.code, r.stderr)
+		}
+	})
+	t.Run("broken kubeconfig", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "kubeconfig")
+		os.WriteFile(path, []byte("clusters: [this is not: a kubeconfig"), 0o600)
+		t.Setenv("KUBECONFIG", path)
+		r := runWith(t, nil, "deploy/web")
+		if r.code != ExitCluster || !strings.Contains(r.stderr, "error in configuration") || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("code %d, stderr %q", r.code, r.stderr)
+		}
+	})
+	t.Run("unknown context", func(t *testing.T) {
+		kubeconfig(t, "https://127.0.0.1:1", "default")
+		r := runWith(t, nil, "deploy/web", "--context", "nope")
+		if r.code != ExitCluster || !strings.Contains(r.stderr, `context "nope"`) {
+			t.Errorf("code %d, stderr %q", r.code, r.stderr)
+		}
+	})
+}
+
+func TestDeploymentErrors(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	t.Run("not found", func(t *testing.T) {
+		r := runWith(t, fake.NewClientset(), "deploy/web")
+		want := `error: deployment "web" not found in namespace "shop": pass -n NAMESPACE if it lives elsewhere (kubectl get deployments -A --field-selector metadata.name=web)` + "\n"
+		if r.code != ExitNotFound || r.stderr != want || r.stdout != "" {
+			t.Errorf("code %d, stderr %q, stdout %q; want %d, %q", r.code, r.stderr, r.stdout, ExitNotFound, want)
+		}
+	})
+	t.Run("forbidden", func(t *testing.T) {
+		c := fake.NewClientset()
+		c.PrependReactor("get", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+			return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web",
+				errForbiddenReason)
+		})
+		r := runWith(t, c, "deploy/web")
+		if r.code != ExitCluster || !strings.Contains(r.stderr, "kubectl auth can-i get deployments/web -n shop") {
+			t.Errorf("code %d, stderr %q", r.code, r.stderr)
+		}
+	})
+}
+
+// errForbiddenReason is the RBAC authorizer's reason wording
+// (k8s.io/apiserver/pkg/authorization/... "User %q cannot %s resource %q in API group %q in the namespace %q").
+var errForbiddenReason = errString(`User "dev" cannot get resource "deployments" in API group "apps" in the namespace "shop"`)
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+func TestUsageErrors(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "default")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"pod/web"}, `unknown resource type "pod"`},
+		{[]string{"deploy/web", "-o", "xml"}, `unknown output format "xml"`},
+		{[]string{"deploy/web", "--color", "sometimes"}, `unknown --color "sometimes"`},
+		{[]string{"deploy/web", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"deploy/web", "--grace", "-1s"}, "--grace must not be negative"},
+		{[]string{}, "name a Deployment"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			r := runWith(t, fake.NewClientset(), tt.args...)
+			if r.code != ExitUsage || !strings.Contains(r.stderr, tt.want) || strings.Count(r.stderr, "\n") != 1 {
+				t.Errorf("code %d, stderr %q; want %d and one line containing %q", r.code, r.stderr, ExitUsage, tt.want)
+			}
+		})
+	}
+}
