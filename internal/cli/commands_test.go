@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+func TestVersionCommand(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "default")
+	r := runWith(t, nil, "version")
+	if r.code != ExitHealthy || !strings.HasPrefix(r.stdout, "kubectl-chain dev (commit unknown, go") {
+		t.Errorf("code %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+// TestCompletion asks for completions the way the shell scripts (and
+// kubectl's kubectl_complete-chain hook) do.
+func TestCompletion(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	c := fake.NewClientset(
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}},
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "worker"}},
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "api"}},
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "web-other"}},
+	)
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"__complete", "w"}, []string{"web", "worker"}},
+		{[]string{"__complete", "deploy/w"}, []string{"deploy/web", "deploy/worker"}},
+		{[]string{"__complete", "deployment", ""}, []string{"api", "web", "worker"}},
+	}
+	for _, tt := range tests {
+		r := runWith(t, c, tt.args...)
+		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+		got := lines[:len(lines)-1] // the last line is cobra's directive
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%v (-want +got):\n%s", tt.args, diff)
+		}
+	}
+}
+
+func TestLabWithoutLabBinary(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "default")
+	t.Setenv("PATH", t.TempDir())
+	r := runWith(t, nil, "lab", "up")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "kubectl-chain-lab is not installed") {
+		t.Errorf("code %d, stderr %q", r.code, r.stderr)
+	}
+}
