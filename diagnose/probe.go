@@ -25,7 +25,10 @@ var probeCauses = append([]Cause{
 		Link:     chain.LinkReady,
 		Summary:  "the readiness probe fails, so the pod is not Ready and gets no traffic",
 		NextStep: "fix spec.template.spec.containers[].readinessProbe (path, port, timeoutSeconds) or the endpoint it probes",
-		Terminal: TerminalRule{Mode: AfterGrace},
+		// Never terminal by itself: apps that start slowly fail their
+		// readiness probe for as long as they start, and only the progress
+		// deadline knows how long is too long.
+		Terminal: TerminalRule{Mode: Transient},
 	},
 	{
 		ID:       LivenessProbeFailed,

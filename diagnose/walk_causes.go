@@ -65,7 +65,7 @@ var walkCauses = []Cause{
 	{ID: PodNotReady, Link: chain.LinkReady,
 		Summary:  "containers run but the pod is not Ready, and no probe failure explains it",
 		NextStep: "check the readiness probe and spec.readinessGates: kubectl get pod POD -o jsonpath='{.status.conditions}'",
-		Terminal: TerminalRule{Mode: AfterGrace}},
+		Terminal: TerminalRule{Mode: Transient}},
 	{ID: MinReadySeconds, Link: chain.LinkReady,
 		Summary:  "pods are Ready but not yet for spec.minReadySeconds, so not Available",
 		NextStep: "wait spec.minReadySeconds",

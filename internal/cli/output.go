@@ -17,6 +17,7 @@ type outputFlags struct {
 	Color  string
 
 	render render.Options
+	tty    bool
 }
 
 var formats = []string{"text", "json", "yaml"}
@@ -34,6 +35,7 @@ func (f *outputFlags) complete(out io.Writer) error {
 		return usageErrorf("unknown output format %q: use one of text, json, yaml", f.Format)
 	}
 	tty, width := terminal(out)
+	f.tty = tty
 	switch f.Color {
 	case "always":
 		f.render.Color = true

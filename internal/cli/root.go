@@ -29,6 +29,10 @@ type Options struct {
 
 	// Grace is how long after-grace causes must persist to be terminal.
 	Grace time.Duration
+	// Wait follows the rollout until it is healthy, terminally broken or
+	// Timeout passes.
+	Wait    bool
+	Timeout time.Duration
 
 	// NewClient builds the clientset; tests replace it.
 	NewClient func() (kube.Client, error)
@@ -96,6 +100,8 @@ the verbatim evidence and the next step. It only reads (get and list).`,
 	o.ConfigFlags.AddFlags(cmd.PersistentFlags())
 	o.Output.addFlags(cmd.PersistentFlags())
 	cmd.Flags().DurationVar(&o.Grace, "grace", o.Grace, "how long a cause that real clusters show as a short blip (a missing Secret, an unschedulable pod) must last before it counts as terminal")
+	cmd.Flags().BoolVar(&o.Wait, "wait", false, "follow the rollout until it is complete, a cause is terminal, or --timeout passes")
+	cmd.Flags().DurationVar(&o.Timeout, "timeout", 5*time.Minute, "with --wait, how long to wait before giving up with the last verdict")
 	cmd.AddCommand(newVersionCommand(o.IOStreams), newCausesCommand(o), newLabCommand(o.IOStreams))
 	return cmd
 }
@@ -151,6 +157,9 @@ func (o *Options) Validate() error {
 	if len(o.names) > 1 {
 		return usageErrorf("one Deployment at a time: got %d names", len(o.names))
 	}
+	if o.Timeout <= 0 {
+		return usageErrorf("--timeout must be positive, got %s", o.Timeout)
+	}
 	if o.Grace < 0 {
 		return usageErrorf("--grace must not be negative, got %s", o.Grace)
 	}
@@ -172,6 +181,9 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return translate(err, o.namespace)
 	}
+	if o.Wait {
+		return o.runWait(ctx, reader, snap)
+	}
 	report := diagnose.Walk(snap, diagnose.Options{Grace: o.Grace})
 	if err := o.Output.print(o.Out, report); err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the report: %w", err)}
@@ -180,6 +192,13 @@ func (o *Options) Run(ctx context.Context) error {
 		return &VerdictError{Health: report.Verdict.Health}
 	}
 	return nil
+}
+
+func (o *Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
 }
 
 // Execute runs kubectl chain with the process's arguments and streams and
