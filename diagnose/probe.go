@@ -2,6 +2,8 @@ package diagnose
 
 import (
 	"fmt"
+	"net"
+	"net/url"
 	"regexp"
 	"strings"
 
@@ -137,14 +139,14 @@ func probeFailure(k probeKind, out string) Decoded {
 		d.Summary = fmt.Sprintf("%s probe: connection refused", name)
 		d.NextStep = fmt.Sprintf("nothing listens on the probed port: make %s's port match the containerPort the app listens on (and the app listen on the pod IP, not 127.0.0.1)", field)
 		if target != "" {
-			d.Summary += " on " + target
+			d.Summary += " on " + podLocal(target)
 		}
 	case probeTimedOut(out):
 		details = append(details, chain.Detail{Key: "failure", Value: "timeout"})
 		d.Summary = fmt.Sprintf("%s probe timed out", name)
 		d.NextStep = fmt.Sprintf("the probe did not finish in time: raise %s.timeoutSeconds or make the probed endpoint or command answer faster", field)
 		if target != "" {
-			d.Summary += " on " + target
+			d.Summary += " on " + podLocal(target)
 		}
 	default:
 		if o := kubeletHead(out); o != "" {
@@ -318,4 +320,18 @@ func Hook(reason, message string) (d Decoded, ok bool) {
 		NextStep: fmt.Sprintf("fix spec.template.spec.containers[%s].lifecycle.%s (%s %s)", container, hook, what, handler),
 		Details:  details,
 	}, true
+}
+
+// podLocal drops the pod IP from a probe target ("10.244.1.7:5432" becomes
+// "port 5432", "http://10.244.1.7:8080/healthz" becomes "port 8080
+// /healthz"), so the same failure on every pod is one finding, not one per
+// pod. The full target stays in the details.
+func podLocal(target string) string {
+	if u, err := url.Parse(target); err == nil && u.Host != "" {
+		return strings.TrimSpace("port " + u.Port() + " " + u.Path)
+	}
+	if _, port, err := net.SplitHostPort(target); err == nil {
+		return "port " + port
+	}
+	return target
 }

@@ -30,7 +30,7 @@ var klProbeCases = []klCase{
 		ok:      true,
 		want: Decoded{
 			Cause:    LivenessProbeFailed,
-			Summary:  `liveness probe: connection refused on http://10.244.1.7:8080/healthz`,
+			Summary:  `liveness probe: connection refused on port 8080 /healthz`,
 			NextStep: `nothing listens on the probed port: make spec.template.spec.containers[].livenessProbe's port match the containerPort the app listens on (and the app listen on the pod IP, not 127.0.0.1); if the app only starts slowly, add or lengthen a startupProbe`,
 			Details:  []chain.Detail{{Key: "probe", Value: "liveness"}, {Key: "target", Value: "http://10.244.1.7:8080/healthz"}, {Key: "failure", Value: "connection-refused"}},
 		},
@@ -42,7 +42,7 @@ var klProbeCases = []klCase{
 		ok:      true,
 		want: Decoded{
 			Cause:    ReadinessProbeFailed,
-			Summary:  `readiness probe timed out on http://10.244.1.7:8080/ready`,
+			Summary:  `readiness probe timed out on port 8080 /ready`,
 			NextStep: `the probe did not finish in time: raise spec.template.spec.containers[].readinessProbe.timeoutSeconds or make the probed endpoint or command answer faster`,
 			Details:  []chain.Detail{{Key: "probe", Value: "readiness"}, {Key: "target", Value: "http://10.244.1.7:8080/ready"}, {Key: "failure", Value: "timeout"}},
 		},
@@ -54,7 +54,7 @@ var klProbeCases = []klCase{
 		ok:      true,
 		want: Decoded{
 			Cause:    StartupProbeFailed,
-			Summary:  `startup probe: connection refused on 10.244.1.7:5432`,
+			Summary:  `startup probe: connection refused on port 5432`,
 			NextStep: `nothing listens on the probed port: make spec.template.spec.containers[].startupProbe's port match the containerPort the app listens on (and the app listen on the pod IP, not 127.0.0.1); if the app only starts slowly, raise startupProbe.failureThreshold x periodSeconds`,
 			Details:  []chain.Detail{{Key: "probe", Value: "startup"}, {Key: "target", Value: "10.244.1.7:5432"}, {Key: "failure", Value: "connection-refused"}},
 		},

@@ -26,6 +26,9 @@ type Options struct {
 // podPlaceholder is how decoders' next steps say "the pod" (kubectl logs POD).
 var podPlaceholder = regexp.MustCompile(`\bPOD\b`)
 
+// nodePlaceholder is how they say "the pod's node".
+var nodePlaceholder = regexp.MustCompile(`\bNODE\b`)
+
 // walker holds what one walk has learnt so far; each link reads what the
 // links before it established, as the components themselves do.
 type walker struct {
@@ -79,8 +82,12 @@ func (w *walker) finish(id chain.LinkID, summary string, c *collector, of int) c
 		// Admission messages do not name the namespace; the walk knows it.
 		f.NextStep = strings.ReplaceAll(f.NextStep, NamespacePlaceholder, w.s.Namespace)
 		if len(f.Objects) > 0 && strings.HasPrefix(f.Objects[0], "pod/") {
-			// Decoders cannot know the pod; name the first one seen.
-			f.NextStep = podPlaceholder.ReplaceAllLiteralString(f.NextStep, strings.TrimPrefix(f.Objects[0], "pod/"))
+			// Decoders cannot know the pod or its node; name the first seen.
+			pod := strings.TrimPrefix(f.Objects[0], "pod/")
+			f.NextStep = podPlaceholder.ReplaceAllLiteralString(f.NextStep, pod)
+			if node := w.nodeOf(pod); node != "" {
+				f.NextStep = nodePlaceholder.ReplaceAllLiteralString(f.NextStep, node)
+			}
 		}
 		f.Terminal = isTerminal(f, w.s.Now, w.o.Grace)
 		if f.Progressing && f.Terminal {
@@ -259,4 +266,14 @@ func replicas(p *int32) int32 {
 		return 1
 	}
 	return *p
+}
+
+// nodeOf is the node a pod of the snapshot runs on, "" when unscheduled.
+func (w *walker) nodeOf(pod string) string {
+	for i := range w.s.Pods {
+		if w.s.Pods[i].Name == pod {
+			return w.s.Pods[i].Spec.NodeName
+		}
+	}
+	return ""
 }

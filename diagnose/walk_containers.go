@@ -151,7 +151,7 @@ func (pc *podCtx) waiting(name string, init bool, wt *corev1.ContainerStateWaiti
 		if e.Type != corev1.EventTypeWarning {
 			continue
 		}
-		ed, ok := decodeKubelet(e.Reason, e.Message)
+		ed, ok := decodeKubelet(e.Reason, eventMessage(e))
 		if !ok {
 			continue
 		}
@@ -178,13 +178,12 @@ func (pc *podCtx) creating(name string) {
 	for i := len(pc.evs) - 1; i >= 0; i-- {
 		e := pc.evs[i]
 		if e.Type == corev1.EventTypeWarning {
-			if d, ok := Mount(e.Reason, e.Message); ok {
-				pc.add(d, e.First, e.Count, eventEvidence(e))
-				return
-			}
-			if d, ok := Sandbox(e.Reason, e.Message); ok {
-				pc.add(d, e.First, e.Count, eventEvidence(e))
-				return
+			for _, decode := range []func(string, string) (Decoded, bool){Mount, Sandbox} {
+				if d, ok := decode(e.Reason, eventMessage(e)); ok {
+					since, repeats := pc.repeated(e, d.Cause, decode)
+					pc.add(d, since, repeats, eventEvidence(e))
+					return
+				}
 			}
 		}
 		if e.Reason == "Pulled" {
@@ -192,7 +191,7 @@ func (pc *podCtx) creating(name string) {
 		}
 		if e.Reason == "Pulling" {
 			if _, done := pulling[e.FieldPath]; !done {
-				if d, ok := ImagePull(e.Reason, e.Message); ok {
+				if d, ok := ImagePull(e.Reason, eventMessage(e)); ok {
 					pc.add(d, e.First, 0, eventEvidence(e))
 					return
 				}
@@ -212,11 +211,11 @@ func (pc *podCtx) creating(name string) {
 func (pc *podCtx) crashed(st corev1.ContainerStatus, t corev1.ContainerStateTerminated, field string, extra ...chain.Evidence) {
 	ev := append([]chain.Evidence{terminatedEvidence(pc.obj, field, t)}, extra...)
 	for _, e := range pc.containerEvents(st.Name, false) {
-		if d, ok := Probe(e.Reason, e.Message); ok && d.Cause != ReadinessProbeFailed {
+		if d, ok := Probe(e.Reason, eventMessage(e)); ok && d.Cause != ReadinessProbeFailed {
 			pc.add(d, e.First, st.RestartCount, append(ev, eventEvidence(e))...)
 			return
 		}
-		if d, ok := Hook(e.Reason, e.Message); ok {
+		if d, ok := Hook(e.Reason, eventMessage(e)); ok {
 			pc.add(d, e.First, st.RestartCount, append(ev, eventEvidence(e))...)
 			return
 		}

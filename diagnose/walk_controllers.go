@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -48,7 +49,10 @@ func (w *walker) stored() chain.Link {
 		}
 		c.add(s)
 	}
-	summary := fmt.Sprintf("generation %d observed, %d replicas wanted", d.Generation, replicas(d.Spec.Replicas))
+	summary := fmt.Sprintf("generation %d observed, %s wanted", d.Generation, plural(replicas(d.Spec.Replicas), "replica"))
+	if d.Status.ObservedGeneration < d.Generation {
+		summary = fmt.Sprintf("generation %d not observed yet (observed %d), %s wanted", d.Generation, d.Status.ObservedGeneration, plural(replicas(d.Spec.Replicas), "replica"))
+	}
 	return w.finish(chain.LinkStored, summary, c, 0)
 }
 
@@ -159,27 +163,37 @@ func (w *walker) failedCreate(c *collector) {
 				evidence: []chain.Evidence{conditionEvidence(obj, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)}})
 		}
 	}
+	// Each refused pod has its own generated name, so each refusal is its
+	// own event (until the correlator combines them): the repeats are the
+	// sum of their counts, the start the oldest of them.
+	var (
+		total  int32
+		first  time.Time
+		newest *chain.Event
+	)
+	evs := w.s.EventsFor("ReplicaSet", w.rs.Name, w.rs.UID)
+	for i := range evs {
+		if e := &evs[i]; e.Reason == "FailedCreate" {
+			total += e.Count
+			if first.IsZero() || e.First.Before(first) {
+				first = e.First
+			}
+			newest = e
+		}
+	}
 	if !c.empty() {
-		// The condition holds the latest error; events add the repeats.
-		for _, e := range w.s.EventsFor("ReplicaSet", w.rs.Name, w.rs.UID) {
-			if e.Reason == "FailedCreate" {
-				for _, k := range c.order {
-					f := c.byKey[k]
-					if e.Count > f.Repeats {
-						f.Repeats = e.Count
-					}
-				}
+		// The condition holds the error; events add the repeats.
+		for _, k := range c.order {
+			if f := c.byKey[k]; total > f.Repeats {
+				f.Repeats = total
 			}
 		}
 		return
 	}
-	evs := w.s.EventsFor("ReplicaSet", w.rs.Name, w.rs.UID)
-	for i := len(evs) - 1; i >= 0; i-- {
-		if e := evs[i]; e.Reason == "FailedCreate" {
-			c.add(sighting{d: FailedCreate(e.Message), object: obj, since: e.First, repeats: e.Count,
-				evidence: []chain.Evidence{eventEvidence(e)}})
-			return // the newest says what blocks now
-		}
+	if newest != nil {
+		// The newest says what blocks now.
+		c.add(sighting{d: FailedCreate(eventMessage(*newest)), object: obj, since: first, repeats: total,
+			evidence: []chain.Evidence{eventEvidence(*newest)}})
 	}
 }
 
@@ -198,4 +212,12 @@ func conditionEvidence(obj, typ, status, reason, msg string) chain.Evidence {
 func eventEvidence(e chain.Event) chain.Evidence {
 	return chain.Evidence{Source: chain.SourceEvent, Object: objectName(strings.ToLower(e.Object.Kind), e.Object.Name),
 		Field: e.FieldPath, Type: e.Type, Reason: e.Reason, Message: e.Message, Count: e.Count, Last: e.Last}
+}
+
+// plural is "1 replica", "3 replicas".
+func plural(n int32, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -67,7 +67,7 @@ func (w *walker) notReady(c *collector, p *corev1.Pod, cond *corev1.PodCondition
 	evs := w.s.EventsFor("Pod", p.Name, p.UID)
 	for i := len(evs) - 1; i >= 0; i-- {
 		e := evs[i]
-		if d, ok := Probe(e.Reason, e.Message); ok && (d.Cause == ReadinessProbeFailed || d.Cause == StartupProbeFailed) {
+		if d, ok := Probe(e.Reason, eventMessage(e)); ok && (d.Cause == ReadinessProbeFailed || d.Cause == StartupProbeFailed) {
 			c.add(sighting{d: d, object: obj, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(e)}})
 			return
 		}

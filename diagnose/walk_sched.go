@@ -2,11 +2,18 @@ package diagnose
 
 import (
 	"fmt"
+	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
+
+// scaleUpWindow is how long a triggered scale-up counts as under way: the
+// cluster autoscaler gives up on a node that has not registered after its
+// --max-node-provision-time, 15 minutes by default.
+const scaleUpWindow = 15 * time.Minute
 
 // nodeAssignment: the scheduler wrote a node name into every pod, or said
 // per plugin why no node fits.
@@ -50,7 +57,10 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) (notes []string) {
 			since, found = cond.LastTransitionTime.Time, true
 		}
 	}
-	var scaleUp *chain.Event
+	var (
+		scaleUp      *chain.Event
+		notTriggered bool // a NotTriggerScaleUp newer than any TriggeredScaleUp
+	)
 	for i := len(evs) - 1; i >= 0; i-- {
 		e := evs[i]
 		switch e.Reason {
@@ -58,18 +68,24 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) (notes []string) {
 			if repeats == 0 {
 				repeats = e.Count
 				if !found || len(res.Reasons) == 0 {
-					res = Scheduling(e.Reason, e.Message)
+					res = Scheduling(e.Reason, eventMessage(e))
 					evidence = eventEvidence(e)
 					since, found = e.First, true
 				}
 			}
 		case "TriggeredScaleUp":
-			if scaleUp == nil {
+			if scaleUp == nil && !notTriggered {
 				scaleUp = &evs[i]
 			}
 		case "NotTriggerScaleUp":
+			notTriggered = notTriggered || scaleUp == nil
 			notes = append(notes, fmt.Sprintf("cluster autoscaler on pod %s: %s", p.Name, e.Message))
 		}
+	}
+	if scaleUp != nil && w.s.Now.Sub(scaleUp.Last) > scaleUpWindow {
+		notes = append(notes, fmt.Sprintf("cluster autoscaler on pod %s, %s before this snapshot and no node since: %s",
+			p.Name, w.s.Now.Sub(scaleUp.Last).Round(time.Second), scaleUp.Message))
+		scaleUp = nil
 	}
 	if !found || len(res.Reasons) == 0 {
 		c.add(sighting{d: Decoded{Cause: SchedulingPending, Progressing: true}, object: obj, since: p.CreationTimestamp.Time,
@@ -77,20 +93,26 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) (notes []string) {
 				Message: "no node assigned and no scheduling condition or event yet"}}})
 		return notes
 	}
+	if scaleUp != nil {
+		// The autoscaler is adding a node for this pod: the shortage is
+		// being fixed, and waiting for the node is the next step. The
+		// scheduler's reasons stay as details (what the new node must
+		// offer) rather than findings of their own, whose grace would
+		// otherwise run out long before a node can boot.
+		d := Decoded{Cause: ScaleUpTriggered, Progressing: true,
+			Summary: "no node fits and the cluster autoscaler is adding one: " + eventMessage(*scaleUp)}
+		for _, r := range res.Reasons {
+			d.Details = append(d.Details, chain.Detail{Key: "unschedulable", Value: r.Summary})
+		}
+		c.add(sighting{d: d, object: obj, since: scaleUp.First, repeats: repeats,
+			evidence: []chain.Evidence{evidence, eventEvidence(*scaleUp)}})
+		return notes
+	}
 	for _, d := range res.Reasons {
 		if res.Preemption != "" {
-			d.Details = append(append([]chain.Detail(nil), d.Details...), chain.Detail{Key: "preemption", Value: res.Preemption})
-		}
-		if scaleUp != nil {
-			// The autoscaler is adding a node for this pod: the shortage
-			// is being fixed, not a failure yet.
-			d.Progressing = true
+			d.Details = append(append([]chain.Detail(nil), d.Details...), chain.Detail{Key: "preemption", Value: strings.TrimPrefix(res.Preemption, "preemption: ")})
 		}
 		c.add(sighting{d: d, object: obj, since: since, repeats: repeats, evidence: []chain.Evidence{evidence}})
-	}
-	if scaleUp != nil {
-		c.add(sighting{d: Decoded{Cause: ScaleUpTriggered, Progressing: true}, object: obj, since: scaleUp.First,
-			evidence: []chain.Evidence{eventEvidence(*scaleUp)}})
 	}
 	return notes
 }

@@ -14,7 +14,7 @@ import (
 // change. elapsed is the caller's; rendering never reads the clock.
 func Progress(r *chain.Report, elapsed time.Duration) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[%6s] %s/%s %s", shortDuration(elapsed), r.Namespace, r.Name, r.Verdict.Health)
+	fmt.Fprintf(&b, "[%s] %s/%s %s", elapsedString(elapsed), r.Namespace, r.Name, r.Verdict.Health)
 	if r.Verdict.Link != "" {
 		fmt.Fprintf(&b, " at %s", r.Verdict.Link)
 	}
@@ -44,7 +44,7 @@ func NewLive(w io.Writer, o Options) *Live {
 func (l *Live) Draw(r *chain.Report, elapsed time.Duration) error {
 	p := newPrinter(l.w, l.o)
 	head := []span{
-		{role: roleDim, text: fmt.Sprintf("waiting %s ", shortDuration(elapsed))},
+		{role: roleDim, text: fmt.Sprintf("waiting %s ", elapsedString(elapsed))},
 		{role: roleBold, text: r.Namespace + "/" + r.Name},
 		{role: rolePlain, text: "  "},
 	}
@@ -107,4 +107,10 @@ func lenSpans(spans []span) int {
 		n += len([]rune(s.text))
 	}
 	return n
+}
+
+// elapsedString is a wait's running time to the second ("1m15s"): unlike
+// ages, a countdown must move every second.
+func elapsedString(d time.Duration) string {
+	return d.Round(time.Second).String()
 }

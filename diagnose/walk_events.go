@@ -1,0 +1,39 @@
+package diagnose
+
+import (
+	"strings"
+	"time"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// combinedPrefix is what client-go's event correlator puts before the
+// message of an event it aggregates from similar ones with different
+// messages (tools/record/events_cache.go "(combined from similar events): ").
+const combinedPrefix = "(combined from similar events): "
+
+// eventMessage is an event's message as its component wrote it, for the
+// decoders; evidence keeps the message verbatim.
+func eventMessage(e chain.Event) string {
+	return strings.TrimPrefix(e.Message, combinedPrefix)
+}
+
+// repeated is when the pod's events like newest (same reason, decoding to
+// the same cause) began and how often they happened. Failures whose message
+// names a fresh object each time (a new sandbox ID per attempt) are
+// separate events, not one with a count.
+func (pc *podCtx) repeated(newest chain.Event, cause chain.CauseID, decode func(string, string) (Decoded, bool)) (time.Time, int32) {
+	since, repeats := newest.First, int32(0)
+	for _, e := range pc.evs {
+		if e.Reason != newest.Reason || e.Type != newest.Type {
+			continue
+		}
+		if d, ok := decode(e.Reason, eventMessage(e)); ok && d.Cause == cause {
+			repeats += e.Count
+			if e.First.Before(since) {
+				since = e.First
+			}
+		}
+	}
+	return since, repeats
+}

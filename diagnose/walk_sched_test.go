@@ -1,0 +1,102 @@
+package diagnose
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// Scheduler message: pkg/scheduler/framework/types.go FitError.Error with
+// plugins/noderesources/fit.go "Insufficient cpu" and defaultpreemption's
+// "No preemption victims found for incoming pod".
+const walkCPUMsg = "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
+
+// Cluster autoscaler messages (kubernetes/autoscaler cluster-autoscaler):
+// "pod triggered scale-up: %v" of ScaleUpInfo "{%v %v->%v (max: %v)}", and
+// "pod didn't trigger scale-up: %s" with its per-group reasons.
+const (
+	walkScaleUp    = "pod triggered scale-up: [{lab-pool-b 3->4 (max: 8)}]"
+	walkNoScaleUp  = "pod didn't trigger scale-up: 1 max node group size reached"
+	walkPendingPod = "web-5d8f9c7b6-x7k2p"
+)
+
+// pendingSnapshot is walkSnapshot with one pod the scheduler cannot place
+// since walkT0, and the pod's events.
+func pendingSnapshot(evs ...chain.Event) *chain.Snapshot {
+	s := walkSnapshot(evs...)
+	one := int32(1)
+	s.Deployment.Spec.Replicas = &one
+	s.ReplicaSets[0].Spec.Replicas = &one
+	yes := true
+	s.Pods = []corev1.Pod{{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: walkPendingPod, UID: "pod-uid",
+			CreationTimestamp: metav1.NewTime(walkT0),
+			OwnerReferences:   []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-5d8f9c7b6", UID: "rs-uid", Controller: &yes}}},
+		Status: corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{
+			Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: walkCPUMsg,
+			LastTransitionTime: metav1.NewTime(walkT0)}}},
+	}}
+	return s
+}
+
+func podEvent(typ, reason, msg, source string, at time.Duration, count int32) chain.Event {
+	return chain.Event{Type: typ, Reason: reason, Message: msg, Source: source, Count: count,
+		Object: chain.ObjectRef{Kind: "Pod", Name: walkPendingPod, UID: "pod-uid"},
+		First:  walkT0.Add(at), Last: walkT0.Add(at)}
+}
+
+// TestWalkScaleUp: a triggered scale-up makes a shortage of nodes
+// progress, not a failure, until the autoscaler says it will not add one
+// or its provisioning window has passed.
+func TestWalkScaleUp(t *testing.T) {
+	type want struct {
+		Health   chain.Health
+		Cause    chain.CauseID
+		Terminal bool
+		Notes    []string
+	}
+	failed := func(at time.Duration) chain.Event {
+		return podEvent(corev1.EventTypeWarning, "FailedScheduling", walkCPUMsg, "default-scheduler", at, 1)
+	}
+	tests := []struct {
+		name string
+		evs  []chain.Event
+		want want
+	}{
+		{name: "no autoscaler: terminal after the grace",
+			evs:  []chain.Event{failed(5 * time.Minute)},
+			want: want{Health: chain.Broken, Cause: InsufficientCPU, Terminal: true}},
+		{name: "scale-up under way for 4 minutes",
+			evs: []chain.Event{failed(0), podEvent(corev1.EventTypeNormal, "TriggeredScaleUp", walkScaleUp, "cluster-autoscaler", 10*time.Second, 1),
+				failed(4 * time.Minute)},
+			want: want{Health: chain.Progressing, Cause: ScaleUpTriggered}},
+		{name: "scale-up 20 minutes old and still no node",
+			evs: []chain.Event{failed(0), podEvent(corev1.EventTypeNormal, "TriggeredScaleUp", walkScaleUp, "cluster-autoscaler", 10*time.Second, 1),
+				failed(20*time.Minute + 10*time.Second)},
+			want: want{Health: chain.Broken, Cause: InsufficientCPU, Terminal: true, Notes: []string{
+				"cluster autoscaler on pod " + walkPendingPod + ", 20m0s before this snapshot and no node since: " + walkScaleUp}}},
+		{name: "autoscaler gave up after triggering",
+			evs: []chain.Event{failed(0), podEvent(corev1.EventTypeNormal, "TriggeredScaleUp", walkScaleUp, "cluster-autoscaler", 10*time.Second, 1),
+				podEvent(corev1.EventTypeNormal, "NotTriggerScaleUp", walkNoScaleUp, "cluster-autoscaler", 2*time.Minute, 3)},
+			want: want{Health: chain.Broken, Cause: InsufficientCPU, Terminal: true, Notes: []string{
+				"cluster autoscaler on pod " + walkPendingPod + ": " + walkNoScaleUp}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Walk(pendingSnapshot(tc.evs...), Options{})
+			got := want{Health: r.Verdict.Health, Cause: r.Verdict.Cause, Terminal: r.Verdict.Terminal,
+				Notes: r.Link(chain.LinkNodeAssignment).Notes}
+			if r.Verdict.Link != chain.LinkNodeAssignment {
+				t.Errorf("verdict link = %q, want node-assignment", r.Verdict.Link)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("walk mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+func TestWaitEndsAtOnce(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	tests := []struct {
+		fixture string
+		code    int
+	}{
+		{"healthy.yaml", ExitHealthy},
+		{"image-not-found.yaml", ExitBroken}, // terminal: the pull failed 2 times already
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			start := time.Now()
+			r := runFixture(t, tt.fixture, nil, "deploy/web", "--wait", "--timeout", "20s", "-o", "json")
+			if r.code != tt.code {
+				t.Errorf("code %d, want %d; stderr %q", r.code, tt.code, r.stderr)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("took %s: --wait must end as soon as the verdict is final", d)
+			}
+		})
+	}
+}
+
+func TestWaitTimeout(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	r := runFixture(t, "image-pulling.yaml", nil, "deploy/web", "--wait", "--timeout", "1500ms")
+	if r.code != ExitProgressing {
+		t.Errorf("code %d, want %d", r.code, ExitProgressing)
+	}
+	if !strings.Contains(r.stderr, "timed out after 1.5s waiting for the rollout") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+	// Not a terminal: one plain progress line, then the report.
+	if !strings.HasPrefix(r.stdout, "[0s] shop/web progressing at containers:") || strings.Contains(r.stdout, "\x1b") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+}
+
+// TestWaitFollowsChanges: a change made while waiting (the Deployment is
+// paused) reaches the wait through the watch and ends it with its verdict.
+func TestWaitFollowsChanges(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	c := fakeClient(t, "image-pulling.yaml")
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		ctx := context.Background()
+		d, err := c.AppsV1().Deployments("shop").Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		d.Spec.Paused = true
+		if _, err := c.AppsV1().Deployments("shop").Update(ctx, d, metav1.UpdateOptions{}); err != nil {
+			t.Error(err)
+		}
+	}()
+	r := runFixture(t, "image-pulling.yaml", c, "deploy/web", "--wait", "--timeout", "20s", "-o", "json")
+	var rep chain.Report
+	decodeJSON(t, r.stdout, &rep)
+	if r.code != ExitBroken || rep.Verdict.Cause != "DeploymentPaused" {
+		t.Errorf("code %d, cause %s; want %d, DeploymentPaused", r.code, rep.Verdict.Cause, ExitBroken)
+	}
+	if !strings.Contains(r.stderr, "progressing at containers") {
+		t.Errorf("progress lines go to stderr with -o json; stderr %q", r.stderr)
+	}
+}
