@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -108,10 +107,9 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) (notes []string) {
 			evidence: []chain.Evidence{evidence, eventEvidence(*scaleUp)}})
 		return notes
 	}
+	// The preemption clause stays in the verbatim evidence; as a detail it
+	// would only repeat it.
 	for _, d := range res.Reasons {
-		if res.Preemption != "" {
-			d.Details = append(append([]chain.Detail(nil), d.Details...), chain.Detail{Key: "preemption", Value: strings.TrimPrefix(res.Preemption, "preemption: ")})
-		}
 		c.add(sighting{d: d, object: obj, since: since, repeats: repeats, evidence: []chain.Evidence{evidence}})
 	}
 	return notes
