@@ -35,11 +35,14 @@ func TestCompletion(t *testing.T) {
 		{[]string{"__complete", "w"}, []string{"web", "worker"}},
 		{[]string{"__complete", "deploy/w"}, []string{"deploy/web", "deploy/worker"}},
 		{[]string{"__complete", "deployment", ""}, []string{"api", "web", "worker"}},
+		{[]string{"__complete", "deploy", "web", ""}, []string{}},
+		{[]string{"__complete", "web", ""}, []string{}},
+		{[]string{"__complete", "pods/w"}, []string{}},
 	}
 	for _, tt := range tests {
 		r := runWith(t, c, tt.args...)
 		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-		got := lines[:len(lines)-1] // the last line is cobra's directive
+		got := append([]string{}, lines[:len(lines)-1]...) // the last line is cobra's directive
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("%v (-want +got):\n%s", tt.args, diff)
 		}

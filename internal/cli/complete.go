@@ -11,11 +11,15 @@ import (
 // completeDeployments offers the namespace's Deployment names. It is the one
 // place that lists Deployments, and only when the shell asks.
 func (o *Options) completeDeployments(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 && !deploymentTypes[strings.ToLower(args[0])] {
+	// One Deployment at a time: complete "NAME", "TYPE/NAME" or "TYPE NAME".
+	if len(args) > 1 || len(args) == 1 && !deploymentTypes[strings.ToLower(args[0])] {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	prefix := ""
 	if typ, rest, ok := strings.Cut(toComplete, "/"); ok {
+		if !deploymentTypes[strings.ToLower(typ)] || len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
 		prefix, toComplete = typ+"/", rest
 	}
 	ns, _, err := o.ConfigFlags.ToRawKubeConfigLoader().Namespace()

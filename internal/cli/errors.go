@@ -18,7 +18,7 @@ import (
 // act on, with its exit code, in kubectl's wording where kubectl has one
 // (k8s.io/kubectl/pkg/cmd/util.StandardErrorMessage). It runs once, at the
 // top; everything below wraps errors with context and leaves wording here.
-func translate(err error, namespace string) error {
+func translate(err error) error {
 	if err == nil {
 		return nil
 	}

@@ -16,6 +16,8 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
 // TestClusterErrors runs the real command, with the real client, against
@@ -83,6 +85,14 @@ func TestClusterErrors(t *testing.T) {
 			t.Errorf("code %d, stderr %q", r.code, r.stderr)
 		}
 	})
+	t.Run("usage error without a kubeconfig", func(t *testing.T) {
+		t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "missing"))
+		t.Setenv("HOME", t.TempDir())
+		r := runWith(t, nil, "deploy/web", "-o", "xml")
+		if r.code != ExitUsage {
+			t.Errorf("code %d, stderr %q; a wrong flag is a usage error whatever the kubeconfig", r.code, r.stderr)
+		}
+	})
 	t.Run("unknown context", func(t *testing.T) {
 		kubeconfig(t, "https://127.0.0.1:1", "default")
 		r := runWith(t, nil, "deploy/web", "--context", "nope")
@@ -99,6 +109,14 @@ func TestDeploymentErrors(t *testing.T) {
 		want := `error: deployment "web" not found in namespace "shop": pass -n NAMESPACE if it lives elsewhere (kubectl get deployments -A --field-selector metadata.name=web)` + "\n"
 		if r.code != ExitNotFound || r.stderr != want || r.stdout != "" {
 			t.Errorf("code %d, stderr %q, stdout %q; want %d, %q", r.code, r.stderr, r.stdout, ExitNotFound, want)
+		}
+	})
+	t.Run("not found as JSON", func(t *testing.T) {
+		r := runWith(t, fake.NewClientset(), "deploy/web", "-o", "json")
+		var rep chain.Report
+		decodeJSON(t, r.stdout, &rep)
+		if r.code != ExitNotFound || rep.Verdict.Cause != "DeploymentNotFound" || rep.Verdict.Link != chain.LinkStored {
+			t.Errorf("code %d, verdict %+v; want %d and DeploymentNotFound at stored", r.code, rep.Verdict, ExitNotFound)
 		}
 	})
 	t.Run("forbidden", func(t *testing.T) {

@@ -42,7 +42,8 @@ func (f *outputFlags) complete(out io.Writer) error {
 	case "never":
 		f.render.Color = false
 	case "auto":
-		_, noColor := os.LookupEnv("NO_COLOR")
+		// no-color.org: NO_COLOR set and not empty turns color off.
+		noColor := os.Getenv("NO_COLOR") != ""
 		f.render.Color = tty && !noColor && os.Getenv("TERM") != "dumb"
 	default:
 		return usageErrorf("unknown --color %q: use auto, always or never", f.Color)

@@ -85,9 +85,6 @@ the verbatim evidence and the next step. It only reads (get and list).`,
 			if err := o.Complete(args); err != nil {
 				return err
 			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
 			return o.Run(cmd.Context())
 		},
 	}
@@ -113,15 +110,22 @@ func (o *Options) Complete(args []string) error {
 		return err
 	}
 	o.names = names
+	// Mistakes on the command line are usage errors whatever the kubeconfig.
+	if err := o.Output.complete(o.Out); err != nil {
+		return err
+	}
+	if err := o.Validate(); err != nil {
+		return err
+	}
 	if err := o.checkKubeconfig(); err != nil {
 		return err
 	}
 	ns, _, err := o.ConfigFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
-		return translate(err, "")
+		return translate(err)
 	}
 	o.namespace = ns
-	return o.Output.complete(o.Out)
+	return nil
 }
 
 // checkKubeconfig catches the two kubeconfig mistakes client-go reports
@@ -130,7 +134,7 @@ func (o *Options) Complete(args []string) error {
 func (o *Options) checkKubeconfig() error {
 	raw, err := o.ConfigFlags.ToRawKubeConfigLoader().RawConfig()
 	if err != nil {
-		return translate(err, "")
+		return translate(err)
 	}
 	server := o.ConfigFlags.APIServer != nil && *o.ConfigFlags.APIServer != ""
 	// In a pod, client-go uses the service account instead of a kubeconfig.
@@ -174,12 +178,21 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	client, err := o.NewClient()
 	if err != nil {
-		return translate(err, o.namespace)
+		return translate(err)
 	}
 	reader := &kube.Reader{Client: client, Now: o.Now}
 	snap, err := reader.Snapshot(ctx, o.namespace, o.names[0])
+	var nf *kube.NotFoundError
+	if errors.As(err, &nf) && o.Output.Format != "text" {
+		// Machines reading -o json get a report even for a typo: the stored
+		// link broken with DeploymentNotFound, and still the not-found code.
+		report := diagnose.Walk(&chain.Snapshot{Namespace: o.namespace, Name: o.names[0], Now: o.now(), Requests: 1}, diagnose.Options{Grace: o.Grace})
+		if perr := o.Output.print(o.Out, report); perr != nil {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the report: %w", perr)}
+		}
+	}
 	if err != nil {
-		return translate(err, o.namespace)
+		return translate(err)
 	}
 	if o.Wait {
 		return o.runWait(ctx, reader, snap)

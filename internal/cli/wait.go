@@ -43,10 +43,14 @@ func (o *Options) runWait(ctx context.Context, reader *kube.Reader, snap *chain.
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	changed := make(chan struct{}, 1)
-	reader.Watch(ctx, snap.Deployment, changed)
+	forbidden := reader.Watch(ctx, snap.Deployment, changed)
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
-	var lastFetch time.Time
+	var (
+		lastFetch time.Time
+		watchless bool   // a watch is forbidden: re-read on the ticker instead
+		failing   string // the re-read error last reported, so it is said once
+	)
 	for {
 		snap.Now = o.now()
 		report := diagnose.Walk(snap, diagnose.Options{Grace: o.Grace})
@@ -56,33 +60,65 @@ func (o *Options) runWait(ctx context.Context, reader *kube.Reader, snap *chain.
 		if err := w.progress(report); err != nil {
 			return err
 		}
+		refetch := false
 		select {
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				w.clear()
 				fmt.Fprintf(o.ErrOut, "timed out after %s waiting for the rollout\n", o.Timeout)
 			}
 			return w.finish(report)
+		case msg := <-forbidden:
+			w.clear()
+			fmt.Fprintf(o.ErrOut, "%s: re-reading every %s instead\n", msg, pollEvery)
+			watchless, refetch = true, true
 		case <-ticker.C:
+			// Poll while a watch is forbidden or the last re-read failed.
+			refetch = (watchless || failing != "") && time.Since(lastFetch) >= pollEvery
 		case <-changed:
-			if wait := minRefetch - o.now().Sub(lastFetch); wait > 0 {
-				select {
-				case <-time.After(wait):
-				case <-ctx.Done():
-					continue
-				}
+			refetch = true
+		}
+		if !refetch {
+			continue
+		}
+		if wait := minRefetch - time.Since(lastFetch); wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				continue
 			}
-			lastFetch = o.now()
-			next, err := reader.Snapshot(ctx, o.namespace, o.names[0])
-			if err != nil {
-				if ctx.Err() != nil {
-					continue // the timeout, reported above on the next turn
-				}
+		}
+		lastFetch = time.Now()
+		next, err := reader.Snapshot(ctx, o.namespace, o.names[0])
+		switch {
+		case err == nil:
+			snap, failing = next, ""
+		case ctx.Err() != nil:
+			// The timeout: reported on the next turn.
+		case final(err):
+			w.clear()
+			return translate(err)
+		default:
+			// A control plane restarting or a dropped connection: keep the
+			// last snapshot and try again on the next change or tick.
+			if msg := translate(err).Error(); msg != failing {
 				w.clear()
-				return translate(err, o.namespace)
+				fmt.Fprintf(o.ErrOut, "re-reading failed, retrying: %s\n", msg)
+				failing = msg
 			}
-			snap = next
 		}
 	}
+}
+
+// pollEvery is how often the snapshot is re-read when watching is forbidden
+// or a re-read failed.
+const pollEvery = 2 * time.Second
+
+// final errors end a wait: the Deployment is gone or may no longer be read.
+func final(err error) bool {
+	var nf *kube.NotFoundError
+	var fb *kube.ForbiddenError
+	return errors.As(err, &nf) || errors.As(err, &fb)
 }
 
 // done says the wait is over: healthy, or broken by a terminal cause.

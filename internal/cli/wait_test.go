@@ -2,11 +2,18 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
@@ -75,5 +82,58 @@ func TestWaitFollowsChanges(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "progressing at containers") {
 		t.Errorf("progress lines go to stderr with -o json; stderr %q", r.stderr)
+	}
+}
+
+// TestWaitWithoutWatch: with a get/list-only Role every watch is forbidden;
+// the wait says so once and re-reads on a timer instead, so it still sees
+// the change.
+func TestWaitWithoutWatch(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	c := fakeClient(t, "image-pulling.yaml")
+	c.PrependWatchReactor("*", func(a k8stesting.Action) (bool, watch.Interface, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: a.GetResource().Resource}, "", errString("RBAC: no watch"))
+	})
+	go pauseAfter(t, c, 300*time.Millisecond)
+	r := runFixture(t, "image-pulling.yaml", c, "deploy/web", "--wait", "--timeout", "20s", "-o", "json")
+	if r.code != ExitBroken {
+		t.Errorf("code %d, want %d; stderr %q", r.code, ExitBroken, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "cannot watch") || !strings.Contains(r.stderr, "kubectl auth can-i watch") || !strings.Contains(r.stderr, "re-reading every 2s instead") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+}
+
+// TestWaitSurvivesAFailedRead: one failed re-read (an API server restarting)
+// is reported and retried, not fatal.
+func TestWaitSurvivesAFailedRead(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	c := fakeClient(t, "image-pulling.yaml")
+	gets := 0
+	c.PrependReactor("get", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+		gets++
+		if gets == 2 {
+			return true, nil, errors.New("http2: server sent GOAWAY and closed the connection")
+		}
+		return false, nil, nil
+	})
+	go pauseAfter(t, c, 300*time.Millisecond)
+	r := runFixture(t, "image-pulling.yaml", c, "deploy/web", "--wait", "--timeout", "20s", "-o", "json")
+	if r.code != ExitBroken || !strings.Contains(r.stderr, "re-reading failed, retrying") {
+		t.Errorf("code %d, stderr %q; want %d after a retried read", r.code, r.stderr, ExitBroken)
+	}
+}
+
+func pauseAfter(t *testing.T, c *fake.Clientset, d time.Duration) {
+	time.Sleep(d)
+	ctx := context.Background()
+	dep, err := c.AppsV1().Deployments("shop").Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	dep.Spec.Paused = true
+	if _, err := c.AppsV1().Deployments("shop").Update(ctx, dep, metav1.UpdateOptions{}); err != nil {
+		t.Error(err)
 	}
 }

@@ -89,10 +89,25 @@ func TestSnapshotListError(t *testing.T) {
 	if snap != nil {
 		t.Errorf("snapshot = %v, want nil", snap)
 	}
-	want := "listing pods of deployment prod/web: connection reset by peer\n" +
-		"listing events of deployment prod/web: connection reset by peer"
+	want := "listing pods of deployment prod/web: connection reset by peer"
 	if err == nil || err.Error() != want || !errors.Is(err, cause) {
 		t.Errorf("err = %v, want %q wrapping the cause", err, want)
+	}
+}
+
+// TestSnapshotEventsErrorIsGap: events are secondary evidence, so a failed
+// events list (a timeout in a huge namespace) leaves a gap, not a failed run.
+func TestSnapshotEventsErrorIsGap(t *testing.T) {
+	cause := errors.New("the server was unable to return a response in the time allotted")
+	cs := fake.NewClientset(cluster()...)
+	failWith(cs, "list", "events", cause)
+	snap, err := newReader(cs, 0).Snapshot(context.Background(), "prod", "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := snap.Gap(chain.ResourceEvents)
+	if g == nil || g.Forbidden || g.Message != cause.Error() || len(snap.Events) != 0 {
+		t.Errorf("gap %+v, %d events; want a non-forbidden events gap and no events", g, len(snap.Events))
 	}
 }
 
