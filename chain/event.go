@@ -55,27 +55,13 @@ func EventFromCore(e *corev1.Event) Event {
 	if ev.Source == "" {
 		ev.Source = e.ReportingController
 	}
-	if e.Series != nil {
-		if int32(e.Series.Count) > ev.Count {
-			ev.Count = e.Series.Count
-		}
-		if t := e.Series.LastObservedTime.Time; t.After(ev.Last) {
-			ev.Last = t
-		}
-	}
 	if ev.First.IsZero() {
 		ev.First = e.EventTime.Time
 	}
-	if ev.Last.IsZero() {
-		ev.Last = ev.First
+	if e.Series != nil {
+		ev.series(e.Series.Count, e.Series.LastObservedTime.Time)
 	}
-	if ev.First.IsZero() {
-		ev.First = e.CreationTimestamp.Time
-		ev.Last = e.CreationTimestamp.Time
-	}
-	if ev.Count < 1 {
-		ev.Count = 1
-	}
+	ev.settle(e.CreationTimestamp.Time)
 	return ev
 }
 
@@ -99,24 +85,36 @@ func EventFromEventsV1(e *eventsv1.Event) Event {
 		ev.First = e.DeprecatedFirstTimestamp.Time
 	}
 	if e.Series != nil {
-		if e.Series.Count > ev.Count {
-			ev.Count = e.Series.Count
-		}
-		if t := e.Series.LastObservedTime.Time; t.After(ev.Last) {
-			ev.Last = t
-		}
+		ev.series(e.Series.Count, e.Series.LastObservedTime.Time)
 	}
+	ev.settle(e.CreationTimestamp.Time)
+	return ev
+}
+
+// series folds an event series (the newer API's way to count repeats) into
+// the count and last time.
+func (ev *Event) series(count int32, last time.Time) {
+	if count > ev.Count {
+		ev.Count = count
+	}
+	if last.After(ev.Last) {
+		ev.Last = last
+	}
+}
+
+// settle fills what the event left empty: a missing last time is the first,
+// an event with no time at all is dated by its creation, and every event
+// happened at least once.
+func (ev *Event) settle(created time.Time) {
 	if ev.Last.IsZero() {
 		ev.Last = ev.First
 	}
 	if ev.First.IsZero() {
-		ev.First = e.CreationTimestamp.Time
-		ev.Last = e.CreationTimestamp.Time
+		ev.First, ev.Last = created, created
 	}
 	if ev.Count < 1 {
 		ev.Count = 1
 	}
-	return ev
 }
 
 // SortEvents orders events newest last, with a stable tie-break so output
