@@ -81,6 +81,9 @@ type Report struct {
 	Links     []Link    `json:"links"`
 	// ReplicaSets lists the Deployment's ReplicaSets, new first.
 	ReplicaSets []ReplicaSetSummary `json:"replicaSets,omitempty"`
+	// Gaps name the evidence that could not be read (a forbidden events
+	// list), so a consumer of the JSON knows what the verdict did not see.
+	Gaps []Gap `json:"gaps,omitempty"`
 	// Requests is how many API requests the snapshot cost (0 offline).
 	Requests int `json:"requests"`
 }

@@ -3,6 +3,8 @@ package diagnose
 import (
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -14,6 +16,12 @@ import (
 type collector struct {
 	byKey map[string]*chain.Finding
 	order []string
+	// nodes is, per finding, the most nodes a scheduler reason was given
+	// by: it ranks reasons seen on as many pods, so "1 Insufficient
+	// memory, 4 node(s) didn't match Pod's node affinity/selector" leads
+	// with the affinity. It stays out of chain.Finding, whose summary already
+	// says it ("4 of 5 nodes: ...").
+	nodes map[string]int
 }
 
 // sighting is one object's decoded cause with what it was decoded from.
@@ -28,8 +36,12 @@ type sighting struct {
 func (c *collector) add(s sighting) {
 	if c.byKey == nil {
 		c.byKey = map[string]*chain.Finding{}
+		c.nodes = map[string]int{}
 	}
-	key := string(s.d.Cause) + "\x00" + s.d.Summary
+	// The same cause still under way on one pod (a preemption nominated a
+	// node for it) and failing on another are two findings: merging them
+	// would let whichever came first decide whether both are progress.
+	key := string(s.d.Cause) + "\x00" + s.d.Summary + "\x00" + strconv.FormatBool(s.d.Progressing)
 	f, ok := c.byKey[key]
 	if !ok {
 		f = newFinding(s.d)
@@ -49,6 +61,9 @@ func (c *collector) add(s sighting) {
 	}
 	if s.repeats > f.Repeats {
 		f.Repeats = s.repeats
+	}
+	if s.d.Nodes > c.nodes[key] {
+		c.nodes[key] = s.d.Nodes
 	}
 }
 
@@ -72,26 +87,46 @@ func newFinding(d Decoded) *chain.Finding {
 }
 
 // findings returns the merged findings, failures before progress, then the
-// most widespread first, then by cause ID: never map order.
+// most widespread first (on more pods, then given by more nodes), then by
+// cause ID: never map order. Only findings about pods get of ("2/3 pods"):
+// a Deployment or ReplicaSet finding is not one of the pods looked at.
 func (c *collector) findings(of int) []chain.Finding {
-	out := make([]chain.Finding, 0, len(c.order))
+	type ranked struct {
+		f     chain.Finding
+		nodes int
+	}
+	out := make([]ranked, 0, len(c.order))
 	for _, k := range c.order {
 		f := *c.byKey[k]
-		f.Of = of
 		sort.Strings(f.Objects)
-		out = append(out, f)
+		if isPodFinding(&f) {
+			f.Of = of
+		}
+		out = append(out, ranked{f: f, nodes: c.nodes[k]})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		if a.Progressing != b.Progressing {
-			return !a.Progressing
+		if a.f.Progressing != b.f.Progressing {
+			return !a.f.Progressing
 		}
-		if len(a.Objects) != len(b.Objects) {
-			return len(a.Objects) > len(b.Objects)
+		if len(a.f.Objects) != len(b.f.Objects) {
+			return len(a.f.Objects) > len(b.f.Objects)
 		}
-		return a.Cause < b.Cause
+		if a.nodes != b.nodes {
+			return a.nodes > b.nodes
+		}
+		return a.f.Cause < b.f.Cause
 	})
-	return out
+	fs := make([]chain.Finding, len(out))
+	for i := range out {
+		fs[i] = out[i].f
+	}
+	return fs
+}
+
+// isPodFinding says a finding is about pods, so "N/M pods" describes it.
+func isPodFinding(f *chain.Finding) bool {
+	return len(f.Objects) > 0 && strings.HasPrefix(f.Objects[0], "pod/")
 }
 
 func (c *collector) empty() bool { return len(c.order) == 0 }

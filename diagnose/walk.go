@@ -29,6 +29,12 @@ var podPlaceholder = regexp.MustCompile(`\bPOD\b`)
 // nodePlaceholder is how they say "the pod's node".
 var nodePlaceholder = regexp.MustCompile(`\bNODE\b`)
 
+// deploymentPlaceholder is how the catalogue says "this Deployment"
+// (kubectl rollout resume deployment/NAME). Only NAME after "deploy/" or
+// "deployment/" is the Deployment's: elsewhere NAME is a ConfigMap's, a
+// Secret's or a custom-columns header.
+var deploymentPlaceholder = regexp.MustCompile(`\b(deploy|deployment)/NAME\b`)
+
 // walker holds what one walk has learnt so far; each link reads what the
 // links before it established, as the components themselves do.
 type walker struct {
@@ -52,19 +58,18 @@ func Walk(s *chain.Snapshot, o Options) *chain.Report {
 		Name:      s.Name,
 		Time:      s.Now,
 		Requests:  s.Requests,
+		Gaps:      append([]chain.Gap(nil), s.Gaps...),
 	}
-	r.Links = []chain.Link{
-		w.stored(),
-		w.replicaSet(),
-		w.podsLink(),
-		w.nodeAssignment(),
-		w.containers(),
-		w.ready(),
-	}
+	// Each link is judged with what the ones before it established; the
+	// ready link also reads their statuses: it judges the rollout even
+	// with no pod running, unless an earlier link already explains why.
+	r.Links = []chain.Link{w.stored(), w.replicaSet(), w.podsLink(), w.nodeAssignment(), w.containers()}
+	r.Links = append(r.Links, w.ready(r.Links))
 	w.progressDeadline(r.Links)
 	afterBroken(r.Links)
 	r.ReplicaSets = w.replicaSetSummaries()
 	r.Verdict = w.verdict(r.Links)
+	gapNotes(r, s)
 	return r
 }
 
@@ -81,6 +86,8 @@ func (w *walker) finish(id chain.LinkID, summary string, c *collector, of int) c
 		f := &l.Findings[i]
 		// Admission messages do not name the namespace; the walk knows it.
 		f.NextStep = strings.ReplaceAll(f.NextStep, NamespacePlaceholder, w.s.Namespace)
+		// Nor does the catalogue name the Deployment.
+		f.NextStep = deploymentPlaceholder.ReplaceAllString(f.NextStep, "${1}/"+w.s.Name)
 		if len(f.Objects) > 0 && strings.HasPrefix(f.Objects[0], "pod/") {
 			// Decoders cannot know the pod or its node; name the first seen.
 			pod := strings.TrimPrefix(f.Objects[0], "pod/")
@@ -130,7 +137,9 @@ func notReached(id chain.LinkID, why string) chain.Link {
 	return chain.Link{ID: id, Status: chain.StatusNotReached, Summary: why}
 }
 
-// unknown is a link whose evidence could not be read.
+// unknown is a link whose evidence could not be read: forbidden by RBAC
+// (EvidenceForbidden, with the can-i check) or failed for another reason
+// (EvidenceUnavailable), never a finding without a cause.
 func unknown(id chain.LinkID, g *chain.Gap) chain.Link {
 	msg := fmt.Sprintf("cannot %s %s: %s", g.Verb, g.Resource, g.Message)
 	f := chain.Finding{
@@ -140,101 +149,10 @@ func unknown(id chain.LinkID, g *chain.Gap) chain.Link {
 		Evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: string(g.Resource), Message: g.Message}},
 	}
 	if !g.Forbidden {
-		f.Cause = ""
+		f.Cause = EvidenceUnavailable
 		f.NextStep = "retry; if it persists, check the API server"
 	}
 	return chain.Link{ID: id, Status: chain.StatusUnknown, Summary: msg, Findings: []chain.Finding{f}}
-}
-
-// verdict names the first broken link; with none broken, the first link
-// still progressing or unknown; with none of those, healthy.
-func (w *walker) verdict(links []chain.Link) chain.Verdict {
-	pick := func(st chain.Status) *chain.Link {
-		for i := range links {
-			if links[i].Status == st {
-				return &links[i]
-			}
-		}
-		return nil
-	}
-	l := pick(chain.StatusBroken)
-	health := chain.Broken
-	if l == nil {
-		for i := range links {
-			if links[i].Status == chain.StatusProgressing || links[i].Status == chain.StatusUnknown {
-				l = &links[i]
-				health = chain.Progressing
-				if l.Status == chain.StatusUnknown {
-					health = chain.Unknown
-				}
-				break
-			}
-		}
-	}
-	if l == nil {
-		return chain.Verdict{Health: chain.Healthy, Summary: links[len(links)-1].Summary}
-	}
-	v := chain.Verdict{Health: health, Link: l.ID, Summary: l.Summary}
-	if len(l.Findings) > 0 {
-		f := l.Findings[0]
-		v.Cause, v.NextStep, v.Terminal = f.Cause, f.NextStep, f.Terminal
-		v.Summary = f.Summary
-		if f.Of > 0 {
-			v.Summary = fmt.Sprintf("%d/%d pods: %s", len(f.Objects), f.Of, f.Summary)
-		}
-	}
-	if health == chain.Broken && w.deadlineExceeded() {
-		// The controller has given up on this rollout: nothing will change
-		// without a new spec, whatever the cause's own rule says.
-		v.Terminal = true
-	}
-	return v
-}
-
-// progressDeadline places ProgressDeadlineExceeded. The condition is a
-// symptom: when a later link explains why the rollout stalled, that link is
-// the verdict and the deadline only makes it terminal; when nothing else
-// explains it, the deadline itself is the broken link.
-func (w *walker) progressDeadline(links []chain.Link) {
-	if !w.deadlineExceeded() {
-		return
-	}
-	var cond appsv1.DeploymentCondition
-	for _, c := range w.d.Status.Conditions {
-		if c.Type == appsv1.DeploymentProgressing {
-			cond = c
-		}
-	}
-	for i := range links {
-		if links[i].Status == chain.StatusBroken {
-			rs := &links[1]
-			rs.Notes = append(rs.Notes, "progress deadline exceeded: "+cond.Message)
-			return
-		}
-	}
-	d, ok := DeploymentCondition(cond)
-	if !ok {
-		return
-	}
-	obj := objectName("deployment", w.d.Name)
-	c := &collector{}
-	c.add(sighting{d: d, object: obj, since: cond.LastTransitionTime.Time,
-		evidence: []chain.Evidence{conditionEvidence(obj, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)}})
-	l := w.finish(chain.LinkReplicaSet, links[1].Summary, c, 0)
-	l.Notes = links[1].Notes
-	links[1] = l
-}
-
-func (w *walker) deadlineExceeded() bool {
-	if w.d == nil {
-		return false
-	}
-	for _, c := range w.d.Status.Conditions {
-		if c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == "ProgressDeadlineExceeded" {
-			return true
-		}
-	}
-	return false
 }
 
 func (w *walker) replicaSetSummaries() []chain.ReplicaSetSummary {

@@ -19,6 +19,7 @@ const (
 	MinReadySeconds       chain.CauseID = "MinReadySeconds"
 	RolloutInProgress     chain.CauseID = "RolloutInProgress"
 	EvidenceForbidden     chain.CauseID = "EvidenceForbidden"
+	EvidenceUnavailable   chain.CauseID = "EvidenceUnavailable"
 )
 
 var walkCauses = []Cause{
@@ -34,10 +35,13 @@ var walkCauses = []Cause{
 		Summary:  "the Deployment is paused: the controller will not roll out template changes",
 		NextStep: "kubectl rollout resume deployment/NAME",
 		Terminal: TerminalRule{Mode: Immediate}},
+	// ScaledToZero is never a broken finding: kubectl rollout status
+	// counts 0 replicas as complete, and autoscalers (HPA, KEDA) scale to
+	// zero on purpose. The walk names it in a note on the stored link.
 	{ID: ScaledToZero, Link: chain.LinkStored,
-		Summary:  "spec.replicas is 0: nothing is asked to run",
-		NextStep: "kubectl scale deployment/NAME --replicas=N (or check the HorizontalPodAutoscaler that scaled it)",
-		Terminal: TerminalRule{Mode: Immediate}},
+		Summary:  "spec.replicas is 0: nothing is asked to run (a note on a healthy chain, not a failure)",
+		NextStep: "kubectl scale deployment/NAME --replicas=N (or check the HorizontalPodAutoscaler or KEDA ScaledObject that scaled it)",
+		Terminal: TerminalRule{Mode: Transient}},
 	{ID: GenerationNotObserved, Link: chain.LinkStored,
 		Summary:  "the Deployment controller has not observed the latest spec (status.observedGeneration < metadata.generation)",
 		NextStep: "if it lasts, the kube-controller-manager is not running or not leading: check its pods or logs",
@@ -77,5 +81,9 @@ var walkCauses = []Cause{
 	{ID: EvidenceForbidden, Link: "",
 		Summary:  "a link could not be judged: reading its evidence is forbidden",
 		NextStep: "ask for get/list on the named resource, or check it with kubectl auth can-i",
+		Terminal: TerminalRule{Mode: Transient}},
+	{ID: EvidenceUnavailable, Link: "",
+		Summary:  "a link could not be judged: reading its evidence failed (timeout, server error)",
+		NextStep: "retry; if it persists, check the API server",
 		Terminal: TerminalRule{Mode: Transient}},
 }

@@ -2,17 +2,12 @@ package diagnose
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
-
-// recentCrash is how long ago a container's last termination still counts as
-// a crash loop while it runs between restarts.
-const recentCrash = 5 * time.Minute
 
 // containers: the kubelet on each pod's node started its init containers
 // to completion and its containers.
@@ -29,8 +24,18 @@ func (w *walker) containers() chain.Link {
 	c := &collector{}
 	running := 0
 	for _, p := range onNode {
-		if w.podContainers(c, p) {
+		pc := podCtx{w: w, c: c, p: p, obj: objectName("pod", p.Name), evs: w.s.EventsFor("Pod", p.Name, p.UID)}
+		if pc.podContainers() {
 			running++
+			continue
+		}
+		if pc.found == 0 {
+			// Not running, and nothing said why (a container status with
+			// no state, as partial captures have): still being created,
+			// never silently ok.
+			pc.add(Decoded{Cause: ContainersCreating, Progressing: true,
+				Summary: "containers are not running and no state says why"}, scheduledAt(p), 0,
+				chain.Evidence{Source: chain.SourceObjectStatus, Object: pc.obj, Field: "status.phase", Message: string(p.Status.Phase)})
 		}
 	}
 	summary := fmt.Sprintf("%d/%d pods on nodes have all containers running", running, len(onNode))
@@ -38,11 +43,14 @@ func (w *walker) containers() chain.Link {
 }
 
 // podContainers decodes one pod's containers and says whether all run.
-func (w *walker) podContainers(c *collector, p *corev1.Pod) bool {
-	pc := podCtx{w: w, c: c, p: p, obj: objectName("pod", p.Name), evs: w.s.EventsFor("Pod", p.Name, p.UID)}
+func (pc *podCtx) podContainers() bool {
+	p := pc.p
 	for _, st := range p.Status.InitContainerStatuses {
 		if t := st.State.Terminated; t != nil && t.ExitCode == 0 {
 			continue
+		}
+		if sidecarUp(p, st) {
+			continue // a native sidecar runs beside the containers
 		}
 		pc.initContainer(st)
 		return false // later init containers and the containers wait for this one
@@ -60,6 +68,23 @@ func (w *walker) podContainers(c *collector, p *corev1.Pod) bool {
 	return all
 }
 
+// sidecarUp says an init container is a native sidecar (restartPolicy
+// Always) that has done what the kubelet waits for before starting the
+// next one: started, and Ready when it has a readiness probe. It keeps
+// running for the pod's life, so "running" is its success.
+func sidecarUp(p *corev1.Pod, st corev1.ContainerStatus) bool {
+	for _, c := range p.Spec.InitContainers {
+		if c.Name != st.Name {
+			continue
+		}
+		if c.RestartPolicy == nil || *c.RestartPolicy != corev1.ContainerRestartPolicyAlways {
+			return false
+		}
+		return st.State.Running != nil && st.Started != nil && *st.Started && (c.ReadinessProbe == nil || st.Ready)
+	}
+	return false
+}
+
 // podCtx is one pod being decoded.
 type podCtx struct {
 	w   *walker
@@ -67,12 +92,15 @@ type podCtx struct {
 	p   *corev1.Pod
 	obj string
 	evs []chain.Event
+	// found counts the findings added for the pod.
+	found int
 }
 
 func (pc *podCtx) add(d Decoded, since time.Time, repeats int32, ev ...chain.Evidence) {
 	if since.IsZero() && pc.p.Status.StartTime != nil {
 		since = pc.p.Status.StartTime.Time
 	}
+	pc.found++
 	pc.c.add(sighting{d: d, object: pc.obj, since: since, repeats: repeats, evidence: ev})
 }
 
@@ -109,9 +137,7 @@ func (pc *podCtx) container(st corev1.ContainerStatus, init bool) bool {
 	field := fmt.Sprintf("status.%s[%s]", kind, st.Name)
 	switch {
 	case st.State.Running != nil:
-		t := st.LastTerminationState.Terminated
-		if st.RestartCount > 0 && t != nil && !st.Ready && pc.w.s.Now.Sub(t.FinishedAt.Time) < recentCrash {
-			// Running right now, between two crashes.
+		if t := st.LastTerminationState.Terminated; t != nil && pc.betweenCrashes(st, *t) {
 			pc.crashed(st, *t, field+".lastState.terminated")
 		}
 		return true
@@ -171,13 +197,18 @@ func (pc *podCtx) waiting(name string, init bool, wt *corev1.ContainerStateWaiti
 	pc.add(d, since, repeats, evidence...)
 }
 
+// kubeletProgress are the kubelet's Normal events that come only after
+// the pod's sandbox and volumes are ready (pkg/kubelet/events/event.go).
+var kubeletProgress = map[string]bool{"Pulling": true, "Pulled": true, "Created": true, "Started": true}
+
 // creating explains a container the kubelet has not started: a mount or
 // sandbox failure, an image still pulling, or plain progress.
 func (pc *podCtx) creating(name string) {
 	pulling := map[string]chain.Event{}
+	movedOn := false // a newer event shows the kubelet got past mounts and sandbox
 	for i := len(pc.evs) - 1; i >= 0; i-- {
 		e := pc.evs[i]
-		if e.Type == corev1.EventTypeWarning {
+		if e.Type == corev1.EventTypeWarning && !movedOn {
 			for _, decode := range []func(string, string) (Decoded, bool){Mount, Sandbox} {
 				if d, ok := decode(e.Reason, eventMessage(e)); ok {
 					since, repeats := pc.repeated(e, d.Cause, decode)
@@ -197,6 +228,10 @@ func (pc *podCtx) creating(name string) {
 				}
 			}
 		}
+		if e.Type == corev1.EventTypeNormal && kubeletProgress[e.Reason] {
+			// Older mount or sandbox warnings are history.
+			movedOn = true
+		}
 	}
 	s := "the kubelet is creating the pod's containers"
 	if name != "" {
@@ -204,29 +239,6 @@ func (pc *podCtx) creating(name string) {
 	}
 	pc.add(Decoded{Cause: ContainersCreating, Progressing: true, Summary: s}, scheduledAt(pc.p), 0,
 		chain.Evidence{Source: chain.SourceObjectStatus, Object: pc.obj, Field: "status.phase", Message: string(pc.p.Status.Phase)})
-}
-
-// crashed decodes a container that exited: a failed liveness probe or hook
-// that killed it is the cause if the kubelet said so, else the termination.
-func (pc *podCtx) crashed(st corev1.ContainerStatus, t corev1.ContainerStateTerminated, field string, extra ...chain.Evidence) {
-	ev := append([]chain.Evidence{terminatedEvidence(pc.obj, field, t)}, extra...)
-	for _, e := range pc.containerEvents(st.Name, false) {
-		if d, ok := Probe(e.Reason, eventMessage(e)); ok && d.Cause != ReadinessProbeFailed {
-			pc.add(d, e.First, st.RestartCount, append(ev, eventEvidence(e))...)
-			return
-		}
-		if d, ok := Hook(e.Reason, eventMessage(e)); ok {
-			pc.add(d, e.First, st.RestartCount, append(ev, eventEvidence(e))...)
-			return
-		}
-	}
-	if t.Reason == "StartError" || t.Reason == "ContainerCannotRun" {
-		if d, ok := ContainerStart(t.Reason, t.Message); ok {
-			pc.add(d, t.StartedAt.Time, st.RestartCount+1, ev...)
-			return
-		}
-	}
-	pc.add(Termination(st.Name, t), t.StartedAt.Time, st.RestartCount, ev...)
 }
 
 // containerEvents returns the pod's events about one container, newest first.
@@ -268,17 +280,6 @@ func family(id chain.CauseID) string {
 		return "start"
 	}
 	return string(id)
-}
-
-func terminatedEvidence(obj, field string, t corev1.ContainerStateTerminated) chain.Evidence {
-	msg := fmt.Sprintf("exit code %d", t.ExitCode)
-	if t.Signal != 0 {
-		msg += fmt.Sprintf(", signal %d", t.Signal)
-	}
-	if t.Message != "" {
-		msg += ": " + strings.TrimSpace(t.Message)
-	}
-	return chain.Evidence{Source: chain.SourceContainerState, Object: obj, Field: field, Reason: t.Reason, Message: msg, Last: t.FinishedAt.Time}
 }
 
 func startedAt(st corev1.ContainerStatus) time.Time {

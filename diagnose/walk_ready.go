@@ -11,15 +11,22 @@ import (
 )
 
 // ready: the pods pass their readiness probes and the rollout is complete by
-// the rules of `kubectl rollout status`.
-func (w *walker) ready() chain.Link {
+// the rules of `kubectl rollout status`. before are the links judged so far.
+func (w *walker) ready(before []chain.Link) chain.Link {
+	if w.d == nil {
+		return notReached(chain.LinkReady, "no deployment")
+	}
 	var runningPods []*corev1.Pod
 	for _, p := range w.pods {
 		if p.Spec.NodeName != "" && p.Status.Phase == corev1.PodRunning && allRunning(p) {
 			runningPods = append(runningPods, p)
 		}
 	}
-	if w.d == nil || len(runningPods) == 0 && replicas(w.d.Spec.Replicas) > 0 {
+	// With no pod running, an earlier link that is not ok says why. With
+	// every earlier link ok or not reached (a maxSurge 0 rollout whose new
+	// ReplicaSet is still at 0 replicas), only the rollout status can
+	// tell: the verdict must never be healthy while it would still wait.
+	if len(runningPods) == 0 && replicas(w.d.Spec.Replicas) > 0 && !settled(before) {
 		return notReached(chain.LinkReady, "no pod runs all its containers")
 	}
 	c := &collector{}
@@ -42,7 +49,13 @@ func (w *walker) ready() chain.Link {
 		}
 		w.notReady(c, p, cond)
 	}
-	summary := fmt.Sprintf("%d/%d pods ready", ready, len(runningPods))
+	// Out of what the current ReplicaSet wants, not of the pods that
+	// happen to run: "3/3 ready" while 5 are wanted would read healthy.
+	want := replicas(w.d.Spec.Replicas)
+	if w.rs != nil {
+		want = replicas(w.rs.Spec.Replicas)
+	}
+	summary := fmt.Sprintf("%d/%d pods ready", ready, want)
 	if minReady > 0 {
 		summary += fmt.Sprintf(", %d available after minReadySeconds %ds", available, w.d.Spec.MinReadySeconds)
 	}
@@ -60,6 +73,17 @@ func (w *walker) ready() chain.Link {
 	return w.finish(chain.LinkReady, summary, c, len(runningPods))
 }
 
+// settled says no link so far is broken, progressing or unknown.
+func settled(links []chain.Link) bool {
+	for _, l := range links {
+		switch l.Status {
+		case chain.StatusBroken, chain.StatusProgressing, chain.StatusUnknown:
+			return false
+		}
+	}
+	return true
+}
+
 // notReady explains a running pod that is not Ready: its newest failed
 // readiness (or startup) probe, else a plain wait.
 func (w *walker) notReady(c *collector, p *corev1.Pod, cond *corev1.PodCondition) {
@@ -68,7 +92,16 @@ func (w *walker) notReady(c *collector, p *corev1.Pod, cond *corev1.PodCondition
 	for i := len(evs) - 1; i >= 0; i-- {
 		e := evs[i]
 		if d, ok := Probe(e.Reason, eventMessage(e)); ok && (d.Cause == ReadinessProbeFailed || d.Cause == StartupProbeFailed) {
-			c.add(sighting{d: d, object: obj, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(e)}})
+			s := sighting{d: d, object: obj, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(e)}}
+			if d.Cause == StartupProbeFailed {
+				// Failing the startup probe is how a slow starter starts
+				// (failureThreshold 30 is the documented pattern): it
+				// matters once it has killed the container, and each
+				// kill is a restart.
+				s.repeats = restartsOf(p, e.FieldPath)
+				s.d.Progressing = s.repeats == 0
+			}
+			c.add(s)
 			return
 		}
 	}
@@ -99,6 +132,25 @@ func rolloutStatus(d *appsv1.Deployment) (string, bool) {
 		return fmt.Sprintf("%d of %d updated replicas are available", st.AvailableReplicas, st.UpdatedReplicas), false
 	}
 	return "rollout complete", true
+}
+
+// restartsOf is the restart count of the container an event's field path
+// names ("spec.containers{web}", "spec.initContainers{proxy}"); with no
+// such container, the most any container restarted.
+func restartsOf(p *corev1.Pod, fieldPath string) int32 {
+	var most int32
+	for _, group := range []struct {
+		path string
+		sts  []corev1.ContainerStatus
+	}{{"spec.initContainers", p.Status.InitContainerStatuses}, {"spec.containers", p.Status.ContainerStatuses}} {
+		for _, st := range group.sts {
+			if fieldPath == group.path+"{"+st.Name+"}" {
+				return st.RestartCount
+			}
+			most = max(most, st.RestartCount)
+		}
+	}
+	return most
 }
 
 func allRunning(p *corev1.Pod) bool {

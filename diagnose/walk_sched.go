@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,8 +12,19 @@ import (
 
 // scaleUpWindow is how long a triggered scale-up counts as under way: the
 // cluster autoscaler gives up on a node that has not registered after its
-// --max-node-provision-time, 15 minutes by default.
+// --max-node-provision-time, 15 minutes by default, and Karpenter deletes
+// a NodeClaim whose node has not registered after its registrationTTL, 15
+// minutes too (pkg/controllers/nodeclaim/lifecycle/liveness.go).
 const scaleUpWindow = 15 * time.Minute
+
+// Karpenter's nomination event (kubernetes-sigs/karpenter
+// pkg/controllers/provisioning/scheduling/events.go NominatePodEvent):
+// Normal "Nominated", "Pod should schedule on: %s" with "nodeclaim/%s"
+// and/or "node/%s". The kube-scheduler emits no event of that reason.
+const (
+	karpenterNominated      = "Nominated"
+	karpenterNominatePrefix = "Pod should schedule on: "
+)
 
 // nodeAssignment: the scheduler wrote a node name into every pod, or said
 // per plugin why no node fits.
@@ -28,8 +40,9 @@ func (w *walker) nodeAssignment() chain.Link {
 			scheduled++
 			continue
 		}
-		n := w.unscheduled(c, p)
-		notes = append(notes, n...)
+		for _, n := range w.unscheduled(c, p) {
+			notes = appendUnique(notes, n)
+		}
 	}
 	summary := fmt.Sprintf("%d/%d pods scheduled", scheduled, len(w.pods))
 	l := w.finish(chain.LinkNodeAssignment, summary, c, len(w.pods))
@@ -39,7 +52,7 @@ func (w *walker) nodeAssignment() chain.Link {
 
 // unscheduled decodes one pending pod: the PodScheduled condition first (it
 // does not expire), the newest FailedScheduling event second.
-func (w *walker) unscheduled(c *collector, p *corev1.Pod) (notes []string) {
+func (w *walker) unscheduled(c *collector, p *corev1.Pod) []string {
 	obj := objectName("pod", p.Name)
 	evs := w.s.EventsFor("Pod", p.Name, p.UID)
 	var (
@@ -56,36 +69,20 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) (notes []string) {
 			since, found = cond.LastTransitionTime.Time, true
 		}
 	}
-	var (
-		scaleUp      *chain.Event
-		notTriggered bool // a NotTriggerScaleUp newer than any TriggeredScaleUp
-	)
 	for i := len(evs) - 1; i >= 0; i-- {
 		e := evs[i]
-		switch e.Reason {
-		case "FailedScheduling":
-			if repeats == 0 {
-				repeats = e.Count
-				if !found || len(res.Reasons) == 0 {
-					res = Scheduling(e.Reason, eventMessage(e))
-					evidence = eventEvidence(e)
-					since, found = e.First, true
-				}
-			}
-		case "TriggeredScaleUp":
-			if scaleUp == nil && !notTriggered {
-				scaleUp = &evs[i]
-			}
-		case "NotTriggerScaleUp":
-			notTriggered = notTriggered || scaleUp == nil
-			notes = append(notes, fmt.Sprintf("cluster autoscaler on pod %s: %s", p.Name, e.Message))
+		if e.Reason != "FailedScheduling" {
+			continue
 		}
+		repeats = e.Count
+		if !found || len(res.Reasons) == 0 {
+			res = Scheduling(e.Reason, eventMessage(e))
+			evidence = eventEvidence(e)
+			since, found = e.First, true
+		}
+		break
 	}
-	if scaleUp != nil && w.s.Now.Sub(scaleUp.Last) > scaleUpWindow {
-		notes = append(notes, fmt.Sprintf("cluster autoscaler on pod %s, %s before this snapshot and no node since: %s",
-			p.Name, w.s.Now.Sub(scaleUp.Last).Round(time.Second), scaleUp.Message))
-		scaleUp = nil
-	}
+	scaleUp, notes := w.provisioning(p, evs)
 	if !found || len(res.Reasons) == 0 {
 		c.add(sighting{d: Decoded{Cause: SchedulingPending, Progressing: true}, object: obj, since: p.CreationTimestamp.Time,
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.nodeName",
@@ -98,13 +95,31 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) (notes []string) {
 		// scheduler's reasons stay as details (what the new node must
 		// offer) rather than findings of their own, whose grace would
 		// otherwise run out long before a node can boot.
+		who := "the cluster autoscaler is adding one"
+		if scaleUp.Reason == karpenterNominated {
+			who = "Karpenter is providing one"
+		}
 		d := Decoded{Cause: ScaleUpTriggered, Progressing: true,
-			Summary: "no node fits and the cluster autoscaler is adding one: " + eventMessage(*scaleUp)}
+			Summary: "no node fits and " + who + ": " + eventMessage(*scaleUp)}
 		for _, r := range res.Reasons {
 			d.Details = append(d.Details, chain.Detail{Key: "unschedulable", Value: r.Summary})
 		}
 		c.add(sighting{d: d, object: obj, since: scaleUp.First, repeats: repeats,
 			evidence: []chain.Evidence{evidence, eventEvidence(*scaleUp)}})
+		return notes
+	}
+	if node := p.Status.NominatedNodeName; node != "" {
+		// Preemption is under way: the scheduler evicts lower-priority
+		// pods from the node and holds it for this one, which binds once
+		// they have left (their graceful termination can be long). The
+		// scheduler clears the nomination when preemption no longer
+		// helps, so while it is set the shortage is being fixed: progress,
+		// with no grace clock to run out.
+		notes = appendUnique(notes, fmt.Sprintf("pod %s: preemption nominated node %s", p.Name, node))
+		for _, d := range res.Reasons {
+			d.Progressing = true
+			c.add(sighting{d: d, object: obj, repeats: repeats, evidence: []chain.Evidence{evidence}})
+		}
 		return notes
 	}
 	// The preemption clause stays in the verbatim evidence; as a detail it
@@ -113,4 +128,47 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) (notes []string) {
 		c.add(sighting{d: d, object: obj, since: since, repeats: repeats, evidence: []chain.Evidence{evidence}})
 	}
 	return notes
+}
+
+// provisioning finds, in a pending pod's events (oldest first), the node
+// autoscaler's newest word that a node is on its way: a cluster autoscaler
+// TriggeredScaleUp or a Karpenter Nominated, unless a newer
+// NotTriggerScaleUp says it gave up, or the provisioning window has
+// passed. The refusals become notes.
+func (w *walker) provisioning(p *corev1.Pod, evs []chain.Event) (*chain.Event, []string) {
+	var (
+		notes        []string
+		scaleUp      *chain.Event
+		notTriggered bool // a refusal newer than any scale-up
+	)
+	for i := len(evs) - 1; i >= 0; i-- {
+		e := evs[i]
+		switch {
+		case e.Reason == "TriggeredScaleUp",
+			// Karpenter launches (or found) a node for the pod.
+			e.Reason == karpenterNominated && e.Type == corev1.EventTypeNormal &&
+				strings.HasPrefix(eventMessage(e), karpenterNominatePrefix):
+			if scaleUp == nil && !notTriggered {
+				scaleUp = &evs[i]
+			}
+		case e.Reason == "NotTriggerScaleUp":
+			notTriggered = notTriggered || scaleUp == nil
+			// Each attempt is an event; the same text said twice is one note.
+			notes = appendUnique(notes, fmt.Sprintf("cluster autoscaler on pod %s: %s", p.Name, e.Message))
+		}
+	}
+	if scaleUp != nil && w.s.Now.Sub(scaleUp.Last) > scaleUpWindow {
+		notes = append(notes, fmt.Sprintf("%s on pod %s, %s before this snapshot and no node since: %s",
+			provisioner(scaleUp), p.Name, w.s.Now.Sub(scaleUp.Last).Round(time.Second), scaleUp.Message))
+		scaleUp = nil
+	}
+	return scaleUp, notes
+}
+
+// provisioner names who said a node is coming.
+func provisioner(e *chain.Event) string {
+	if e.Reason == karpenterNominated {
+		return "Karpenter"
+	}
+	return "cluster autoscaler"
 }

@@ -108,3 +108,34 @@ func TestEventMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestDuringRun: a probe or hook event explains a termination only when it
+// happened during that run, give or take eventSlack; an aggregated event
+// counts when its span overlaps the run.
+func TestDuringRun(t *testing.T) {
+	run := corev1.ContainerStateTerminated{ExitCode: 137,
+		StartedAt: metav1.NewTime(walkT0), FinishedAt: metav1.NewTime(walkT0.Add(time.Minute))}
+	ev := func(first, last time.Duration) chain.Event {
+		return chain.Event{First: walkT0.Add(first), Last: walkT0.Add(last)}
+	}
+	tests := []struct {
+		name string
+		e    chain.Event
+		t    corev1.ContainerStateTerminated
+		want bool
+	}{
+		{"before the run", ev(-10*time.Minute, -6*time.Second), run, false},
+		{"just before the start, within the slack", ev(-4*time.Second, -4*time.Second), run, true},
+		{"during the run", ev(30*time.Second, 30*time.Second), run, true},
+		{"just after the end, within the slack", ev(64*time.Second, 64*time.Second), run, true},
+		{"after the end", ev(66*time.Second, 66*time.Second), run, false},
+		{"a series spanning the run", ev(-time.Hour, time.Hour), run, true},
+		{"no finish time rules nothing out", ev(-time.Hour, -time.Hour),
+			corev1.ContainerStateTerminated{ExitCode: 1}, true},
+	}
+	for _, tc := range tests {
+		if got := duringRun(tc.e, tc.t); got != tc.want {
+			t.Errorf("%s: duringRun = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// recentCrash is how long ago a container's last termination still counts as
+// a crash loop while it runs between restarts.
+const recentCrash = 5 * time.Minute
+
+// betweenCrashes says a running container is in a crash loop caught
+// between two crashes: it restarted at least twice, its last termination
+// and its current start are both recent. Readiness cannot tell (a
+// container with no readiness probe is Ready the moment it starts).
+func (pc *podCtx) betweenCrashes(st corev1.ContainerStatus, t corev1.ContainerStateTerminated) bool {
+	now := pc.w.s.Now
+	return st.RestartCount >= 2 &&
+		now.Sub(st.State.Running.StartedAt.Time) < recentCrash &&
+		now.Sub(t.FinishedAt.Time) < recentCrash
+}
+
+// crashed decodes a container that exited: a failed liveness probe or hook
+// that killed it is the cause if the kubelet said so, else the termination.
+func (pc *podCtx) crashed(st corev1.ContainerStatus, t corev1.ContainerStateTerminated, field string, extra ...chain.Evidence) {
+	ev := append([]chain.Evidence{terminatedEvidence(pc.obj, field, t)}, extra...)
+	for _, e := range pc.containerEvents(st.Name, false) {
+		if !duringRun(e, t) {
+			continue // about an earlier run: it did not end this one
+		}
+		if d, ok := Probe(e.Reason, eventMessage(e)); ok && d.Cause != ReadinessProbeFailed {
+			pc.add(d, e.First, st.RestartCount, append(ev, eventEvidence(e))...)
+			return
+		}
+		if d, ok := Hook(e.Reason, eventMessage(e)); ok {
+			pc.add(d, e.First, st.RestartCount, append(ev, eventEvidence(e))...)
+			return
+		}
+	}
+	if t.Reason == "StartError" || t.Reason == "ContainerCannotRun" {
+		if d, ok := ContainerStart(t.Reason, t.Message); ok {
+			pc.add(d, t.StartedAt.Time, st.RestartCount+1, ev...)
+			return
+		}
+	}
+	pc.add(Termination(st.Name, t), t.StartedAt.Time, st.RestartCount, ev...)
+}
+
+// eventSlack absorbs clock skew between the kubelet's event times and the
+// runtime's container times.
+const eventSlack = 5 * time.Second
+
+// duringRun says an event could be about the run that ended in t: it
+// happened between the run's start and its end, give or take eventSlack.
+// An aggregated event spans many runs, so its whole span [First, Last] is
+// matched, not its Last alone: a liveness failure that kept recurring
+// overlaps the run, one that stopped before the run began does not. A
+// termination without a finish time (a partial capture) cannot rule any
+// event out.
+func duringRun(e chain.Event, t corev1.ContainerStateTerminated) bool {
+	if t.FinishedAt.IsZero() {
+		return true
+	}
+	end := t.FinishedAt.Add(eventSlack)
+	start := t.FinishedAt.Time
+	if !t.StartedAt.IsZero() {
+		start = t.StartedAt.Time
+	}
+	start = start.Add(-eventSlack)
+	first := e.First
+	if first.IsZero() || first.After(e.Last) {
+		first = e.Last
+	}
+	return !e.Last.Before(start) && !first.After(end)
+}
+
+func terminatedEvidence(obj, field string, t corev1.ContainerStateTerminated) chain.Evidence {
+	msg := fmt.Sprintf("exit code %d", t.ExitCode)
+	if t.Signal != 0 {
+		msg += fmt.Sprintf(", signal %d", t.Signal)
+	}
+	if t.Message != "" {
+		msg += ": " + strings.TrimSpace(t.Message)
+	}
+	return chain.Evidence{Source: chain.SourceContainerState, Object: obj, Field: field, Reason: t.Reason, Message: msg, Last: t.FinishedAt.Time}
+}

@@ -1,0 +1,197 @@
+package diagnose
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// podsLink: the ReplicaSet controller created the pods, or admission told it
+// why not.
+func (w *walker) podsLink() chain.Link {
+	if w.d == nil || (w.rs == nil && w.s.Gap(chain.ResourceReplicaSets) == nil) {
+		return notReached(chain.LinkPods, "no current ReplicaSet")
+	}
+	if g := w.s.Gap(chain.ResourcePods); g != nil {
+		return unknown(chain.LinkPods, g)
+	}
+	var (
+		candidates []*corev1.Pod
+		notes      []string
+	)
+	desired := replicas(w.d.Spec.Replicas)
+	if w.rs != nil {
+		candidates = w.s.PodsOf(w.rs)
+		desired = replicas(w.rs.Spec.Replicas)
+	} else {
+		// The ReplicaSets could not be read, so which pods are current is
+		// not known: judging old and new together says "4/3 pods".
+		candidates, notes = newestTemplate(w.s.Pods)
+	}
+	terminating := 0
+	for _, p := range candidates {
+		switch {
+		case p.DeletionTimestamp != nil:
+			terminating++
+		case p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded:
+			notes = append(notes, w.deadPodNote(p))
+		default:
+			w.pods = append(w.pods, p)
+		}
+	}
+	if terminating > 0 {
+		notes = append(notes, fmt.Sprintf("%d pods terminating", terminating))
+	}
+	have := int32(len(w.pods))
+	summary := fmt.Sprintf("%d/%d pods created", have, desired)
+	c := &collector{}
+	if have < desired && w.rs != nil {
+		newest := newestCreated(candidates)
+		w.failedCreate(c, newest)
+		if c.empty() {
+			obj := objectName("replicaset", w.rs.Name)
+			s := sighting{d: Decoded{Cause: PodsNotCreated, Progressing: true,
+				Summary: fmt.Sprintf("%d of %d pods not created yet", desired-have, desired)},
+				object: obj,
+				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.replicas",
+					Message: fmt.Sprintf("%d of spec.replicas %d", w.rs.Status.Replicas, desired)}}}
+			// The wait starts with the last thing the controller did: the
+			// ReplicaSet's creation, or the newest pod it made since (an
+			// HPA scale-up or a rollback reuses an old ReplicaSet). While
+			// the controller has not even seen the new spec.replicas, it
+			// has not started: no clock runs.
+			if w.rs.Status.ObservedGeneration >= w.rs.Generation {
+				s.since = w.rs.CreationTimestamp.Time
+				if newest.After(s.since) {
+					s.since = newest
+				}
+			}
+			c.add(s)
+		}
+	}
+	l := w.finish(chain.LinkPods, summary, c, 0)
+	l.Notes = append(l.Notes, notes...)
+	return l
+}
+
+// failedCreate reads why the ReplicaSet controller could not create pods:
+// the ReplicaFailure condition first (it does not expire), then its
+// FailedCreate events. newestPod is when the ReplicaSet's newest pod was
+// created.
+func (w *walker) failedCreate(c *collector, newestPod time.Time) {
+	obj := objectName("replicaset", w.rs.Name)
+	for _, cond := range w.rs.Status.Conditions {
+		if cond.Type == appsv1.ReplicaSetReplicaFailure && cond.Status == corev1.ConditionTrue {
+			c.add(sighting{d: FailedCreate(cond.Message), object: obj, since: cond.LastTransitionTime.Time,
+				evidence: []chain.Evidence{conditionEvidence(obj, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)}})
+		}
+	}
+	failing := !c.empty()
+	// Each refused pod has its own generated name, so each refusal is its
+	// own event (until the correlator combines them): the repeats are the
+	// sum of their counts, the start the oldest of them.
+	var (
+		total  int32
+		first  time.Time
+		newest *chain.Event
+	)
+	evs := w.s.EventsFor("ReplicaSet", w.rs.Name, w.rs.UID)
+	for i := range evs {
+		e := &evs[i]
+		if e.Reason != "FailedCreate" {
+			continue
+		}
+		if !failing && !newestPod.IsZero() && e.Last.Before(newestPod) {
+			// A pod was created after this refusal, and no condition says
+			// creating still fails: it is history (a quota since raised),
+			// not why a later scale-up waits.
+			continue
+		}
+		total += e.Count
+		if first.IsZero() || e.First.Before(first) {
+			first = e.First
+		}
+		newest = e
+	}
+	if failing {
+		// The condition holds the error; events add the repeats.
+		for _, k := range c.order {
+			if f := c.byKey[k]; total > f.Repeats {
+				f.Repeats = total
+			}
+		}
+		return
+	}
+	if newest != nil {
+		// The newest says what blocks now.
+		c.add(sighting{d: FailedCreate(eventMessage(*newest)), object: obj, since: first, repeats: total,
+			evidence: []chain.Evidence{eventEvidence(*newest)}})
+	}
+}
+
+// newestCreated is the creation time of the newest pod, zero with none.
+func newestCreated(pods []*corev1.Pod) time.Time {
+	var t time.Time
+	for _, p := range pods {
+		if c := p.CreationTimestamp.Time; c.After(t) {
+			t = c
+		}
+	}
+	return t
+}
+
+// newestTemplate picks, when the ReplicaSets could not be read, the pods
+// of the newest pod template: pods are grouped by their pod-template-hash
+// label (the Deployment controller puts it on each ReplicaSet's pods), and
+// the group whose newest pod is newest is the rollout's current one. The
+// other groups are said in notes, not judged.
+func newestTemplate(all []corev1.Pod) ([]*corev1.Pod, []string) {
+	groups := map[string][]*corev1.Pod{}
+	var hashes []string
+	for i := range all {
+		h := all[i].Labels[appsv1.DefaultDeploymentUniqueLabelKey]
+		if _, ok := groups[h]; !ok {
+			hashes = append(hashes, h)
+		}
+		groups[h] = append(groups[h], &all[i])
+	}
+	sort.Strings(hashes)
+	pick := ""
+	for i, h := range hashes {
+		if i == 0 || newestCreated(groups[h]).After(newestCreated(groups[pick])) {
+			pick = h
+		}
+	}
+	var notes []string
+	for _, h := range hashes {
+		if h == pick {
+			continue
+		}
+		what := "pod-template-hash " + h
+		if h == "" {
+			what = "no pod-template-hash label"
+		}
+		// "older" is how the newest pod's age ranked them, all the walk
+		// can know without the ReplicaSets.
+		var names []string
+		for _, p := range groups[h] {
+			names = append(names, p.Name)
+		}
+		notes = append(notes, fmt.Sprintf("%s of an older pod template (%s) not judged, as the ReplicaSets could not be read: %s",
+			plural(int32(len(names)), "pod"), what, strings.Join(names, ", ")))
+	}
+	return groups[pick], notes
+}
+
+func (w *walker) deadPodNote(p *corev1.Pod) string {
+	if d, ok := Eviction(p.Status.Reason, p.Status.Message); ok {
+		return fmt.Sprintf("pod %s %s (%s); the ReplicaSet replaces it", p.Name, strings.ToLower(string(p.Status.Phase)), d.Summary)
+	}
+	return fmt.Sprintf("pod %s is %s (%s); the ReplicaSet replaces it", p.Name, p.Status.Phase, p.Status.Reason)
+}
