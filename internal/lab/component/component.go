@@ -1,0 +1,61 @@
+// Package component runs one process of a lab: embedded etcd, upstream's
+// kube-apiserver, kube-controller-manager and kube-scheduler from
+// k8s.io/kubernetes, or the simulated kubelet. The lab binary re-executes
+// itself once per component, because the upstream commands own process-wide
+// state (signal handlers, klog flags, feature gates, metrics registries).
+//
+// Only cmd/kubectl-chain-lab may import this package: it pulls in
+// k8s.io/kubernetes, which the diagnosis binary must never link.
+package component
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/kubelet"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
+)
+
+type runner func(ctx context.Context, l state.Layout, s state.Spec) error
+
+var runners = map[string]runner{
+	state.Etcd:              runEtcd,
+	state.APIServer:         runAPIServer,
+	state.ControllerManager: runControllerManager,
+	state.Scheduler:         runScheduler,
+	state.Kubelet:           runKubelet,
+}
+
+// Run runs the named component of the lab in dir until it stops or ctx ends.
+func Run(ctx context.Context, name, dir string) error {
+	run, ok := runners[name]
+	if !ok {
+		return fmt.Errorf("unknown component %q", name)
+	}
+	l := state.Layout{Dir: dir}
+	s, err := state.ReadSpec(l)
+	if err != nil {
+		return fmt.Errorf("reading the lab's spec: %w", err)
+	}
+	return run(ctx, l, s)
+}
+
+// withTermination ends ctx on SIGTERM or SIGINT, for the components we run
+// ourselves; the upstream commands install their own handlers, and for them
+// no handler of ours may swallow the signal.
+func withTermination(ctx context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
+}
+
+func runKubelet(ctx context.Context, l state.Layout, s state.Spec) error {
+	ctx, stop := withTermination(ctx)
+	defer stop()
+	c, err := kubelet.ConfigFromSpec(l, s)
+	if err != nil {
+		return err
+	}
+	return kubelet.Run(ctx, c)
+}

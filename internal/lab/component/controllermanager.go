@@ -1,0 +1,73 @@
+package component
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	controllermanager "k8s.io/kubernetes/cmd/kube-controller-manager/app"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
+)
+
+// controllers are the kube-controller-manager controllers the lab runs:
+// those that act on a Deployment's chain (deployment, replicaset, quota,
+// service accounts and root CA, namespaces, garbage collection, nodes and
+// their taints, volumes and their protection) and RBAC's aggregated roles.
+// Every controller costs its own ServiceAccount and token at start (about
+// 0.1 s each on 2 cores), so the rest stay off: cloud and node IPAM
+// (node CIDRs are set by the simulated kubelet), certificate signers and
+// bootstrap tokens (no TLS bootstrap), the legacy service-account token
+// controller (pods get projected tokens), and workloads other than
+// Deployments (jobs, cron jobs, daemon sets, stateful sets, replication
+// controllers, disruption budgets, endpoints).
+var controllers = []string{
+	"clusterrole-aggregation-controller",
+	"deployment-controller",
+	"garbage-collector-controller",
+	"namespace-controller",
+	"node-lifecycle-controller",
+	"persistentvolume-binder-controller",
+	"persistentvolume-protection-controller",
+	"persistentvolumeclaim-protection-controller",
+	"pod-garbage-collector-controller",
+	"replicaset-controller",
+	"resourcequota-controller",
+	"root-ca-certificate-publisher-controller",
+	"serviceaccount-controller",
+	"taint-eviction-controller",
+}
+
+// controllerManagerArgs connects upstream's kube-controller-manager as
+// system:kube-controller-manager, with one service-account identity per
+// controller as kubeadm does. Leader election is off: a lab has one replica
+// and a restarted one must not wait out a stale lease.
+func controllerManagerArgs(l state.Layout, s state.Spec) []string {
+	kc := l.ComponentKubeconfig(state.ControllerManager)
+	return []string{
+		"--kubeconfig=" + kc,
+		"--authentication-kubeconfig=" + kc,
+		"--authorization-kubeconfig=" + kc,
+		"--bind-address=" + state.Host,
+		"--secure-port=" + strconv.Itoa(s.Ports.ControllerManager),
+		"--root-ca-file=" + l.Cert("ca"),
+		"--use-service-account-credentials=true",
+		"--controllers=" + strings.Join(controllers, ","),
+		"--cluster-name=" + s.Name,
+		"--service-cluster-ip-range=" + ServiceCIDR,
+		"--kube-api-qps=" + strconv.Itoa(clientQPS),
+		"--kube-api-burst=" + strconv.Itoa(clientBurst),
+		"--leader-elect=false",
+		"--profiling=false",
+	}
+}
+
+// runControllerManager runs upstream's unmodified kube-controller-manager.
+func runControllerManager(ctx context.Context, l state.Layout, s state.Spec) error {
+	cmd := controllermanager.NewControllerManagerCommand()
+	if err := awaitAPIServer(ctx, l.ComponentKubeconfig(state.ControllerManager)); err != nil {
+		return err
+	}
+	cmd.SetArgs(controllerManagerArgs(l, s))
+	return cmd.ExecuteContext(ctx)
+}

@@ -1,0 +1,73 @@
+package lab
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/proc"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
+)
+
+// stopGrace is how long components get to exit on SIGTERM before SIGKILL.
+const stopGrace = 10 * time.Second
+
+// Down stops every process of the lab and removes its state directory. A lab
+// that does not run is not an error: Down says so and returns nil.
+func (l Lab) Down(out io.Writer) error {
+	if !l.exists() {
+		fmt.Fprintf(out, "Lab %q is not running (no state in %s).\n", l.Name, l.Layout.Dir)
+		return nil
+	}
+	if !l.isLab() {
+		return fmt.Errorf("%s is not a lab's state directory (no lab.json or pids): not removing it", l.Layout.Dir)
+	}
+	release, err := lock(l.Layout.Lock())
+	if err != nil {
+		return err
+	}
+	defer release()
+	ps := l.Processes()
+	wasRunning := anyAlive(ps)
+	killed := l.stop(ps)
+	if err := os.RemoveAll(l.Layout.Dir); err != nil {
+		return fmt.Errorf("removing %s: %w", l.Layout.Dir, err)
+	}
+	switch {
+	case !wasRunning:
+		fmt.Fprintf(out, "Lab %q was not running; removed its stale state %s.\n", l.Name, l.Layout.Dir)
+	case len(killed) > 0:
+		fmt.Fprintf(out, "Lab %q stopped (%d process(es) needed SIGKILL) and its state removed.\n", l.Name, len(killed))
+	default:
+		fmt.Fprintf(out, "Lab %q stopped and its state removed.\n", l.Name)
+	}
+	return nil
+}
+
+// stopStages is the order of shutdown: the API server's clients, then the
+// API server, then etcd. Stopped together, the API server can hang on its
+// storage going away under it until SIGKILL.
+var stopStages = [][]string{
+	{state.Kubelet, state.Scheduler, state.ControllerManager},
+	{state.APIServer},
+	{state.Etcd},
+}
+
+// stop terminates the given processes of the lab stage by stage; it returns
+// the pids that needed SIGKILL.
+func (l Lab) stop(ps []Process) []int {
+	var killed []int
+	for _, stage := range stopStages {
+		var stagePids []int
+		for _, p := range ps {
+			for _, c := range stage {
+				if p.Component == c && p.Pid > 0 {
+					stagePids = append(stagePids, p.Pid)
+				}
+			}
+		}
+		killed = append(killed, proc.Stop(stagePids, l.marker(), stopGrace)...)
+	}
+	return killed
+}

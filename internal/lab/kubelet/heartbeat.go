@@ -1,0 +1,100 @@
+package kubelet
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+)
+
+// register creates the node, or takes over the one a previous run created.
+func (a *nodeAgent) register(ctx context.Context) error {
+	now := a.clock.Now()
+	nodes := a.client.CoreV1().Nodes()
+	created, err := nodes.Create(ctx, newNode(a.cfg, a.kernel, now), metav1.CreateOptions{})
+	if err == nil {
+		a.node, a.readySince = created, now
+		return nil
+	}
+	if !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	existing, err := nodes.Get(ctx, a.cfg.Name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	a.node, a.readySince = existing, now
+	for _, c := range existing.Status.Conditions {
+		if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+			a.readySince = c.LastTransitionTime.Time
+		}
+	}
+	return a.postStatus(ctx)
+}
+
+// eventsAccepted dry-runs an event in namespace "default", where node events
+// go: right after the API server turns ready that namespace may not exist
+// yet, and the recorder drops what the API server rejects.
+func (a *nodeAgent) eventsAccepted(ctx context.Context) error {
+	probe := &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{GenerateName: a.cfg.Name + ".", Namespace: metav1.NamespaceDefault},
+		InvolvedObject: corev1.ObjectReference{Kind: "Node", Name: a.cfg.Name, UID: a.node.UID},
+		Reason:         reasonStarting,
+		Source:         corev1.EventSource{Component: "kubelet", Host: a.cfg.Name},
+		Type:           corev1.EventTypeNormal,
+	}
+	_, err := a.client.CoreV1().Events(metav1.NamespaceDefault).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	return err
+}
+
+// announce records the events a kubelet emits when it starts and first
+// reports its conditions.
+func (a *nodeAgent) announce() {
+	ref := &corev1.ObjectReference{Kind: "Node", Name: a.node.Name, UID: a.node.UID}
+	emit(a.events, ref, reasonStarting, msgStartingKubelet)
+	for _, r := range []string{"NodeHasSufficientMemory", "NodeHasNoDiskPressure", "NodeHasSufficientPID", reasonNodeReady} {
+		emit(a.events, ref, r, fmt.Sprintf(msgNodeStatus, a.node.Name, r))
+	}
+}
+
+// heartbeatLoop renews the Lease and posts node status every period until
+// ctx ends, so the node lifecycle controller never marks the node NotReady.
+func (a *nodeAgent) heartbeatLoop(ctx context.Context) {
+	if err := a.renewLease(ctx); err != nil {
+		klog.ErrorS(err, "renewing the node lease", "node", a.cfg.Name)
+	}
+	t := a.clock.NewTicker(a.heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C():
+		}
+		if err := a.renewLease(ctx); err != nil && ctx.Err() == nil {
+			klog.ErrorS(err, "renewing the node lease", "node", a.cfg.Name)
+		}
+		if err := a.postStatus(ctx); err != nil && ctx.Err() == nil {
+			klog.ErrorS(err, "posting the node status", "node", a.cfg.Name)
+		}
+	}
+}
+
+// postStatus patches the node's conditions (merged by type) and images, as
+// the kubelet's PatchNodeStatus does, leaving other writers' fields alone.
+func (a *nodeAgent) postStatus(ctx context.Context) error {
+	patch, err := json.Marshal(map[string]any{"status": map[string]any{
+		"conditions": nodeConditions(a.readySince, a.clock.Now()),
+		"images":     a.images.nodeImages(),
+	}})
+	if err != nil {
+		return err
+	}
+	_, err = a.client.CoreV1().Nodes().Patch(ctx, a.cfg.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
+	return err
+}

@@ -1,0 +1,93 @@
+// Package kubelet is the lab's simulated kubelet: one process that plays N
+// virtual nodes. Each node registers itself, heartbeats its status and Lease,
+// and drives the pods bound to it through the states, conditions and events a
+// real kubelet writes for them, with the kubelet's own reasons and message
+// formats (k8s.io/kubernetes v1.37.2, pkg/kubelet). No container runs: a
+// per-pod Behaviour decides what the simulated runtime does.
+package kubelet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"golang.org/x/sys/unix"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+)
+
+// Client limits of each node: the kubelet's kubeAPIQPS and kubeAPIBurst.
+const (
+	nodeQPS   = 50
+	nodeBurst = 100
+)
+
+// Run plays every node of c until ctx ends.
+func Run(ctx context.Context, c Config) error {
+	if len(c.Nodes) == 0 {
+		return errors.New("no nodes to run")
+	}
+	kernel := kernelVersion()
+	var wg sync.WaitGroup
+	errs := make([]error, len(c.Nodes))
+	for i, n := range c.Nodes {
+		client, err := kubernetes.NewForConfig(nodeRESTConfig(c, n))
+		if err != nil {
+			return fmt.Errorf("client of node %s: %w", n.Name, err)
+		}
+		broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+		broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+		defer broadcaster.Shutdown()
+		recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: n.Name})
+		agent := newNodeAgent(n, c, client, recorder, kernel)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = agent.run(ctx, podInformer(client, n.Name))
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil
+	}
+	return errors.Join(errs...)
+}
+
+// nodeRESTConfig connects as the node, with the kubelet's client limits.
+func nodeRESTConfig(c Config, n NodeConfig) *rest.Config {
+	return &rest.Config{
+		Host:            c.Server,
+		TLSClientConfig: rest.TLSClientConfig{CAFile: c.CAFile, CertFile: n.CertFile, KeyFile: n.KeyFile},
+		QPS:             nodeQPS,
+		Burst:           nodeBurst,
+		UserAgent:       fmt.Sprintf("kubelet/%s (%s/%s) kubectl-chain-lab", KubeletVersion, runtime.GOOS, runtime.GOARCH),
+	}
+}
+
+// podInformer watches the pods bound to one node, the way the kubelet does
+// (a field selector on spec.nodeName, which the Node authorizer requires).
+func podInformer(client kubernetes.Interface, node string) cache.SharedIndexInformer {
+	f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", node).String()
+	}))
+	return f.Core().V1().Pods().Informer()
+}
+
+// kernelVersion is the host's kernel release, which a node reports.
+func kernelVersion() string {
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		return "unknown"
+	}
+	return unix.ByteSliceToString(u.Release[:])
+}

@@ -1,0 +1,83 @@
+// Package lab is the reference control plane's lifecycle: `up` writes a lab's
+// certificates and spec, starts one detached process per component and waits
+// until the cluster is healthy; `down` stops them and removes the state;
+// `status` and `logs` inspect them. The components themselves live in
+// internal/lab/component, the simulated kubelet in internal/lab/kubelet.
+package lab
+
+import (
+	"os"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/proc"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
+)
+
+// Lab is one named lab and its state directory.
+type Lab struct {
+	Name   string
+	Layout state.Layout
+}
+
+// Open finds the lab called name (or the one in stateDir) without touching it.
+func Open(name, stateDir string, getenv func(string) string) (Lab, error) {
+	dir, err := state.Dir(name, stateDir, getenv)
+	if err != nil {
+		return Lab{}, err
+	}
+	return Lab{Name: name, Layout: state.Layout{Dir: dir}}, nil
+}
+
+// Process is one component as its pid file and the kernel see it.
+type Process struct {
+	Component string
+	Pid       int
+	Alive     bool
+}
+
+// Processes reports every component of the lab, in start order.
+func (l Lab) Processes() []Process {
+	out := make([]Process, 0, len(state.Components))
+	for _, c := range state.Components {
+		pid, _ := proc.ReadPid(l.Layout.Pid(c))
+		out = append(out, Process{Component: c, Pid: pid, Alive: proc.Alive(pid, l.marker())})
+	}
+	return out
+}
+
+// marker is how a component's command line names its lab: the state
+// directory as a whole NUL-separated argument, so /labs/a never matches
+// /labs/ab.
+func (l Lab) marker() string { return "\x00" + l.Layout.Dir + "\x00" }
+
+// componentArgs are the arguments the lab binary re-executes itself with to
+// run one component; the state directory comes last (see marker).
+func (l Lab) componentArgs(component string) []string {
+	return []string{"component", component, "--state", l.Layout.Dir}
+}
+
+// exists reports whether the lab has state on disk.
+func (l Lab) exists() bool {
+	_, err := os.Stat(l.Layout.Dir)
+	return err == nil
+}
+
+// isLab reports whether the state directory was written by a lab (so it may
+// be removed): it has lab.json or pid files.
+func (l Lab) isLab() bool {
+	for _, p := range []string{l.Layout.Spec(), l.Layout.Pids()} {
+		if _, err := os.Stat(p); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// anyAlive reports whether any component process lives.
+func anyAlive(ps []Process) bool {
+	for _, p := range ps {
+		if p.Alive {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,103 @@
+package labcmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
+)
+
+func newDown(g *globals, s Streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "down",
+		Short: "Stop every process of a lab and remove its state",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			l, err := lab.Open(g.name, g.stateDir, getenv)
+			if err != nil {
+				return err
+			}
+			return l.Down(s.Out)
+		},
+	}
+}
+
+// ErrSilent is an error already reported to the user: main only sets the
+// exit code.
+var ErrSilent = errors.New("already reported")
+
+func newStatus(g *globals, s Streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Show each component's pid and whether it runs; a dead one's last log lines",
+		Long:  "Show each component's pid and whether it runs, and a dead one's last log lines. Exits 1 unless every component runs.",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			l, err := lab.Open(g.name, g.stateDir, getenv)
+			if err != nil {
+				return err
+			}
+			r := l.Status()
+			if err := r.Print(s.Out); err != nil {
+				return err
+			}
+			if !r.Running() {
+				return ErrSilent
+			}
+			return nil
+		},
+	}
+}
+
+func newLogs(g *globals, s Streams) *cobra.Command {
+	return &cobra.Command{
+		Use:       "logs COMPONENT",
+		Short:     "Print a component's log (" + strings.Join(state.Components, ", ") + ")",
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: state.Components,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if !state.IsComponent(args[0]) {
+				return fmt.Errorf("unknown component %q: choose one of %s", args[0], strings.Join(state.Components, ", "))
+			}
+			l, err := lab.Open(g.name, g.stateDir, getenv)
+			if err != nil {
+				return err
+			}
+			f, err := os.Open(l.Layout.Log(args[0]))
+			if os.IsNotExist(err) {
+				return fmt.Errorf("lab %q has no log of %s (is it up? state: %s)", l.Name, args[0], l.Layout.Dir)
+			}
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = io.Copy(s.Out, f)
+			return err
+		},
+	}
+}
+
+func newKubeconfig(g *globals, s Streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "kubeconfig",
+		Short: "Print the path of the lab's admin kubeconfig",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			l, err := lab.Open(g.name, g.stateDir, getenv)
+			if err != nil {
+				return err
+			}
+			if _, err := os.Stat(l.Layout.Kubeconfig()); err != nil {
+				return fmt.Errorf("lab %q has no kubeconfig (is it up? state: %s)", l.Name, l.Layout.Dir)
+			}
+			_, err = fmt.Fprintln(s.Out, l.Layout.Kubeconfig())
+			return err
+		},
+	}
+}

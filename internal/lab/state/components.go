@@ -1,0 +1,24 @@
+package state
+
+// Component names, as used by `logs COMPONENT`, the pid and log files, and the
+// hidden `component` subcommand.
+const (
+	Etcd              = "etcd"
+	APIServer         = "kube-apiserver"
+	ControllerManager = "kube-controller-manager"
+	Scheduler         = "kube-scheduler"
+	Kubelet           = "kubelet"
+)
+
+// Components are every process of a lab, in start order.
+var Components = []string{Etcd, APIServer, ControllerManager, Scheduler, Kubelet}
+
+// IsComponent reports whether name is one of Components.
+func IsComponent(name string) bool {
+	for _, c := range Components {
+		if c == name {
+			return true
+		}
+	}
+	return false
+}

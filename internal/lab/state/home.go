@@ -1,0 +1,50 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+)
+
+// EnvHome overrides the directory that holds every lab's state directory.
+const EnvHome = "KUBECTL_CHAIN_LAB_HOME"
+
+// validName keeps lab names usable as directory names and in cert subjects.
+var validName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+
+// ValidateName rejects names that cannot be a directory or a DNS label.
+func ValidateName(name string) error {
+	if !validName.MatchString(name) {
+		return fmt.Errorf("invalid lab name %q: use lowercase letters, digits and '-' (at most 63)", name)
+	}
+	return nil
+}
+
+// Dir is the state directory of the lab called name: stateDir when set, else
+// $KUBECTL_CHAIN_LAB_HOME/NAME, else $XDG_STATE_HOME/kubectl-chain/labs/NAME,
+// else ~/.local/state/kubectl-chain/labs/NAME. getenv is os.Getenv in main.
+func Dir(name, stateDir string, getenv func(string) string) (string, error) {
+	if stateDir != "" {
+		return filepath.Abs(stateDir)
+	}
+	if err := ValidateName(name); err != nil {
+		return "", err
+	}
+	if h := getenv(EnvHome); h != "" {
+		return filepath.Abs(filepath.Join(h, name))
+	}
+	if x := getenv("XDG_STATE_HOME"); x != "" {
+		return filepath.Join(x, "kubectl-chain", "labs", name), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", errors.New("cannot find a state directory: set HOME, XDG_STATE_HOME or " + EnvHome)
+		}
+		home = h
+	}
+	return filepath.Join(home, ".local", "state", "kubectl-chain", "labs", name), nil
+}

@@ -1,0 +1,219 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/pki"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/proc"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
+)
+
+// Bounds of the lab's shape: each node gets a /24 of 10.244.0.0/16 for its
+// pods (.2 to .254).
+const (
+	MaxNodes    = 250
+	MaxNodePods = 253
+)
+
+// UpOptions shape the lab `up` creates.
+type UpOptions struct {
+	Nodes      int
+	NodeCPU    string
+	NodeMemory string
+	NodePods   int
+	// Timeout bounds the wait for the lab to become healthy.
+	Timeout time.Duration
+	// Executable is the lab binary, re-executed once per component.
+	Executable string
+	// Progress receives one line per step (stderr in the command).
+	Progress io.Writer
+}
+
+// Validate rejects shapes the lab cannot run.
+func (o UpOptions) Validate() error {
+	if o.Nodes < 1 || o.Nodes > MaxNodes {
+		return fmt.Errorf("--nodes must be between 1 and %d, got %d", MaxNodes, o.Nodes)
+	}
+	for flag, q := range map[string]string{"--node-cpu": o.NodeCPU, "--node-memory": o.NodeMemory} {
+		v, err := resource.ParseQuantity(q)
+		if err != nil || v.Sign() <= 0 {
+			return fmt.Errorf("%s must be a positive quantity, got %q", flag, q)
+		}
+	}
+	if o.NodePods < 1 || o.NodePods > MaxNodePods {
+		return fmt.Errorf("--node-pods must be between 1 and %d (a node's pod range is a /24), got %d", MaxNodePods, o.NodePods)
+	}
+	return nil
+}
+
+// RunningError is a second `up` for a lab that runs.
+type RunningError struct{ Lab Lab }
+
+func (e *RunningError) Error() string {
+	return fmt.Sprintf("lab %q is already running (kubeconfig %s); use it, or stop it first with `kubectl chain lab down --name %s`",
+		e.Lab.Name, e.Lab.Layout.Kubeconfig(), e.Lab.Name)
+}
+
+// Up creates and starts the lab and returns once it is healthy. It returns
+// how long that took. On failure the processes are stopped; the state stays
+// for `status` and `logs` unless ctx was cancelled.
+func (l Lab) Up(ctx context.Context, o UpOptions) (time.Duration, error) {
+	begin := time.Now()
+	if err := o.Validate(); err != nil {
+		return 0, err
+	}
+	if err := l.clearStale(o.Progress); err != nil {
+		return 0, err
+	}
+	if err := os.MkdirAll(l.Layout.Dir, 0o700); err != nil {
+		return 0, err
+	}
+	release, err := lock(l.Layout.Lock())
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+
+	spec, err := l.writeState(o, begin)
+	if err != nil {
+		return 0, err
+	}
+	exits, err := l.startComponents(o.Executable)
+	if err != nil {
+		l.stop(l.Processes())
+		return 0, err
+	}
+	err = l.waitHealthy(ctx, spec, o, exits)
+	if err == nil {
+		return time.Since(begin), nil
+	}
+	l.stop(l.Processes())
+	if ctx.Err() != nil {
+		_ = os.RemoveAll(l.Layout.Dir)
+		return 0, fmt.Errorf("interrupted; lab %q stopped and removed", l.Name)
+	}
+	return 0, l.explain(err)
+}
+
+// clearStale refuses a running lab and removes the state a crashed one left.
+func (l Lab) clearStale(progress io.Writer) error {
+	if !l.exists() {
+		return nil
+	}
+	if !l.isLab() {
+		entries, err := os.ReadDir(l.Layout.Dir)
+		if err != nil {
+			return err
+		}
+		if len(entries) > 0 {
+			return fmt.Errorf("%s exists and is not a lab's state directory; choose another --state-dir", l.Layout.Dir)
+		}
+		return nil
+	}
+	ps := l.Processes()
+	if anyAlive(ps) {
+		return &RunningError{Lab: l}
+	}
+	fmt.Fprintf(progress, "Removing the stale state of lab %q (no process alive: it crashed or the machine restarted).\n", l.Name)
+	return os.RemoveAll(l.Layout.Dir)
+}
+
+// writeState chooses ports and writes lab.json, the PKI and kubeconfigs.
+func (l Lab) writeState(o UpOptions, now time.Time) (state.Spec, error) {
+	ports, err := allocatePorts()
+	if err != nil {
+		return state.Spec{}, err
+	}
+	spec := state.Spec{
+		Name:    l.Name,
+		Created: now.UTC().Truncate(time.Second),
+		Nodes:   state.NodeShape{Count: o.Nodes, CPU: o.NodeCPU, Memory: o.NodeMemory, Pods: o.NodePods},
+		Ports:   ports,
+	}
+	if err := state.WriteSpec(l.Layout, spec); err != nil {
+		return spec, err
+	}
+	if err := pki.Generate(l.Layout, spec, now); err != nil {
+		return spec, fmt.Errorf("generating certificates: %w", err)
+	}
+	return spec, nil
+}
+
+// startComponents spawns every component at once (each retries until the
+// ones it needs answer) and reports on the channel any that exits.
+func (l Lab) startComponents(exe string) (<-chan exited, error) {
+	exits := make(chan exited, len(state.Components))
+	for _, c := range state.Components {
+		cmd, err := proc.Spawn(exe, l.componentArgs(c), l.Layout.Log(c), l.Layout.Pid(c))
+		if err != nil {
+			return nil, err
+		}
+		go func(c string, cmd *exec.Cmd) {
+			exits <- exited{component: c, err: cmd.Wait()}
+		}(c, cmd)
+	}
+	return exits, nil
+}
+
+// waitHealthy waits for the checks with the admin credentials.
+func (l Lab) waitHealthy(ctx context.Context, spec state.Spec, o UpOptions, exits <-chan exited) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", l.Layout.Kubeconfig())
+	if err != nil {
+		return err
+	}
+	cfg.QPS, cfg.Burst = 100, 200
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	start := time.Now()
+	return waitHealthy(wctx, client, healthChecks(spec.Nodes.Count), exits, func(name string) {
+		fmt.Fprintf(o.Progress, " ✓ %s (%.1fs)\n", name, time.Since(start).Seconds())
+	})
+}
+
+// explain turns a failed start into a message that names the component and
+// shows its last log lines.
+func (l Lab) explain(err error) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "lab %q did not become healthy: %v", l.Name, err)
+	var ce *componentExitError
+	component := ""
+	if errors.As(err, &ce) {
+		component = ce.component
+	} else {
+		for _, p := range l.Processes() {
+			if !p.Alive {
+				component = p.Component
+				break
+			}
+		}
+	}
+	if component != "" {
+		lines, _ := lastLines(l.Layout.Log(component), 15)
+		fmt.Fprintf(&b, "\nlast lines of %s's log (%s):", component, l.Layout.Log(component))
+		portTaken := false
+		for _, line := range lines {
+			fmt.Fprintf(&b, "\n  %s", line)
+			portTaken = portTaken || strings.Contains(line, "address already in use")
+		}
+		if portTaken {
+			b.WriteString("\na port the lab chose was taken by another process meanwhile: run `up` again to choose new ports")
+		}
+	}
+	fmt.Fprintf(&b, "\nthe processes are stopped; the logs stay in %s (`kubectl chain lab status`, `kubectl chain lab logs COMPONENT`); the next `up` or `down` removes them", l.Layout.Logs())
+	return errors.New(b.String())
+}
