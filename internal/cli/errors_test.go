@@ -71,6 +71,7 @@ func TestClusterErrors(t *testing.T) {
 	t.Run("no kubeconfig", func(t *testing.T) {
 		t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "missing"))
 		t.Setenv("HOME", t.TempDir())
+		t.Setenv("KUBECTL_CHAIN_LAB_HOME", t.TempDir()) // and no lab
 		r := runWith(t, nil, "deploy/web")
 		if r.code != ExitCluster || !strings.Contains(r.stderr, "no cluster configured") || !strings.Contains(r.stderr, "kubectl chain lab up") {
 			t.Errorf("code %d, stderr %q", r.code, r.stderr)
@@ -160,5 +161,28 @@ func TestUsageErrors(t *testing.T) {
 				t.Errorf("code %d, stderr %q; want %d and one line containing %q", r.code, r.stderr, ExitUsage, tt.want)
 			}
 		})
+	}
+}
+
+// TestDefaultsToLab: a user with no kubeconfig but a running lab gets the lab
+// (and is told so); here the lab's API server says the Deployment is absent.
+func TestDefaultsToLab(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"deployments.apps \"web\" not found","reason":"NotFound","details":{"name":"web","group":"apps","kind":"deployments"},"code":404}`))
+	}))
+	defer srv.Close()
+	home := t.TempDir()
+	t.Setenv("KUBECTL_CHAIN_LAB_HOME", home)
+	labCfg := kubeconfig(t, srv.URL, "default") // writes a kubeconfig and points KUBECONFIG at it
+	os.MkdirAll(filepath.Join(home, "lab"), 0o700)
+	data, _ := os.ReadFile(labCfg)
+	os.WriteFile(filepath.Join(home, "lab", "kubeconfig"), data, 0o600)
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "missing"))
+	t.Setenv("HOME", t.TempDir())
+	r := runWith(t, nil, "deploy/web")
+	if r.code != ExitNotFound || !strings.Contains(r.stderr, "no kubeconfig: using the local lab") {
+		t.Errorf("code %d, stderr %q", r.code, r.stderr)
 	}
 }
