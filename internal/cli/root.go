@@ -37,6 +37,11 @@ type Options struct {
 	Wait    bool
 	Timeout time.Duration
 
+	// Selector, All and AllNamespaces choose many Deployments at once.
+	Selector      string
+	All           bool
+	AllNamespaces bool
+
 	// NewClient builds the clientset; tests replace it.
 	NewClient func() (kube.Client, error)
 	// Now is the clock used to stamp snapshots; nil means time.Now.
@@ -102,17 +107,22 @@ the verbatim evidence and the next step. It only reads (get and list).`,
 	cmd.Flags().DurationVar(&o.Grace, "grace", o.Grace, "how long a cause that real clusters show as a short blip (a missing Secret, an unschedulable pod) must last before it counts as terminal")
 	cmd.Flags().BoolVar(&o.Wait, "wait", false, "follow the rollout until it is complete, a cause is terminal, or --timeout passes")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 5*time.Minute, "with --wait, how long to wait before giving up with the last verdict")
+	cmd.Flags().StringVarP(&o.Selector, "selector", "l", "", "judge the Deployments matching this label selector (e.g. app=web)")
+	cmd.Flags().BoolVar(&o.All, "all", false, "judge every Deployment in the namespace")
+	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "judge every Deployment in every namespace (with -l, those matching)")
 	cmd.AddCommand(newVersionCommand(o.IOStreams), newCausesCommand(o), newLabCommand(o.IOStreams))
 	return cmd
 }
 
 // Complete reads the arguments and the kubeconfig's namespace.
 func (o *Options) Complete(args []string) error {
-	names, err := parseTargets(args)
-	if err != nil {
-		return err
+	if len(args) > 0 || !(o.All || o.Selector != "" || o.AllNamespaces) {
+		names, err := parseTargets(args)
+		if err != nil {
+			return err
+		}
+		o.names = names
 	}
-	o.names = names
 	// Mistakes on the command line are usage errors whatever the kubeconfig.
 	if err := o.Output.complete(o.Out); err != nil {
 		return err
@@ -189,8 +199,8 @@ const defaultLab = "lab"
 
 // Validate checks what flags alone cannot.
 func (o *Options) Validate() error {
-	if len(o.names) > 1 {
-		return usageErrorf("one Deployment at a time: got %d names", len(o.names))
+	if len(o.names) > 0 && (o.All || o.Selector != "" || o.AllNamespaces) {
+		return usageErrorf("name Deployments or choose them with -l, --all or -A, not both")
 	}
 	if o.Timeout <= 0 {
 		return usageErrorf("--timeout must be positive, got %s", o.Timeout)
@@ -212,6 +222,9 @@ func (o *Options) Run(ctx context.Context) error {
 		return translate(err)
 	}
 	reader := &kube.Reader{Client: client, Now: o.Now}
+	if o.many() {
+		return o.runMany(ctx, reader)
+	}
 	snap, err := reader.Snapshot(ctx, o.namespace, o.names[0])
 	var nf *kube.NotFoundError
 	if errors.As(err, &nf) && o.Output.Format != "text" {

@@ -138,11 +138,7 @@ func (w *waiter) progress(r *chain.Report) error {
 		return nil
 	}
 	w.last = line
-	out := w.o.Out
-	if w.o.Output.Format != "text" {
-		out = w.o.ErrOut
-	}
-	_, err := fmt.Fprintln(out, render.Progress(r, elapsed))
+	_, err := fmt.Fprintln(w.o.progressOut(), render.Progress(r, elapsed))
 	return err
 }
 

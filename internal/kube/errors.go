@@ -42,5 +42,8 @@ func (e *ForbiddenError) Unwrap() error { return e.Err }
 // canI is the command that tells whether the current identity may do verb on
 // resource in the namespace.
 func canI(verb, resource, namespace string) string {
+	if namespace == "" {
+		return fmt.Sprintf("kubectl auth can-i %s %s --all-namespaces", verb, resource)
+	}
 	return fmt.Sprintf("kubectl auth can-i %s %s -n %s", verb, resource, namespace)
 }

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"encoding/xml"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// twoNamespaces is healthy.yaml in shop and image-not-found.yaml moved to
+// staging: two Deployments named web, one healthy, one broken.
+func twoNamespaces(t *testing.T) *fake.Clientset {
+	t.Helper()
+	objs := fixtureObjects(t, "healthy.yaml")
+	for _, o := range fixtureObjects(t, "image-not-found.yaml") {
+		o.(metav1.Object).SetNamespace("staging")
+		if e, ok := o.(*corev1.Event); ok {
+			e.InvolvedObject.Namespace = "staging"
+		}
+		objs = append(objs, o)
+	}
+	return fake.NewClientset(objs...)
+}
+
+func TestAllNamespaces(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	c := twoNamespaces(t)
+	r := runFixture(t, "image-not-found.yaml", c, "-A", "-o", "json")
+	var l chain.ReportList
+	decodeJSON(t, r.stdout, &l)
+	if r.code != ExitBroken || l.Health != chain.Broken || len(l.Items) != 2 || l.Kind != "ReportList" {
+		t.Fatalf("code %d, health %s, %d items; want %d, broken, 2\n%s", r.code, l.Health, len(l.Items), ExitBroken, r.stdout)
+	}
+	// One list per kind, whatever the number of Deployments.
+	if l.Requests != 4 || len(c.Actions()) != 4 {
+		t.Errorf("requests %d, actions %d; want 4", l.Requests, len(c.Actions()))
+	}
+	got := map[string]chain.CauseID{}
+	for _, it := range l.Items {
+		got[it.Namespace+"/"+it.Name] = it.Verdict.Cause
+	}
+	if got["shop/web"] != "" || got["staging/web"] != "ImageNotFound" {
+		t.Errorf("verdicts %v", got)
+	}
+}
+
+func TestAllInNamespaceText(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "staging")
+	r := runFixture(t, "image-not-found.yaml", twoNamespaces(t), "--all", "--color", "never")
+	if r.code != ExitBroken {
+		t.Errorf("code %d", r.code)
+	}
+	// The broken one's full report, then the summary table; nothing of shop.
+	if !strings.Contains(r.stdout, "BROKEN at containers") || !strings.Contains(r.stdout, "NAMESPACE  DEPLOYMENT  HEALTH") || strings.Contains(r.stdout, "\nshop ") {
+		t.Errorf("output:\n%s", r.stdout)
+	}
+}
+
+func TestSelectorMatchesNothing(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	r := runFixture(t, "healthy.yaml", nil, "-l", "app=nothing")
+	if r.code != ExitNotFound || !strings.Contains(r.stderr, "no Deployments in namespace shop matching app=nothing") {
+		t.Errorf("code %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestNamesAndSelectorConflict(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	r := runFixture(t, "healthy.yaml", nil, "deploy/web", "--all")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "not both") {
+		t.Errorf("code %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestJUnitAndMarkdown(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	r := runFixture(t, "image-not-found.yaml", twoNamespaces(t), "-A", "-o", "junit")
+	var suite struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Cases    []struct {
+			Name    string `xml:"name,attr"`
+			Failure *struct {
+				Message string `xml:"message,attr"`
+			} `xml:"failure"`
+		} `xml:"testcase"`
+	}
+	if err := xml.Unmarshal([]byte(r.stdout), &suite); err != nil {
+		t.Fatalf("not XML: %v\n%s", err, r.stdout)
+	}
+	if suite.Tests != 2 || suite.Failures != 1 || suite.Cases[1].Failure == nil || !strings.Contains(suite.Cases[1].Failure.Message, "ImageNotFound") {
+		t.Errorf("suite %+v", suite)
+	}
+	r = runFixture(t, "image-not-found.yaml", twoNamespaces(t), "-A", "-o", "markdown")
+	for _, want := range []string{"### kubectl chain: broken", "| `staging/web` | broken | containers | ImageNotFound |", "**Next step:**"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+func TestGitHubAnnotations(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	t.Setenv("GITHUB_ACTIONS", "true")
+	r := runFixture(t, "image-not-found.yaml", twoNamespaces(t), "-A", "--color", "never")
+	if !strings.Contains(r.stdout, "::error title=deployment staging/web::broken at containers:") || strings.Contains(r.stdout, "title=deployment shop/web") {
+		t.Errorf("output:\n%s", r.stdout)
+	}
+}
+
+var _ runtime.Object = (*corev1.Event)(nil)
