@@ -1,0 +1,42 @@
+package kube
+
+import (
+	"context"
+	"testing"
+
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// TestManyOneListPerKind: reading a namespace costs one list per kind,
+// however many Deployments it holds, and keeps only that namespace.
+func TestManyOneListPerKind(t *testing.T) {
+	cs := fake.NewClientset(cluster()...)
+	b, gaps, n, err := newReader(cs, 0).Many(context.Background(), "prod", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 4 || len(cs.Actions()) != 4 || len(gaps) != 0 {
+		t.Errorf("requests %d, actions %d, gaps %v; want 4, 4, none", n, len(cs.Actions()), gaps)
+	}
+	if len(b.Deployments) != 2 || len(b.Pods) != 3 {
+		t.Errorf("%d deployments, %d pods; want 2 and 3 (prod only)", len(b.Deployments), len(b.Pods))
+	}
+	s, err := b.Snapshot("prod", "web")
+	if err != nil || len(s.Pods) != 2 {
+		t.Errorf("web: %v, %d pods", err, len(s.Pods))
+	}
+}
+
+func TestManyForbiddenPodsIsGap(t *testing.T) {
+	cs := fake.NewClientset(cluster()...)
+	failWith(cs, "list", "pods", forbidden("list", "", "pods", ""))
+	_, gaps, _, err := newReader(cs, 0).Many(context.Background(), "", "app=web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gaps) != 1 || gaps[0].Resource != chain.ResourcePods || gaps[0].Check != "kubectl auth can-i list pods --all-namespaces" {
+		t.Errorf("gaps %+v", gaps)
+	}
+}
