@@ -119,3 +119,15 @@ func (b *Bundle) add(raw json.RawMessage) error {
 	}
 	return nil
 }
+
+// Merge adds another bundle's objects, so several files (-f a.yaml -f
+// b.yaml) read as one capture.
+func (b *Bundle) Merge(o *Bundle) {
+	b.Deployments = append(b.Deployments, o.Deployments...)
+	b.ReplicaSets = append(b.ReplicaSets, o.ReplicaSets...)
+	b.Pods = append(b.Pods, o.Pods...)
+	b.Events = append(b.Events, o.Events...)
+	for k, n := range o.Skipped {
+		b.Skipped[k] += n
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/tools/clientcmd"
@@ -36,6 +37,9 @@ type Options struct {
 	// Timeout passes.
 	Wait    bool
 	Timeout time.Duration
+
+	// Files are captured objects to walk instead of a cluster.
+	Files []string
 
 	// Selector, All and AllNamespaces choose many Deployments at once.
 	Selector      string
@@ -107,6 +111,7 @@ the verbatim evidence and the next step. It only reads (get and list).`,
 	cmd.Flags().DurationVar(&o.Grace, "grace", o.Grace, "how long a cause that real clusters show as a short blip (a missing Secret, an unschedulable pod) must last before it counts as terminal")
 	cmd.Flags().BoolVar(&o.Wait, "wait", false, "follow the rollout until it is complete, a cause is terminal, or --timeout passes")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 5*time.Minute, "with --wait, how long to wait before giving up with the last verdict")
+	cmd.Flags().StringArrayVarP(&o.Files, "filename", "f", nil, "walk captured objects instead of a cluster: kubectl get deploy,rs,pods,events -o yaml output (repeatable; - reads stdin)")
 	cmd.Flags().StringVarP(&o.Selector, "selector", "l", "", "judge the Deployments matching this label selector (e.g. app=web)")
 	cmd.Flags().BoolVar(&o.All, "all", false, "judge every Deployment in the namespace")
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "judge every Deployment in every namespace (with -l, those matching)")
@@ -116,7 +121,7 @@ the verbatim evidence and the next step. It only reads (get and list).`,
 
 // Complete reads the arguments and the kubeconfig's namespace.
 func (o *Options) Complete(args []string) error {
-	if len(args) > 0 || !(o.All || o.Selector != "" || o.AllNamespaces) {
+	if len(args) > 0 || !(o.All || o.Selector != "" || o.AllNamespaces || len(o.Files) > 0) {
 		names, err := parseTargets(args)
 		if err != nil {
 			return err
@@ -129,6 +134,9 @@ func (o *Options) Complete(args []string) error {
 	}
 	if err := o.Validate(); err != nil {
 		return err
+	}
+	if len(o.Files) > 0 {
+		return nil // offline: no kubeconfig is read
 	}
 	if err := o.checkKubeconfig(); err != nil {
 		return err
@@ -202,6 +210,14 @@ func (o *Options) Validate() error {
 	if len(o.names) > 0 && (o.All || o.Selector != "" || o.AllNamespaces) {
 		return usageErrorf("name Deployments or choose them with -l, --all or -A, not both")
 	}
+	if o.Selector != "" {
+		if _, err := labels.Parse(o.Selector); err != nil {
+			return usageErrorf("invalid -l selector %q: %v", o.Selector, err)
+		}
+	}
+	if len(o.Files) > 0 && o.Wait {
+		return usageErrorf("--wait follows a live rollout; it cannot be used with -f")
+	}
 	if o.Timeout <= 0 {
 		return usageErrorf("--timeout must be positive, got %s", o.Timeout)
 	}
@@ -216,6 +232,9 @@ func (o *Options) Validate() error {
 func (o *Options) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if len(o.Files) > 0 {
+		return o.runFiles()
 	}
 	client, err := o.NewClient()
 	if err != nil {

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/internal/capture"
+)
+
+// loadFiles reads every -f file ("-" is stdin) into one bundle.
+func (o *Options) loadFiles() (*capture.Bundle, error) {
+	all := &capture.Bundle{Skipped: map[string]int{}}
+	for _, name := range o.Files {
+		var r io.Reader = o.In
+		label := "standard input"
+		if name != "-" {
+			f, err := os.Open(name)
+			if err != nil {
+				return nil, usageErrorf("reading %s: %v", name, err)
+			}
+			defer f.Close()
+			r, label = f, name
+		}
+		b, err := capture.Load(r)
+		if err != nil {
+			return nil, usageErrorf("%s: %v", label, err)
+		}
+		all.Merge(b)
+	}
+	if len(all.Deployments) == 0 {
+		return nil, usageErrorf("no Deployment in %v: expected the output of kubectl get deploy,rs,pods,events -o yaml (or -o json)", o.Files)
+	}
+	return all, nil
+}
+
+// runFiles walks Deployments from captured files: the same walk as live,
+// with no cluster, judged at the capture's own time.
+func (o *Options) runFiles() error {
+	b, err := o.loadFiles()
+	if err != nil {
+		return err
+	}
+	ns := o.namespaceFlag()
+	var reports []chain.Report
+	switch {
+	case o.All || o.AllNamespaces || o.Selector != "":
+		for _, d := range b.Deployments {
+			if (ns != "" && !o.AllNamespaces && d.Namespace != ns) || !o.selects(d.Labels) {
+				continue
+			}
+			s, err := b.Snapshot(d.Namespace, d.Name)
+			if err != nil {
+				return usageErrorf("%v", err)
+			}
+			reports = append(reports, *diagnose.Walk(s, diagnose.Options{Grace: o.Grace}))
+		}
+	default:
+		name := ""
+		if len(o.names) > 1 {
+			return o.runFilesNamed(b, ns)
+		}
+		if len(o.names) == 1 {
+			name = o.names[0]
+		}
+		s, err := b.Snapshot(ns, name)
+		if err != nil {
+			return usageErrorf("%v (name one, or pass --all)", err)
+		}
+		report := diagnose.Walk(s, diagnose.Options{Grace: o.Grace})
+		if err := o.Output.print(o.Out, report); err != nil {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the report: %w", err)}
+		}
+		if report.Verdict.Health != chain.Healthy {
+			return &VerdictError{Health: report.Verdict.Health}
+		}
+		return nil
+	}
+	if len(reports) == 0 {
+		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no Deployment in %v matches", o.Files)}
+	}
+	return o.printMany(chain.NewReportList(reports, 0))
+}
+
+func (o *Options) runFilesNamed(b *capture.Bundle, ns string) error {
+	var reports []chain.Report
+	for _, name := range o.names {
+		s, err := b.Snapshot(ns, name)
+		if err != nil {
+			return usageErrorf("%v", err)
+		}
+		reports = append(reports, *diagnose.Walk(s, diagnose.Options{Grace: o.Grace}))
+	}
+	return o.printMany(chain.NewReportList(reports, 0))
+}
+
+// namespaceFlag is -n as given: offline, no kubeconfig default applies, and
+// an empty namespace matches any in the files.
+func (o *Options) namespaceFlag() string {
+	if o.ConfigFlags.Namespace == nil {
+		return ""
+	}
+	return *o.ConfigFlags.Namespace
+}
+
+// selects applies -l to a Deployment's labels.
+func (o *Options) selects(set map[string]string) bool {
+	if o.Selector == "" {
+		return true
+	}
+	sel, err := labels.Parse(o.Selector)
+	return err == nil && sel.Matches(labels.Set(set))
+}

@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+func snapshotPath(name string) string {
+	return filepath.Join("..", "..", "testdata", "snapshots", name)
+}
+
+// TestFilesNeedNoCluster walks a capture with no kubeconfig at all and gets
+// the verdict the fixture table promises.
+func TestFilesNeedNoCluster(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "missing"))
+	t.Setenv("KUBECTL_CHAIN_LAB_HOME", t.TempDir())
+	r := runWith(t, nil, "-f", snapshotPath("quota-exceeded.yaml"), "-o", "json")
+	var rep chain.Report
+	decodeJSON(t, r.stdout, &rep)
+	if r.code != ExitBroken || rep.Verdict.Cause != "QuotaExceeded" || rep.Requests != 0 {
+		t.Errorf("code %d, verdict %+v, requests %d", r.code, rep.Verdict, rep.Requests)
+	}
+}
+
+func TestFilesFromStdin(t *testing.T) {
+	data, err := os.ReadFile(snapshotPath("healthy.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	streams, in, out, _ := genericiooptions.NewTestIOStreams()
+	in.Write(data)
+	o := NewOptions(streams)
+	err = ExecuteWith(context.Background(), o, []string{"deploy/web", "-f", "-", "-o", "json"})
+	var rep chain.Report
+	decodeJSON(t, out.String(), &rep)
+	if ExitCode(err) != ExitHealthy || rep.Verdict.Health != chain.Healthy {
+		t.Errorf("code %d, health %s", ExitCode(err), rep.Verdict.Health)
+	}
+}
+
+func TestFilesAll(t *testing.T) {
+	// The fixtures all hold shop/web: move the paused one to staging.
+	data, err := os.ReadFile(snapshotPath("paused.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	staging := filepath.Join(t.TempDir(), "paused-staging.yaml")
+	os.WriteFile(staging, bytes.ReplaceAll(data, []byte("namespace: shop"), []byte("namespace: staging")), 0o600)
+	r := runWith(t, nil, "--all", "-A", "-f", snapshotPath("healthy.yaml"), "-f", staging, "-o", "json")
+	var l chain.ReportList
+	decodeJSON(t, r.stdout, &l)
+	if len(l.Items) != 2 || l.Health != chain.Broken || r.code != ExitBroken {
+		t.Errorf("code %d, %d items, health %s", r.code, len(l.Items), l.Health)
+	}
+}
+
+func TestFilesErrors(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.yaml")
+	os.WriteFile(empty, nil, 0o600)
+	garbage := filepath.Join(dir, "notes.txt")
+	os.WriteFile(garbage, []byte("{this is not yaml"), 0o600)
+	podsOnly := filepath.Join(dir, "pods.yaml")
+	os.WriteFile(podsOnly, []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"), 0o600)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-f", filepath.Join(dir, "missing.yaml")}, "reading " + filepath.Join(dir, "missing.yaml")},
+		{[]string{"-f", empty}, empty + ": empty input"},
+		{[]string{"-f", garbage}, garbage + ": not YAML or JSON"},
+		{[]string{"-f", podsOnly}, "no Deployment in"},
+		{[]string{"deploy/api", "-f", snapshotPath("healthy.yaml")}, `no Deployment "api" in the input`},
+		{[]string{"-f", snapshotPath("healthy.yaml"), "--wait"}, "cannot be used with -f"},
+	}
+	for _, tt := range tests {
+		r := runWith(t, nil, tt.args...)
+		if r.code != ExitUsage || !strings.Contains(r.stderr, tt.want) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("%v: code %d, stderr %q; want %d and one line containing %q", tt.args, r.code, r.stderr, ExitUsage, tt.want)
+		}
+	}
+}
+
