@@ -16,17 +16,12 @@ import (
 func (o *Options) loadFiles() (*capture.Bundle, error) {
 	all := &capture.Bundle{Skipped: map[string]int{}}
 	for _, name := range o.Files {
-		var r io.Reader = o.In
-		label := "standard input"
-		if name != "-" {
-			f, err := os.Open(name)
-			if err != nil {
-				return nil, usageErrorf("reading %s: %v", name, err)
-			}
-			defer f.Close()
-			r, label = f, name
+		r, label, closeFn, err := o.open(name)
+		if err != nil {
+			return nil, err
 		}
 		b, err := capture.Load(r)
+		closeFn()
 		if err != nil {
 			return nil, usageErrorf("%s: %v", label, err)
 		}
@@ -36,6 +31,18 @@ func (o *Options) loadFiles() (*capture.Bundle, error) {
 		return nil, usageErrorf("no Deployment in %v: expected the output of kubectl get deploy,rs,pods,events -o yaml (or -o json)", o.Files)
 	}
 	return all, nil
+}
+
+// open opens one -f argument: a file, or stdin for "-".
+func (o *Options) open(name string) (io.Reader, string, func(), error) {
+	if name == "-" {
+		return o.In, "standard input", func() {}, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, "", nil, usageErrorf("reading %s: %v", name, err)
+	}
+	return f, name, func() { f.Close() }, nil
 }
 
 // runFiles walks Deployments from captured files: the same walk as live,

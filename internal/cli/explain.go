@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/internal/capture"
+	"github.com/kubectl-chain/kubectl-chain/render"
+)
+
+// Explanation is one decoded message as `kubectl chain explain -o json`
+// prints it.
+type Explanation struct {
+	Object  string        `json:"object,omitempty"`
+	Reason  string        `json:"reason,omitempty"`
+	Message string        `json:"message"`
+	Causes  []ExplainedAs `json:"causes"`
+}
+
+// ExplainedAs is one cause a message decodes to.
+type ExplainedAs struct {
+	ID       chain.CauseID         `json:"id"`
+	Link     chain.LinkID          `json:"link"`
+	Summary  string                `json:"summary"`
+	NextStep string                `json:"nextStep"`
+	Terminal diagnose.TerminalRule `json:"terminal"`
+	Details  []chain.Detail        `json:"details,omitempty"`
+}
+
+func newExplainCommand(o *Options) *cobra.Command {
+	var reason string
+	var files []string
+	cmd := &cobra.Command{
+		Use:   "explain [MESSAGE]",
+		Short: "Decode one raw scheduler, kubelet or controller message into causes and next steps",
+		Example: `  kubectl chain explain "0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint(s)."
+  kubectl chain explain --reason CreateContainerConfigError 'configmap "app-config" not found'
+  kubectl get events -o json | kubectl chain explain -f -`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var items []Explanation
+			switch {
+			case len(files) > 0 && len(args) > 0:
+				return usageErrorf("give a message or -f, not both")
+			case len(files) > 0:
+				o.Files = files
+				b, err := o.loadEvents()
+				if err != nil {
+					return err
+				}
+				for _, e := range b.Events {
+					items = append(items, explain(e.Reason, e.Message, fmt.Sprintf("%s/%s", strings.ToLower(e.Object.Kind), e.Object.Name)))
+				}
+			case len(args) == 0:
+				return usageErrorf(`give the message to explain in quotes: kubectl chain explain "0/3 nodes are available: ..."`)
+			default:
+				items = append(items, explain(reason, strings.Join(args, " "), ""))
+			}
+			return o.printExplanations(items)
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "the reason that came with the message (event reason, condition reason or waiting reason)")
+	cmd.Flags().StringArrayVarP(&files, "filename", "f", nil, "explain every event in kubectl get events -o json|yaml output (- reads stdin)")
+	return cmd
+}
+
+func explain(reason, message, object string) Explanation {
+	e := Explanation{Object: object, Reason: reason, Message: message, Causes: []ExplainedAs{}}
+	for _, d := range diagnose.Explain(reason, message) {
+		c, _ := diagnose.Lookup(d.Cause)
+		a := ExplainedAs{ID: d.Cause, Link: c.Link, Summary: d.Summary, NextStep: d.NextStep, Terminal: c.Terminal, Details: d.Details}
+		if a.Summary == "" {
+			a.Summary = c.Summary
+		}
+		if a.NextStep == "" {
+			a.NextStep = c.NextStep
+		}
+		e.Causes = append(e.Causes, a)
+	}
+	return e
+}
+
+// loadEvents reads -f files that may hold only events.
+func (o *Options) loadEvents() (*capture.Bundle, error) {
+	all := &capture.Bundle{Skipped: map[string]int{}}
+	for _, name := range o.Files {
+		r, label, closeFn, err := o.open(name)
+		if err != nil {
+			return nil, err
+		}
+		b, err := capture.Load(r)
+		closeFn()
+		if err != nil {
+			return nil, usageErrorf("%s: %v", label, err)
+		}
+		all.Merge(b)
+	}
+	if len(all.Events) == 0 {
+		return nil, usageErrorf("no events in %v: expected kubectl get events -o json (or -o yaml)", o.Files)
+	}
+	chain.SortEvents(all.Events)
+	return all, nil
+}
+
+func (o *Options) printExplanations(items []Explanation) error {
+	switch o.Output.Format {
+	case "json":
+		return render.JSON(o.Out, items)
+	case "yaml":
+		return render.YAML(o.Out, items)
+	case "text":
+	default:
+		return usageErrorf("explain prints text, json or yaml, not %q", o.Output.Format)
+	}
+	unknown := 0
+	var b strings.Builder
+	for _, it := range items {
+		if len(it.Causes) == 0 {
+			unknown++
+			if len(items) > 1 {
+				continue
+			}
+		}
+		if it.Object != "" {
+			fmt.Fprintf(&b, "%s %s: %s\n", it.Object, it.Reason, it.Message)
+		}
+		if len(it.Causes) == 0 {
+			b.WriteString("no known cause: kubectl chain causes lists what it decodes\n")
+		}
+		for _, c := range it.Causes {
+			fmt.Fprintf(&b, "%s (%s): %s\n  next: %s\n", c.ID, linkName(c.Link), c.Summary, c.NextStep)
+			for _, d := range c.Details {
+				fmt.Fprintf(&b, "  %s: %s\n", d.Key, d.Value)
+			}
+		}
+		if len(items) > 1 {
+			b.WriteString("\n")
+		}
+	}
+	if len(items) > 1 {
+		fmt.Fprintf(&b, "%d events, %d without a known cause\n", len(items), unknown)
+	}
+	_, err := io.WriteString(o.Out, b.String())
+	return err
+}
+
+func linkName(l chain.LinkID) string {
+	if l == "" {
+		return "any link"
+	}
+	return string(l)
+}
