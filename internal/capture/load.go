@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -27,7 +28,13 @@ type Bundle struct {
 	Events      []chain.Event
 	// Skipped counts objects of other kinds, by kind.
 	Skipped map[string]int
+	// CapturedAt is the capture time `kubectl chain capture` recorded; zero
+	// for plain kubectl output, which is judged at its newest timestamp.
+	CapturedAt time.Time
 }
+
+// TimeComment heads a kubectl chain capture, followed by its RFC 3339 time.
+const TimeComment = "# kubectl-chain capture at "
 
 type typeMeta struct {
 	APIVersion string            `json:"apiVersion"`
@@ -39,7 +46,17 @@ type typeMeta struct {
 // yaml prints for several kinds) and several documents in one stream.
 func Load(r io.Reader) (*Bundle, error) {
 	b := &Bundle{Skipped: map[string]int{}}
-	dec := utilyaml.NewYAMLOrJSONDecoder(r, 4096)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	if rest, ok := bytes.CutPrefix(data, []byte(TimeComment)); ok {
+		line, _, _ := bytes.Cut(rest, []byte("\n"))
+		if t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(line))); err == nil {
+			b.CapturedAt = t
+		}
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	docs := 0
 	for {
 		var raw json.RawMessage
@@ -129,5 +146,8 @@ func (b *Bundle) Merge(o *Bundle) {
 	b.Events = append(b.Events, o.Events...)
 	for k, n := range o.Skipped {
 		b.Skipped[k] += n
+	}
+	if o.CapturedAt.After(b.CapturedAt) {
+		b.CapturedAt = o.CapturedAt
 	}
 }

@@ -41,7 +41,10 @@ func (b *Bundle) Snapshot(namespace, name string) (*chain.Snapshot, error) {
 	sort.SliceStable(s.Pods, func(i, j int) bool { return s.Pods[i].Name < s.Pods[j].Name })
 	s.Events = chain.Concerning(b.Events, d, s.ReplicaSets, s.Pods)
 	chain.SortEvents(s.Events)
-	s.Now = newest(s)
+	s.Now = b.CapturedAt
+	if s.Now.IsZero() {
+		s.Now = newest(s)
+	}
 	return s, nil
 }
 

@@ -115,7 +115,7 @@ the verbatim evidence and the next step. It only reads (get and list).`,
 	cmd.Flags().StringVarP(&o.Selector, "selector", "l", "", "judge the Deployments matching this label selector (e.g. app=web)")
 	cmd.Flags().BoolVar(&o.All, "all", false, "judge every Deployment in the namespace")
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "judge every Deployment in every namespace (with -l, those matching)")
-	cmd.AddCommand(newVersionCommand(o.IOStreams), newCausesCommand(o), newExplainCommand(o), newLabCommand(o.IOStreams))
+	cmd.AddCommand(newVersionCommand(o.IOStreams), newCausesCommand(o), newExplainCommand(o), newCaptureCommand(o), newLabCommand(o.IOStreams))
 	return cmd
 }
 
