@@ -28,7 +28,7 @@ func newCaptureCommand(o *Options) *cobra.Command {
 	c := &captureOptions{}
 	cmd := &cobra.Command{
 		Use:   "capture [deploy/]NAME",
-		Short: "Write a Deployment's chain (Deployment, ReplicaSets, Pods, events) to one YAML file for later, offline analysis",
+		Short: "Write a Deployment's chain (Deployment, ReplicaSets, Pods, events, and the claims, quotas and nodes they name) to one YAML file for offline analysis",
 		Example: `  kubectl chain capture deploy/web --to web.yaml
   kubectl chain deploy/web -f web.yaml`,
 		Args: cobra.ArbitraryArgs,
@@ -70,7 +70,7 @@ func (c *captureOptions) run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return translate(err)
 	}
-	data, err := c.encode(snap)
+	data, err := c.encode(snap, reader.Related(ctx, snap))
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func (c *captureOptions) run(ctx context.Context, o *Options) error {
 // encode writes the snapshot as a v1 List in the shape of kubectl get -o
 // yaml, headed by a comment that records the capture time (the loader
 // judges the capture at that time) and what was left out.
-func (c *captureOptions) encode(s *chain.Snapshot) ([]byte, error) {
+func (c *captureOptions) encode(s *chain.Snapshot, rel *kube.Related) ([]byte, error) {
 	var left []string
 	left = append(left, "managedFields", "last-applied-configuration annotations", "Secrets (never read)")
 	if !c.keepEnv {
@@ -113,6 +113,21 @@ func (c *captureOptions) encode(s *chain.Snapshot) ([]byte, error) {
 	}
 	for _, e := range s.Events {
 		items = append(items, coreEvent(s.Namespace, e))
+	}
+	for i := range rel.Claims {
+		rel.Claims[i].APIVersion, rel.Claims[i].Kind = "v1", "PersistentVolumeClaim"
+		items = append(items, &rel.Claims[i])
+	}
+	for i := range rel.Quotas {
+		rel.Quotas[i].APIVersion, rel.Quotas[i].Kind = "v1", "ResourceQuota"
+		items = append(items, &rel.Quotas[i])
+	}
+	for i := range rel.Nodes {
+		rel.Nodes[i].APIVersion, rel.Nodes[i].Kind = "v1", "Node"
+		items = append(items, &rel.Nodes[i])
+	}
+	for _, m := range rel.Missing {
+		left = append(left, m+" could not be read")
 	}
 	for _, g := range s.Gaps {
 		left = append(left, fmt.Sprintf("%s (could not be read: %s)", g.Resource, g.Message))

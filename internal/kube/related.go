@@ -1,0 +1,81 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// Related is what a capture adds beyond the snapshot so that whoever reads
+// it later can check the evidence: the PersistentVolumeClaims the pods
+// mount, the namespace's ResourceQuotas, and the nodes the pods run on or
+// were nominated for. Secrets are never read.
+type Related struct {
+	Claims []corev1.PersistentVolumeClaim
+	Quotas []corev1.ResourceQuota
+	Nodes  []corev1.Node
+	// Missing says what could not be read, and why.
+	Missing []string
+}
+
+// Related reads the objects the snapshot's evidence refers to: one list of
+// claims, one of quotas, one GET per node named by a pod.
+func (r *Reader) Related(ctx context.Context, s *chain.Snapshot) *Related {
+	out := &Related{}
+	claims := map[string]bool{}
+	nodes := map[string]bool{}
+	for _, p := range s.Pods {
+		for _, v := range p.Spec.Volumes {
+			if v.PersistentVolumeClaim != nil {
+				claims[v.PersistentVolumeClaim.ClaimName] = true
+			}
+		}
+		for _, n := range []string{p.Spec.NodeName, p.Status.NominatedNodeName} {
+			if n != "" {
+				nodes[n] = true
+			}
+		}
+	}
+	if len(claims) > 0 {
+		l, err := r.Client.CoreV1().PersistentVolumeClaims(s.Namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			out.Missing = append(out.Missing, fmt.Sprintf("PersistentVolumeClaims (%v)", err))
+		} else {
+			for _, c := range l.Items {
+				if claims[c.Name] {
+					c.ManagedFields = nil
+					out.Claims = append(out.Claims, c)
+				}
+			}
+		}
+	}
+	if l, err := r.Client.CoreV1().ResourceQuotas(s.Namespace).List(ctx, metav1.ListOptions{}); err != nil {
+		out.Missing = append(out.Missing, fmt.Sprintf("ResourceQuotas (%v)", err))
+	} else {
+		for _, q := range l.Items {
+			q.ManagedFields = nil
+			out.Quotas = append(out.Quotas, q)
+		}
+	}
+	names := make([]string, 0, len(nodes))
+	for n := range nodes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		node, err := r.Client.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
+		if err != nil {
+			out.Missing = append(out.Missing, fmt.Sprintf("node %s (%v)", n, err))
+			continue
+		}
+		node.ManagedFields = nil
+		node.Status.Images = nil // long, and not evidence
+		out.Nodes = append(out.Nodes, *node)
+	}
+	return out
+}
