@@ -86,18 +86,9 @@ func explain(reason, message, object string) Explanation {
 
 // loadEvents reads -f files that may hold only events.
 func (o *Options) loadEvents() (*capture.Bundle, error) {
-	all := &capture.Bundle{Skipped: map[string]int{}}
-	for _, name := range o.Files {
-		r, label, closeFn, err := o.open(name)
-		if err != nil {
-			return nil, err
-		}
-		b, err := capture.Load(r)
-		closeFn()
-		if err != nil {
-			return nil, usageErrorf("%s: %v", label, err)
-		}
-		all.Merge(b)
+	all, err := o.loadBundle()
+	if err != nil {
+		return nil, err
 	}
 	if len(all.Events) == 0 {
 		return nil, usageErrorf("no events in %v: expected kubectl get events -o json (or -o yaml)", o.Files)

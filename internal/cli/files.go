@@ -12,8 +12,22 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/internal/capture"
 )
 
-// loadFiles reads every -f file ("-" is stdin) into one bundle.
+// loadFiles reads every -f file ("-" is stdin) into one bundle holding at
+// least one Deployment.
 func (o *Options) loadFiles() (*capture.Bundle, error) {
+	all, err := o.loadBundle()
+	if err != nil {
+		return nil, err
+	}
+	if len(all.Deployments) == 0 {
+		return nil, usageErrorf("no Deployment in %v: expected the output of kubectl get deploy,rs,pods,events -o yaml (or -o json)", o.Files)
+	}
+	return all, nil
+}
+
+// loadBundle merges every -f file into one bundle, naming the file that
+// fails.
+func (o *Options) loadBundle() (*capture.Bundle, error) {
 	all := &capture.Bundle{Skipped: map[string]int{}}
 	for _, name := range o.Files {
 		r, label, closeFn, err := o.open(name)
@@ -26,9 +40,6 @@ func (o *Options) loadFiles() (*capture.Bundle, error) {
 			return nil, usageErrorf("%s: %v", label, err)
 		}
 		all.Merge(b)
-	}
-	if len(all.Deployments) == 0 {
-		return nil, usageErrorf("no Deployment in %v: expected the output of kubectl get deploy,rs,pods,events -o yaml (or -o json)", o.Files)
 	}
 	return all, nil
 }
