@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
+)
+
+// checkKubeconfig catches the two kubeconfig mistakes client-go reports
+// confusingly: none at all (it would dial localhost:8080) and a --context
+// that does not exist.
+func (o *Options) checkKubeconfig() error {
+	if err := o.defaultToLab(); err != nil {
+		return err
+	}
+	raw, err := o.ConfigFlags.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return translate(err)
+	}
+	if c := o.ConfigFlags.Context; c != nil && *c != "" {
+		if _, ok := raw.Contexts[*c]; !ok {
+			var names []string
+			for n := range raw.Contexts {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return &ExitError{Code: ExitCluster, Err: fmt.Errorf("context %q is not in the kubeconfig (it has: %s)", *c, strings.Join(names, ", "))}
+		}
+	}
+	return nil
+}
+
+// defaultToLab makes the local lab the cluster of a user who has none: with
+// no kubeconfig, no --server and not in a pod, a running `kubectl chain lab`
+// is used (and said so on stderr); with no lab either, the error says how to
+// start one. It runs before ConfigFlags loads anything, since ConfigFlags
+// caches what it loaded first.
+func (o *Options) defaultToLab() error {
+	if o.ConfigFlags.APIServer != nil && *o.ConfigFlags.APIServer != "" || os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		return nil
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if o.ConfigFlags.KubeConfig != nil {
+		rules.ExplicitPath = *o.ConfigFlags.KubeConfig
+	}
+	cfg, err := rules.Load()
+	if err != nil || len(cfg.Contexts) > 0 {
+		return nil // a broken kubeconfig is reported by the loader itself
+	}
+	if dir, err := state.Dir(defaultLab, "", os.Getenv); err == nil {
+		path := filepath.Join(dir, "kubeconfig")
+		if _, err := os.Stat(path); err == nil {
+			o.ConfigFlags.KubeConfig = &path
+			fmt.Fprintf(o.ErrOut, "no kubeconfig: using the local lab (%s)\n", path)
+			return nil
+		}
+	}
+	return &ExitError{Code: ExitCluster, Err: errors.New(
+		"no cluster configured: set KUBECONFIG or pass --kubeconfig; for a local cluster run: kubectl chain lab up")}
+}
+
+// defaultLab is the name `kubectl chain lab up` gives a lab by default.
+const defaultLab = "lab"
+
