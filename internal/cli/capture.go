@@ -192,4 +192,3 @@ func coreEvent(ns string, e chain.Event) *corev1.Event {
 		Source: corev1.EventSource{Component: e.Source},
 	}
 }
-

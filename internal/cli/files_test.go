@@ -88,4 +88,3 @@ func TestFilesErrors(t *testing.T) {
 		}
 	}
 }
-

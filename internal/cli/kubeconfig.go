@@ -68,4 +68,3 @@ func (o *Options) defaultToLab() error {
 
 // defaultLab is the name `kubectl chain lab up` gives a lab by default.
 const defaultLab = "lab"
-
