@@ -5,6 +5,7 @@ package e2e
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -28,7 +29,22 @@ var (
 	client     kubernetes.Interface
 )
 
-func TestMain(m *testing.M) { os.Exit(run(m)) }
+func TestMain(m *testing.M) {
+	flag.Parse()
+	raiseParallel()
+	os.Exit(run(m))
+}
+
+// raiseParallel lets every scenario run at once unless -parallel says
+// otherwise: they spend their time waiting on the lab, and the default
+// (GOMAXPROCS, 2 here) would run 30 of them two by two.
+func raiseParallel() {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", "64")
+	}
+}
 
 func run(m *testing.M) int {
 	tmp, err := os.MkdirTemp("", "kubectl-chain-e2e-")

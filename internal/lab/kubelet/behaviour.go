@@ -12,21 +12,30 @@ import (
 // image, creating and running a container. The pod worker asks it and turns
 // the answers into the statuses and events the real kubelet writes.
 //
-// Phase 1 ships Healthy only. Failure behaviours (an image catalogue, config
-// errors, crash loops, OOM, probes, sandbox failures) implement this same
-// interface and are chosen per pod by a BehaviourFor from its annotations.
+// Healthy does what a working node does; Lab (lab.go) adds the failures a
+// pod asks for through its image references and annotations. Checks the real
+// kubelet makes against the API itself (ConfigMaps and Secrets referenced by
+// env and volumes, image pull secrets) are the pod worker's, not a
+// behaviour's: they fail exactly when the objects are missing.
 type Behaviour interface {
-	// Pull is the outcome of pulling image for container c.
+	// Sandbox is the runtime's error creating the pod's sandbox, "" when it
+	// succeeds.
+	Sandbox(pod *corev1.Pod) string
+	// Pull is the outcome of pulling image for container c. The pod's
+	// imagePullSecrets list only the secrets the kubelet could read.
 	Pull(pod *corev1.Pod, c *corev1.Container, image string) PullOutcome
 	// Run is how container c behaves once started.
 	Run(pod *corev1.Pod, c *corev1.Container) RunOutcome
 }
 
-// PullOutcome is one image pull: how long it takes and what it yields.
+// PullOutcome is one image pull: how long it takes and what it yields, or the
+// error the container runtime returned (the CRI error text, as the kubelet
+// receives it).
 type PullOutcome struct {
 	Duration time.Duration
 	Size     int64
 	Digest   string
+	Err      string
 }
 
 // RunOutcome is how a started container behaves. The healthy one runs until
@@ -34,6 +43,19 @@ type PullOutcome struct {
 type RunOutcome struct {
 	// Ready reports the container ready right after it starts.
 	Ready bool
+	// Exit, when set, ends the container after it has run Exit.After.
+	Exit *Exit
+	// ReadinessFails and LivenessFails make the container's HTTP probes
+	// answer 503.
+	ReadinessFails bool
+	LivenessFails  bool
+}
+
+// Exit is how and when a container ends on its own.
+type Exit struct {
+	After  time.Duration
+	Code   int32
+	Reason string // the terminated state's reason: Error, Completed, OOMKilled
 }
 
 // BehaviourFor picks a pod's Behaviour.
@@ -65,6 +87,9 @@ func (h Healthy) Pull(_ *corev1.Pod, _ *corev1.Container, image string) PullOutc
 		Digest:   digestOf("image", image),
 	}
 }
+
+// Sandbox always succeeds.
+func (Healthy) Sandbox(*corev1.Pod) string { return "" }
 
 // Run keeps the container running and ready.
 func (Healthy) Run(*corev1.Pod, *corev1.Container) RunOutcome { return RunOutcome{Ready: true} }

@@ -61,7 +61,7 @@ func ConfigFromSpec(l state.Layout, s state.Spec) (Config, error) {
 		Server:       s.APIServerURL(),
 		CAFile:       l.Cert("ca"),
 		Heartbeat:    HeartbeatPeriod,
-		BehaviourFor: func(*corev1.Pod) Behaviour { return Healthy{} },
+		BehaviourFor: ForPod,
 		Clock:        clock.RealClock{},
 	}
 	for i, name := range s.NodeNames() {

@@ -34,6 +34,63 @@ const (
 	// pkg/kubelet/kubelet.go and kubelet_node_status.go
 	msgStartingKubelet = "Starting kubelet."
 	msgNodeStatus      = "Node %s status is now: %s"
+
+	// pkg/kubelet/events/event.go: failures. "Failed" is both
+	// FailedToCreateContainer and FailedToPullImage; "BackOff" both
+	// BackOffStartContainer and BackOffPullImage.
+	reasonFailed                 = "Failed"
+	reasonInspectFailed          = "InspectFailed"
+	reasonBackOff                = "BackOff"
+	reasonFailedMount            = "FailedMount"
+	reasonUnhealthy              = "Unhealthy"
+	reasonFailedCreatePodSandBox = "FailedCreatePodSandBox"
+	// pkg/kubelet/kubelet.go
+	reasonFailedPullSecret = "FailedToRetrieveImagePullSecret"
+	msgFailedPullSecret    = "Unable to retrieve some image pull secrets (%s); attempting to pull the image may not succeed."
+
+	// pkg/kubelet/images/image_manager.go
+	msgFailedToPull  = "Failed to pull image %q: %v"
+	msgBackOffPull   = "Back-off pulling image %q"
+	msgDefaultTag    = "Failed to apply default image tag %q: %v"
+	msgPrevPullError = "%s: %s"
+	msgNeverPull     = "Container image %q is not present with pull policy of Never"
+	// pkg/kubelet/events/event.go ErrImageNeverPullPolicy, which is also
+	// the waiting reason (pkg/kubelet/images/types.go ErrImageNeverPull).
+	reasonErrImageNeverPull = "ErrImageNeverPull"
+	// pkg/kubelet/images/types.go: the waiting reasons of pull errors.
+	reasonErrImagePull     = "ErrImagePull"
+	reasonImagePullBackOff = "ImagePullBackOff"
+	reasonInvalidImageName = "InvalidImageName"
+
+	// pkg/kubelet/kuberuntime/kuberuntime_container.go
+	msgError                         = "Error: %v"
+	reasonCreateContainerConfigError = "CreateContainerConfigError"
+	// pkg/kubelet/kuberuntime/kuberuntime_manager.go
+	msgBackOffRestart      = "Back-off restarting failed container %s in pod %s"
+	msgCrashLoopBackOff    = "back-off %s restarting failed container=%s pod=%s"
+	msgFailedLiveness      = "Container %s failed liveness probe"
+	msgWillBeRestarted     = "%s, will be restarted"
+	msgFailedCreateSandbox = "Failed to create pod sandbox: %v"
+	// pkg/kubelet/container/sync_result.go
+	reasonCrashLoopBackOff = "CrashLoopBackOff"
+
+	// pkg/kubelet/prober/prober.go and pkg/probe/http/http.go
+	msgProbeFailed   = "%s probe failed: %s"
+	msgHTTPStatus    = "HTTP probe failed with statuscode: %d"
+	probeReadiness   = "Readiness"
+	probeLiveness    = "Liveness"
+	failingProbeCode = 503
+
+	// pkg/volume/util/operationexecutor/operation_executor.go: GenerateError's
+	// simple message "%v for volume %q %v" with the suffix ": " + err, for
+	// operation_generator.go's "MountVolume.SetUp failed".
+	msgMountSetUp = "%v for volume %q %v"
+	mountSetUp    = "MountVolume.SetUp failed"
+
+	// containerd internal/cri/server/helpers.go: the reasons of an exited
+	// container (errorExitReason, oomExitReason).
+	reasonError     = "Error"
+	reasonOOMKilled = "OOMKilled"
 )
 
 // pulledMessage is the Pulled event of a pull that took pull on the wire and
@@ -52,4 +109,9 @@ type eventSink interface {
 // emit records a Normal event with an already formatted message.
 func emit(s eventSink, ref *corev1.ObjectReference, reason, message string) {
 	s.Event(ref, corev1.EventTypeNormal, reason, message)
+}
+
+// warn records a Warning event with an already formatted message.
+func warn(s eventSink, ref *corev1.ObjectReference, reason, message string) {
+	s.Event(ref, corev1.EventTypeWarning, reason, message)
 }

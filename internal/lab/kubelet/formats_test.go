@@ -12,17 +12,63 @@ import (
 
 // upstreamDir is k8s.io/kubernetes v1.37.2 in the module cache (downloaded if
 // missing: the lab binary needs it anyway).
-func upstreamDir(t *testing.T) string {
+func upstreamDir(t *testing.T) string { return moduleDir(t, "k8s.io/kubernetes@v1.37.2") }
+
+// moduleDir is a module version's directory in the module cache.
+func moduleDir(t *testing.T, module string) string {
 	t.Helper()
-	out, err := exec.Command("go", "mod", "download", "-json", "k8s.io/kubernetes@v1.37.2").Output()
+	out, err := exec.Command("go", "mod", "download", "-json", module).Output()
 	if err != nil {
-		t.Fatalf("locating k8s.io/kubernetes v1.37.2: %v", err)
+		t.Fatalf("locating %s: %v", module, err)
 	}
 	var m struct{ Dir string }
 	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
-		t.Fatalf("locating k8s.io/kubernetes v1.37.2: %v (%s)", err, out)
+		t.Fatalf("locating %s: %v (%s)", module, err, out)
 	}
 	return m.Dir
+}
+
+// checkLiterals fails for each text that is not a Go string literal of its
+// file under dir.
+func checkLiterals(t *testing.T, dir string, tests []literal) {
+	t.Helper()
+	for _, tt := range tests {
+		b, err := os.ReadFile(filepath.Join(dir, tt.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lit := strconv.Quote(tt.text); !strings.Contains(string(b), lit) {
+			t.Errorf("%s does not contain %s", tt.file, lit)
+		}
+	}
+}
+
+type literal struct{ file, text string }
+
+// TestFormatsMatchContainerd checks the container runtime's error formats
+// the lab's pull and sandbox failures are built from.
+func TestFormatsMatchContainerd(t *testing.T) {
+	checkLiterals(t, moduleDir(t, "github.com/containerd/containerd/v2@v2.2.0"), []literal{
+		{"internal/cri/server/images/image_pull.go", ctrPullAndUnpack},
+		{"client/pull.go", ctrResolve},
+		{"core/remotes/docker/resolver.go", ctrDenied},
+		{"core/remotes/docker/resolver.go", ctrDoRequest},
+		{"core/remotes/docker/resolver.go", "%s: %w"},
+		{"core/remotes/docker/authorizer.go", ctrServerMessage},
+		{"core/remotes/docker/resolver.go", errInvalidAuthorization.Error()},
+		{"internal/cri/server/sandbox_run.go", ctrSandboxNetwork},
+		{"internal/cri/server/helpers.go", reasonCompleted},
+		{"internal/cri/server/helpers.go", reasonError},
+		{"internal/cri/server/helpers.go", reasonOOMKilled},
+	})
+	checkLiterals(t, moduleDir(t, "github.com/containerd/errdefs@v1.0.0"), []literal{
+		{"errors.go", errNotFound.Error()},
+	})
+	cni := moduleDir(t, "github.com/containernetworking/cni@v1.3.1")
+	checkLiterals(t, cni, []literal{
+		{"libcni/api.go", cniPluginFailed},
+		{"pkg/invoke/find.go", cniFindPlugin},
+	})
 }
 
 // TestFormatsMatchKubelet checks that every reason and message format the
@@ -30,10 +76,7 @@ func upstreamDir(t *testing.T) string {
 // source file it was copied from.
 func TestFormatsMatchKubelet(t *testing.T) {
 	dir := upstreamDir(t)
-	tests := []struct {
-		file string
-		text string
-	}{
+	tests := []literal{
 		{"pkg/kubelet/events/event.go", reasonPulling},
 		{"pkg/kubelet/events/event.go", reasonPulled},
 		{"pkg/kubelet/events/event.go", reasonCreated},
@@ -68,14 +111,45 @@ func TestFormatsMatchKubelet(t *testing.T) {
 		{"pkg/kubelet/types/constants.go", msgNoPodSandbox},
 		{"pkg/kubelet/kubelet_pods.go", reasonContainerCreating},
 		{"pkg/kubelet/kubelet_pods.go", reasonPodInitializing},
+		// Failures.
+		{"pkg/kubelet/events/event.go", reasonFailed},
+		{"pkg/kubelet/events/event.go", reasonInspectFailed},
+		{"pkg/kubelet/events/event.go", reasonBackOff},
+		{"pkg/kubelet/events/event.go", reasonFailedMount},
+		{"pkg/kubelet/events/event.go", reasonUnhealthy},
+		{"pkg/kubelet/events/event.go", reasonFailedCreatePodSandBox},
+		{"pkg/kubelet/kubelet.go", reasonFailedPullSecret},
+		{"pkg/kubelet/kubelet.go", msgFailedPullSecret},
+		{"pkg/kubelet/images/image_manager.go", msgFailedToPull},
+		{"pkg/kubelet/images/image_manager.go", msgBackOffPull},
+		{"pkg/kubelet/images/image_manager.go", msgDefaultTag},
+		{"pkg/kubelet/images/image_manager.go", msgPrevPullError},
+		{"pkg/kubelet/images/image_manager.go", msgNeverPull},
+		{"pkg/kubelet/events/event.go", reasonErrImageNeverPull},
+		{"pkg/kubelet/images/types.go", reasonErrImageNeverPull},
+		{"pkg/kubelet/images/types.go", reasonErrImagePull},
+		{"pkg/kubelet/images/types.go", reasonImagePullBackOff},
+		{"pkg/kubelet/images/types.go", reasonInvalidImageName},
+		{"pkg/kubelet/kuberuntime/kuberuntime_container.go", msgError},
+		{"pkg/kubelet/kuberuntime/kuberuntime_container.go", reasonCreateContainerConfigError},
+		{"pkg/kubelet/kuberuntime/kuberuntime_manager.go", msgBackOffRestart},
+		{"pkg/kubelet/kuberuntime/kuberuntime_manager.go", msgCrashLoopBackOff},
+		{"pkg/kubelet/kuberuntime/kuberuntime_manager.go", msgFailedLiveness},
+		{"pkg/kubelet/kuberuntime/kuberuntime_manager.go", msgWillBeRestarted},
+		{"pkg/kubelet/kuberuntime/kuberuntime_manager.go", msgFailedCreateSandbox},
+		{"pkg/kubelet/container/sync_result.go", reasonCrashLoopBackOff},
+		{"pkg/kubelet/prober/prober.go", msgProbeFailed},
+		{"pkg/probe/http/http.go", msgHTTPStatus},
+		{"pkg/kubelet/kubelet_pods.go", msgKeyNotFoundConfigMap},
+		{"pkg/kubelet/kubelet_pods.go", msgKeyNotFoundSecret},
+		{"pkg/volume/util/operationexecutor/operation_executor.go", msgMountSetUp},
+		{"pkg/volume/util/operationexecutor/operation_generator.go", mountSetUp},
+		{"pkg/kubelet/util/format/pod.go", "%s_%s(%s)"},
 	}
-	for _, tt := range tests {
-		b, err := os.ReadFile(filepath.Join(dir, tt.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if lit := strconv.Quote(tt.text); !strings.Contains(string(b), lit) {
-			t.Errorf("%s does not contain %s", tt.file, lit)
-		}
-	}
+	checkLiterals(t, dir, tests)
+	// The prober prints probeType's String().
+	checkLiterals(t, dir, []literal{
+		{"pkg/kubelet/prober/prober_manager.go", probeReadiness},
+		{"pkg/kubelet/prober/prober_manager.go", probeLiveness},
+	})
 }

@@ -129,11 +129,16 @@ func mergeConditions(old, want []corev1.PodCondition, now time.Time) []corev1.Po
 	return out
 }
 
-// podPhase is Running once every regular container runs, else Pending (the
-// healthy subset of the kubelet's getPhase).
+// podPhase is the kubelet's getPhase for restartPolicy Always: Pending
+// while init containers are not done or a container waits that never ran,
+// else Running (a container that ran and waits to restart counts as
+// stopped, not waiting).
 func podPhase(rec *podRecord) corev1.PodPhase {
+	if !rec.initialized() {
+		return corev1.PodPending
+	}
 	for _, c := range rec.containers {
-		if c.phase != containerRunning {
+		if c.phase == containerWaiting && c.last == nil {
 			return corev1.PodPending
 		}
 	}
@@ -156,20 +161,23 @@ func containerStatuses(pod *corev1.Pod, specs []corev1.Container, recs []*contai
 			Ready:   c.ready,
 			Started: ptr.To(c.started),
 		}
+		cs.RestartCount = c.restartCount()
+		cs.LastTerminationState.Terminated = c.last
 		switch c.phase {
 		case containerRunning:
 			cs.ContainerID = c.id
 			cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(c.startedAt)}
 		case containerExited:
 			cs.ContainerID = c.id
-			cs.State.Terminated = &corev1.ContainerStateTerminated{
-				ExitCode: c.exitCode, Reason: c.reason, ContainerID: c.id,
-				StartedAt: metav1.NewTime(c.startedAt), FinishedAt: metav1.NewTime(c.finishedAt),
-			}
+			cs.State.Terminated = c.terminated()
 		default:
+			cs.ContainerID = c.id
 			cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: waiting}
+			if c.waitReason != "" {
+				cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: c.waitReason, Message: c.waitMessage}
+			}
 		}
-		if c.phase != containerWaiting {
+		if c.instances > 0 || c.phase != containerWaiting {
 			cs.VolumeMounts = volumeMountStatuses(spec)
 			cs.User = containerUser(pod, spec)
 			if len(spec.Resources.Requests) > 0 || len(spec.Resources.Limits) > 0 {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // containerPhase is where a simulated container is in its life.
@@ -33,7 +34,48 @@ type containerRecord struct {
 	reason     string // of the terminated state
 	started    bool
 	ready      bool
+
+	// instances is how many times the container was created; restartCount
+	// is one less.
+	instances int32
+	// last is the previous instance's end, reported as lastState.
+	last *corev1.ContainerStateTerminated
+	// waitReason and waitMessage explain a container that is not running:
+	// a failed pull, a config error, a crash-loop back-off.
+	waitReason, waitMessage string
+	// pullError is the last failed pull's "ErrImagePull: <error>", which
+	// the ImagePullBackOff message repeats.
+	pullError string
+	// out is how the current instance behaves; exitAt when it ends.
+	out    RunOutcome
+	exitAt time.Time
+	// nextReadiness and nextLiveness are when failing probes run next;
+	// livenessFailures counts consecutive failures.
+	nextReadiness, nextLiveness time.Time
+	livenessFailures            int32
 }
+
+// wait puts the container in the waiting state with a reason.
+func (c *containerRecord) wait(reason, message string) {
+	c.phase, c.waitReason, c.waitMessage = containerWaiting, reason, message
+	c.started, c.ready = false, false
+}
+
+// exit ends the running instance at t.
+func (c *containerRecord) exit(t time.Time, code int32, reason string) {
+	c.phase, c.finishedAt, c.exitCode, c.reason = containerExited, t, code, reason
+	c.started, c.ready, c.exitAt = false, false, time.Time{}
+}
+
+// terminated is the state of the instance that exited.
+func (c *containerRecord) terminated() *corev1.ContainerStateTerminated {
+	return &corev1.ContainerStateTerminated{
+		ExitCode: c.exitCode, Reason: c.reason, ContainerID: c.id,
+		StartedAt: metav1.NewTime(c.startedAt), FinishedAt: metav1.NewTime(c.finishedAt),
+	}
+}
+
+func (c *containerRecord) restartCount() int32 { return max(c.instances-1, 0) }
 
 // initialized reports an init container done: exited 0, or a started sidecar
 // (isInitContainerInitialized of pkg/kubelet/status/generate.go).

@@ -13,8 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/reference"
+	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 )
 
@@ -23,16 +23,34 @@ import (
 // in spec order, report each state, and stop it when it is deleted. It runs
 // in its own goroutine and sees the newest version of the pod through update.
 type podWorker struct {
-	a    *nodeAgent
-	rec  *podRecord
-	wake chan struct{}
+	a         *nodeAgent
+	rec       *podRecord
+	wake      chan struct{}
+	behaviour Behaviour
+
+	// The kubelet's back-offs: image pulls keyed by image, container
+	// restarts keyed by container name (both per pod, as the kubelet keys
+	// them by pod UID).
+	imageBackOff *flowcontrol.Backoff
+	crashBackOff *flowcontrol.Backoff
+	// Volumes: mounted, or when the failed mount is retried and how long
+	// the retry after that waits.
+	volumesReady bool
+	mountRetryAt time.Time
+	mountDelay   time.Duration
+	// next is when the pod needs its next sync, zero for never.
+	next time.Time
 
 	mu     sync.Mutex
 	latest *corev1.Pod
 }
 
 func newPodWorker(a *nodeAgent, pod *corev1.Pod) *podWorker {
-	return &podWorker{a: a, latest: pod, wake: make(chan struct{}, 1)}
+	return &podWorker{
+		a: a, latest: pod, wake: make(chan struct{}, 1),
+		imageBackOff: newBackOff(a.clock, imageBackOffPeriod, maxImageBackOff),
+		crashBackOff: newBackOff(a.clock, initialCrashLoopBackOff, maxCrashLoopBackOff),
+	}
 }
 
 // update hands the worker a newer version of its pod. Versions older than the
@@ -67,35 +85,6 @@ func (w *podWorker) pod() *corev1.Pod {
 
 func (w *podWorker) deleting() bool { return w.pod().DeletionTimestamp != nil }
 
-// run is the worker's life: start the pod (or adopt it, when the kubelet
-// restarts under running pods), keep it until it is deleted, then stop it.
-func (w *podWorker) run(ctx context.Context) {
-	if !w.adopt(w.pod()) && !w.deleting() {
-		w.start(ctx)
-	}
-	for !w.deleting() {
-		var due <-chan time.Time
-		var t clock.Timer
-		if at, ok := w.promoteReady(); ok {
-			t = w.a.clock.NewTimer(at.Sub(w.a.clock.Now()))
-			due = t.C()
-		}
-		select {
-		case <-ctx.Done():
-		case <-w.wake:
-		case <-due:
-			w.writeStatus(ctx)
-		}
-		if t != nil {
-			t.Stop()
-		}
-		if ctx.Err() != nil {
-			return
-		}
-	}
-	w.stop(ctx)
-}
-
 // adopt takes over a pod that already runs on this node (a restarted
 // kubelet): its IP and containers are reconstructed from its status.
 func (w *podWorker) adopt(pod *corev1.Pod) bool {
@@ -114,105 +103,12 @@ func (w *podWorker) adopt(pod *corev1.Pod) bool {
 			name: cs.Name, image: cs.Image, imageID: cs.ImageID, id: cs.ContainerID,
 			phase: containerRunning, startedAt: cs.State.Running.StartedAt.Time,
 			started: ptr.Deref(cs.Started, true), ready: cs.Ready,
+			instances: cs.RestartCount + 1, last: cs.LastTerminationState.Terminated,
 		})
 	}
 	w.a.ipam.reserve(rec.ip)
-	w.rec = rec
+	w.rec, w.volumesReady = rec, true
 	return true
-}
-
-// start admits the pod, reports it ContainerCreating, creates its sandbox,
-// runs its init containers in order, starts its containers one by one, and
-// reports them running.
-func (w *podWorker) start(ctx context.Context) {
-	pod := w.pod()
-	w.rec = newPodRecord(pod, w.a.clock.Now())
-	w.writeStatus(ctx)
-
-	ip, err := w.a.ipam.allocate()
-	if err != nil {
-		klog.ErrorS(err, "creating the pod sandbox", "pod", klog.KObj(pod))
-		return
-	}
-	w.rec.ip, w.rec.sandboxReady = ip, true
-
-	behaviour := w.a.behaviourFor(pod)
-	for i := range pod.Spec.InitContainers {
-		if w.deleting() || ctx.Err() != nil {
-			return
-		}
-		w.startContainer(ctx, pod, &pod.Spec.InitContainers[i], w.rec.initContainers[i], behaviour)
-	}
-	if len(pod.Spec.InitContainers) > 0 {
-		w.writeStatus(ctx)
-	}
-	for i := range pod.Spec.Containers {
-		if w.deleting() || ctx.Err() != nil {
-			return
-		}
-		w.startContainer(ctx, pod, &pod.Spec.Containers[i], w.rec.containers[i], behaviour)
-	}
-	w.writeStatus(ctx)
-}
-
-// startContainer is the kubelet's startContainer for a healthy container:
-// ensure the image, create, start. A plain init container then completes.
-func (w *podWorker) startContainer(ctx context.Context, pod *corev1.Pod, c *corev1.Container, cr *containerRecord, b Behaviour) {
-	ref := containerRef(pod, c, cr.init)
-	cr.image, cr.imageID = w.a.ensureImage(ctx, pod, c, b, ref)
-	cr.id = containerID(pod, c.Name, 0)
-	emit(w.a.events, ref, reasonCreated, msgCreated)
-	emit(w.a.events, ref, reasonStarted, msgStarted)
-	now := w.a.clock.Now()
-	cr.phase, cr.startedAt = containerRunning, now
-	if cr.init && !cr.sidecar {
-		cr.phase, cr.finishedAt, cr.exitCode, cr.reason = containerExited, now, 0, reasonCompleted
-		return
-	}
-	cr.started = c.StartupProbe == nil
-	cr.ready = b.Run(pod, c).Ready && cr.started && c.ReadinessProbe == nil
-}
-
-// promoteReady marks started and ready the containers whose first startup
-// and readiness probes are due (a healthy probe passes on its first run,
-// after initialDelaySeconds) and returns when the next one is due.
-func (w *podWorker) promoteReady() (time.Time, bool) {
-	if w.rec == nil {
-		return time.Time{}, false
-	}
-	pod := w.pod()
-	specs := map[string]*corev1.Container{}
-	for i := range pod.Spec.InitContainers {
-		specs[pod.Spec.InitContainers[i].Name] = &pod.Spec.InitContainers[i]
-	}
-	for i := range pod.Spec.Containers {
-		specs[pod.Spec.Containers[i].Name] = &pod.Spec.Containers[i]
-	}
-	now := w.a.clock.Now()
-	var next time.Time
-	found := false
-	for _, cr := range w.rec.readyCandidates() {
-		spec := specs[cr.name]
-		if spec == nil || cr.phase != containerRunning || (cr.started && cr.ready) {
-			continue
-		}
-		at := cr.startedAt.Add(probeDelay(spec.StartupProbe) + probeDelay(spec.ReadinessProbe))
-		if !now.Before(at) {
-			cr.started, cr.ready = true, true
-			continue
-		}
-		if !found || at.Before(next) {
-			next, found = at, true
-		}
-	}
-	return next, found
-}
-
-func probeDelay(p *corev1.Probe) time.Duration {
-	if p == nil {
-		return 0
-	}
-	return time.Duration(p.InitialDelaySeconds) * time.Second
 }
 
 // stop is the kubelet's termination of a deleted pod: a Killing event for
@@ -283,6 +179,15 @@ func containerRef(pod *corev1.Pod, c *corev1.Container, init bool) *corev1.Objec
 	ref, err := reference.GetPartialReference(scheme.Scheme, pod, path)
 	if err != nil {
 		return &corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID, FieldPath: path}
+	}
+	return ref
+}
+
+// podRef is the involvedObject of the pod's own events (sandbox, mounts).
+func podRef(pod *corev1.Pod) *corev1.ObjectReference {
+	ref, err := reference.GetReference(scheme.Scheme, pod)
+	if err != nil {
+		return &corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
 	}
 	return ref
 }

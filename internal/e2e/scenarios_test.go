@@ -1,0 +1,146 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/scenarios"
+)
+
+// verdict is the part of kubectl-chain's JSON report the scenarios check.
+type verdict struct {
+	Health chain.Health  `json:"health"`
+	Link   chain.LinkID  `json:"link"`
+	Cause  chain.CauseID `json:"cause"`
+}
+
+// TestScenarios applies every scenario that leaves the rest of the lab alone,
+// each in its own namespace and in parallel, and checks that kubectl-chain
+// settles on the scenario's expected health, link and cause.
+func TestScenarios(t *testing.T) {
+	for _, sc := range scenarios.All() {
+		if sc.Exclusive {
+			continue
+		}
+		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel()
+			runScenario(t, sc)
+		})
+	}
+}
+
+// TestExclusiveScenarios runs, one at a time and after TestScenarios, the
+// scenarios that change the whole lab (node taints), undoing each after.
+func TestExclusiveScenarios(t *testing.T) {
+	for _, sc := range scenarios.All() {
+		if !sc.Exclusive {
+			continue
+		}
+		t.Run(sc.Name, func(t *testing.T) {
+			if sc.TaintNodes != nil {
+				taint := *sc.TaintNodes
+				t.Cleanup(func() {
+					if err := scenarios.UntaintNodes(context.Background(), client, taint); err != nil {
+						t.Errorf("removing the taint: %v", err)
+					}
+				})
+			}
+			runScenario(t, sc)
+		})
+	}
+}
+
+// runScenario applies sc in namespace sc-NAME, polls kubectl-chain until the
+// verdict matches or the scenario's deadline passes, and checks it.
+func runScenario(t *testing.T, sc scenarios.Scenario) {
+	ctx, cancel := context.WithTimeout(context.Background(), sc.Deadline+30*time.Second)
+	defer cancel()
+	ns := "sc-" + sc.Name
+	t.Cleanup(func() {
+		if err := scenarios.Delete(context.Background(), client, sc, ns); err != nil {
+			t.Errorf("deleting the scenario: %v", err)
+		}
+	})
+	start := time.Now()
+	if err := scenarios.Apply(ctx, client, sc, ns); err != nil {
+		t.Fatal(err)
+	}
+	want := verdict{Health: sc.Health, Link: sc.Link, Cause: sc.Cause}
+	deadline := start.Add(sc.Deadline)
+	var got verdict
+	var out []byte
+	var code int
+	for {
+		time.Sleep(time.Second)
+		var err error
+		got, out, code, err = diagnose(ctx, ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got == want || time.Now().After(deadline) {
+			break
+		}
+	}
+	t.Logf("verdict after %v: %s %s %s (exit %d)", time.Since(start).Round(100*time.Millisecond), got.Health, got.Link, got.Cause, code)
+	if got != want {
+		t.Errorf("verdict = %+v, want %+v\n%s\n%s", got, want, out, captured(ctx, ns))
+	}
+	if sc.Health == chain.Healthy && code != 0 {
+		t.Errorf("exit code %d for a healthy rollout, want 0", code)
+	}
+	if t.Failed() {
+		return
+	}
+	// Stay a while: back-offs repeat (ImagePullBackOff, CrashLoopBackOff),
+	// the verdict must hold through them, and their events must read like
+	// a real kubelet's too.
+	time.Sleep(time.Until(start.Add(settle)))
+	again, out, _, err := diagnose(ctx, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again != want {
+		t.Errorf("verdict changed after %v: %+v, want %+v\n%s\n%s", settle, again, want, out, captured(ctx, ns))
+	}
+	checkKubeletEvents(ctx, t, ns)
+}
+
+// settle is how long each scenario is watched after apply: long enough for
+// a second image pull, the first image back-off and two crash-loop
+// back-offs, and inside the 20 s back-off after the third exit (a container
+// that exits after 1 s restarts at about 1, 12 and 33 s). While a
+// crash-looping init container runs again between back-offs the walk says
+// "progressing ContainersCreating: init container is running" for that
+// second, which a check at 33-35 s would catch (reported to the lead).
+const settle = 30 * time.Second
+
+// diagnose runs kubectl-chain -o json on the scenario's Deployment.
+func diagnose(ctx context.Context, ns string) (verdict, []byte, int, error) {
+	cmd := exec.CommandContext(ctx, chainBin, "deploy/"+scenarios.Deployment, "-n", ns, "-o", "json", "--kubeconfig", kubeconfig)
+	out, err := cmd.Output()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		return verdict{}, out, 0, err
+	}
+	var r struct {
+		Verdict verdict `json:"verdict"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		return verdict{}, out, code, errors.New("decoding kubectl-chain's report: " + err.Error() + "\n" + string(out))
+	}
+	return r.Verdict, out, code, nil
+}
+
+// captured is the namespace's pods and events, for a failed scenario.
+func captured(ctx context.Context, ns string) string {
+	out, _ := exec.CommandContext(ctx, "kubectl", "--kubeconfig", kubeconfig, "-n", ns, "get", "deploy,rs,pods,events", "-o", "yaml").CombinedOutput()
+	return string(out)
+}

@@ -1,0 +1,127 @@
+package kubelet
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/kubernetes/pkg/util/parsers"
+)
+
+// The lab's invented registries (never a real registry's host).
+const (
+	// RegistryHost serves every image except the tags in missingTags.
+	RegistryHost = "registry.lab.internal"
+	// PrivatePrefix is the part of RegistryHost that needs a pull secret.
+	PrivatePrefix = RegistryHost + "/private/"
+	// UnreachableHost does not resolve.
+	UnreachableHost = "unreachable.lab.internal"
+)
+
+// missingTags are the tags RegistryHost answers 404 for.
+var missingTags = []string{"missing", "does-not-exist"}
+
+// failedPullTime is how long a failing pull takes to fail.
+const failedPullTime = 30 * time.Millisecond
+
+// nodeResolver is the DNS server in the node's resolv.conf (systemd-resolved's
+// stub, as on most node images).
+const nodeResolver = "127.0.0.53:53"
+
+// applyDefaultImageTag is the kubelet's check of an image reference
+// (pkg/kubelet/images/image_manager.go): it parses the reference with
+// pkg/util/parsers and appends the default tag when there is neither tag
+// nor digest.
+func applyDefaultImageTag(image string) (string, error) {
+	_, tag, digest, err := parsers.ParseImageName(image)
+	if err != nil {
+		return "", err
+	}
+	if digest == "" && tag != "" && !strings.HasSuffix(image, ":"+tag) {
+		image = image + ":" + tag
+	}
+	return image, nil
+}
+
+// Error formats of containerd v2.2.0 (and the libraries it uses) that the
+// lab's pull and sandbox failures are built from; formats_test.go checks
+// each against its source.
+const (
+	// internal/cri/server/images/image_pull.go
+	ctrPullAndUnpack = "failed to pull and unpack image %q: %w"
+	// client/pull.go
+	ctrResolve = "failed to resolve reference %q: %w"
+	// core/remotes/docker/resolver.go
+	ctrDenied    = "pull access denied, repository does not exist or may require authorization: %w"
+	ctrDoRequest = "failed to do request: %w"
+	// core/remotes/docker/authorizer.go, around ErrInvalidAuthorization
+	ctrServerMessage = "server message: %s: %w"
+	// internal/cri/server/sandbox_run.go
+	ctrSandboxNetwork = "failed to setup network for sandbox %q: %w"
+	// github.com/containernetworking/cni v1.3.1 libcni/api.go and
+	// pkg/invoke/find.go
+	cniPluginFailed = "plugin %s failed (add): %w"
+	cniFindPlugin   = "failed to find plugin %q in path %s"
+)
+
+// Sentinel texts: errdefs.ErrNotFound, docker.ErrInvalidAuthorization, and
+// the scope error a registry's token server answers with.
+var (
+	errNotFound             = errors.New("not found")
+	errInvalidAuthorization = errors.New("authorization failed")
+)
+
+// grpcError is the CRI error as the kubelet prints it: a gRPC status
+// ("rpc error: code = %s desc = %s", google.golang.org/grpc/internal/status).
+func grpcError(code string, err error) string {
+	return fmt.Sprintf("rpc error: code = %s desc = %s", code, err)
+}
+
+// catalogueError is the CRI error of pulling image, "" when the pull works.
+func catalogueError(image string, withSecret bool) string {
+	host, path, ref := splitImage(image)
+	pullErr := func(code string, err error) string {
+		return grpcError(code, fmt.Errorf(ctrPullAndUnpack, image, fmt.Errorf(ctrResolve, image, err)))
+	}
+	switch {
+	case host == UnreachableHost:
+		// Go's url.Error ("%s %q: %s") around net.OpError and net.DNSError.
+		dns := fmt.Errorf(`Head "https://%s/v2/%s/manifests/%s": dial tcp: lookup %s on %s: no such host`, host, path, ref, host, nodeResolver)
+		return pullErr("Unknown", fmt.Errorf(ctrDoRequest, dns))
+	case host != RegistryHost:
+		return ""
+	case strings.HasPrefix(image, PrivatePrefix) && !withSecret:
+		denied := fmt.Errorf(ctrServerMessage, "insufficient_scope", errInvalidAuthorization)
+		return pullErr("Unknown", fmt.Errorf(ctrDenied, denied))
+	}
+	for _, t := range missingTags {
+		if ref == t {
+			return pullErr("NotFound", fmt.Errorf("%s: %w", image, errNotFound))
+		}
+	}
+	return ""
+}
+
+// splitImage splits a tagged or digested reference into registry host,
+// repository path and tag or digest.
+func splitImage(image string) (host, path, ref string) {
+	repo := repository(image)
+	ref = strings.TrimPrefix(strings.TrimPrefix(image, repo), ":")
+	ref = strings.TrimPrefix(ref, "@")
+	host, path, ok := strings.Cut(repo, "/")
+	if !ok || !strings.ContainsAny(host, ".:") && host != "localhost" {
+		return "", repo, ref
+	}
+	return host, path, ref
+}
+
+// cniFailure is containerd's error when the CNI plugin is missing on the
+// node.
+func cniFailure(pod *corev1.Pod) string {
+	id := strings.TrimPrefix(digestOf("sandbox", string(pod.UID)), "sha256:")
+	find := fmt.Errorf(cniFindPlugin, "bridge", "[/opt/cni/bin]")
+	plugin := fmt.Errorf(cniPluginFailed, `type="bridge" name="lab-pod-network"`, find)
+	return grpcError("Unknown", fmt.Errorf(ctrSandboxNetwork, id, plugin))
+}

@@ -1,0 +1,112 @@
+package kubelet
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// TestCatalogueErrors compares each pull failure with the message the
+// diagnosis decodes (diagnose/image_test.go, containerd v2 wording).
+func TestCatalogueErrors(t *testing.T) {
+	tests := []struct {
+		image      string
+		withSecret bool
+		want       string
+	}{
+		{"registry.lab.internal/web:v1", false, ""},
+		{"registry.lab.internal/web@sha256:0123", false, ""},
+		{"example.internal/anything:missing", false, ""},
+		{"registry.lab.internal/private/web:v1", true, ""},
+		// core/remotes/docker/resolver.go: fmt.Errorf("%s: %w", ref, errdefs.ErrNotFound)
+		{"registry.lab.internal/web:missing", false,
+			`rpc error: code = NotFound desc = failed to pull and unpack image "registry.lab.internal/web:missing": failed to resolve reference "registry.lab.internal/web:missing": registry.lab.internal/web:missing: not found`},
+		{"registry.lab.internal/web:does-not-exist", false,
+			`rpc error: code = NotFound desc = failed to pull and unpack image "registry.lab.internal/web:does-not-exist": failed to resolve reference "registry.lab.internal/web:does-not-exist": registry.lab.internal/web:does-not-exist: not found`},
+		// resolver.go "pull access denied, ...: %w" around authorizer.go "server message: %s: %w"
+		{"registry.lab.internal/private/web:v1", false,
+			`rpc error: code = Unknown desc = failed to pull and unpack image "registry.lab.internal/private/web:v1": failed to resolve reference "registry.lab.internal/private/web:v1": pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed`},
+		// resolver.go "failed to do request: %w" around url.Error and net.DNSError
+		{"unreachable.lab.internal/team/web:v2", false,
+			`rpc error: code = Unknown desc = failed to pull and unpack image "unreachable.lab.internal/team/web:v2": failed to resolve reference "unreachable.lab.internal/team/web:v2": failed to do request: Head "https://unreachable.lab.internal/v2/team/web/manifests/v2": dial tcp: lookup unreachable.lab.internal on 127.0.0.53:53: no such host`},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, catalogueError(tt.image, tt.withSecret)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.image, diff)
+		}
+	}
+}
+
+func TestApplyDefaultImageTag(t *testing.T) {
+	tests := []struct{ in, want, err string }{
+		{"registry.lab.internal/web", "registry.lab.internal/web:latest", ""},
+		{"registry.lab.internal/web:v1", "registry.lab.internal/web:v1", ""},
+		// pkg/util/parsers/parsers.go "couldn't parse image name %q: %v"
+		{"registry.lab.internal/Web:v1", "", `couldn't parse image name "registry.lab.internal/Web:v1": invalid reference format: repository name (Web) must be lowercase`},
+	}
+	for _, tt := range tests {
+		got, err := applyDefaultImageTag(tt.in)
+		gotErr := ""
+		if err != nil {
+			gotErr = err.Error()
+		}
+		if got != tt.want || gotErr != tt.err {
+			t.Errorf("applyDefaultImageTag(%q) = %q, %q; want %q, %q", tt.in, got, gotErr, tt.want, tt.err)
+		}
+	}
+}
+
+func TestCNIFailure(t *testing.T) {
+	pod := &corev1.Pod{}
+	pod.UID = types.UID("uid-1")
+	got := cniFailure(pod)
+	id := digestOf("sandbox", "uid-1")[len("sha256:"):]
+	// The form of diagnose/sandbox_test.go (containerd sandbox_run.go, libcni).
+	want := `rpc error: code = Unknown desc = failed to setup network for sandbox "` + id + `": plugin type="bridge" name="lab-pod-network" failed (add): failed to find plugin "bridge" in path [/opt/cni/bin]`
+	if got != want {
+		t.Errorf("cniFailure = %q, want %q", got, want)
+	}
+}
+
+func TestLabRun(t *testing.T) {
+	web := corev1.Container{Name: "web", Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("128Mi")}}}
+	migrate := corev1.Container{Name: "migrate"}
+	pod := func(ann map[string]string) *corev1.Pod {
+		p := &corev1.Pod{Spec: corev1.PodSpec{InitContainers: []corev1.Container{migrate}, Containers: []corev1.Container{web}}}
+		p.Annotations = ann
+		return p
+	}
+	tests := []struct {
+		name string
+		ann  map[string]string
+		c    corev1.Container
+		want RunOutcome
+	}{
+		{"healthy", nil, web, RunOutcome{Ready: true}},
+		{"exit code", map[string]string{"lab.kubectl-chain.io/exit-code": "1"}, web,
+			RunOutcome{Ready: true, Exit: &Exit{After: time.Second, Code: 1, Reason: "Error"}}},
+		{"exit 0 after 3s", map[string]string{"lab.kubectl-chain.io/exit-code": "0", "lab.kubectl-chain.io/exit-after": "3s"}, web,
+			RunOutcome{Ready: true, Exit: &Exit{After: 3 * time.Second, Code: 0, Reason: "Completed"}}},
+		{"pod-wide keys skip init containers", map[string]string{"lab.kubectl-chain.io/exit-code": "1"}, migrate, RunOutcome{Ready: true}},
+		{"per-container key", map[string]string{"lab.kubectl-chain.io/migrate.exit-code": "2"}, migrate,
+			RunOutcome{Ready: true, Exit: &Exit{After: time.Second, Code: 2, Reason: "Error"}}},
+		{"per-container key wins", map[string]string{"lab.kubectl-chain.io/exit-code": "1", "lab.kubectl-chain.io/web.exit-code": "3"}, web,
+			RunOutcome{Ready: true, Exit: &Exit{After: time.Second, Code: 3, Reason: "Error"}}},
+		{"oom above the limit", map[string]string{"lab.kubectl-chain.io/memory-usage": "300Mi"}, web,
+			RunOutcome{Ready: true, Exit: &Exit{After: time.Second, Code: 137, Reason: "OOMKilled"}}},
+		{"memory within the limit", map[string]string{"lab.kubectl-chain.io/memory-usage": "100Mi"}, web, RunOutcome{Ready: true}},
+		{"no limit, no oom", map[string]string{"lab.kubectl-chain.io/memory-usage": "300Mi"}, migrate, RunOutcome{Ready: true}},
+		{"probes", map[string]string{"lab.kubectl-chain.io/readiness": "fail", "lab.kubectl-chain.io/liveness": "fail"}, web,
+			RunOutcome{Ready: true, ReadinessFails: true, LivenessFails: true}},
+	}
+	for _, tt := range tests {
+		got := Lab{}.Run(pod(tt.ann), &tt.c)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}

@@ -1,0 +1,143 @@
+package kubelet
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// syncContainer takes one container as far as it goes now: a running one
+// may exit or fail its probes; an exited one restarts, unless it is a
+// finished init container or its crash-loop back-off holds it; a waiting one
+// is started (image, config, create, start), or stays waiting with the
+// reason the kubelet gives.
+func (w *podWorker) syncContainer(ctx context.Context, pod *corev1.Pod, spec *corev1.Container, cr *containerRecord) {
+	if cr.phase == containerRunning {
+		w.runContainer(pod, spec, cr)
+	}
+	switch cr.phase {
+	case containerRunning:
+		return
+	case containerExited:
+		if !restarts(pod, cr) {
+			return
+		}
+		cr.last = cr.terminated()
+		cr.wait(reasonCrashLoopBackOff, "")
+	}
+	if cr.last != nil && w.crashLoopBackOff(pod, spec, cr) {
+		return
+	}
+	w.startContainer(ctx, pod, spec, cr)
+	if cr.phase == containerRunning {
+		w.runContainer(pod, spec, cr)
+	}
+	if cr.phase == containerExited && restarts(pod, cr) {
+		w.after(w.a.clock.Now())
+	}
+}
+
+// restarts applies the restart policy to an exited container: a regular
+// container or sidecar of a Deployment's pod always restarts; an init
+// container only when it failed.
+func restarts(pod *corev1.Pod, cr *containerRecord) bool {
+	if cr.init && !cr.sidecar && cr.exitCode == 0 {
+		return false
+	}
+	switch pod.Spec.RestartPolicy {
+	case corev1.RestartPolicyNever:
+		return cr.sidecar
+	case corev1.RestartPolicyOnFailure:
+		return cr.sidecar || cr.exitCode != 0
+	}
+	return true
+}
+
+// crashLoopBackOff is the kubelet's doBackOff: after a container exited, it
+// restarts only once the back-off since its finish has passed (10 s,
+// doubling, 5 min cap); meanwhile it waits in CrashLoopBackOff and every sync
+// records a BackOff event.
+func (w *podWorker) crashLoopBackOff(pod *corev1.Pod, spec *corev1.Container, cr *containerRecord) bool {
+	key := cr.name
+	ts := cr.last.FinishedAt.Time
+	if w.crashBackOff.IsInBackOffSince(key, ts) {
+		desc := podDesc(pod.Name, pod.Namespace, pod.UID)
+		warn(w.a.events, containerRef(pod, spec, cr.init), reasonBackOff, fmt.Sprintf(msgBackOffRestart, spec.Name, desc))
+		backoff := w.crashBackOff.Get(key)
+		cr.wait(reasonCrashLoopBackOff, fmt.Sprintf(msgCrashLoopBackOff, backoff, spec.Name, desc))
+		w.after(minTime(ts.Add(backoff), w.a.clock.Now().Add(backOffPeriod)))
+		return true
+	}
+	w.crashBackOff.Next(key, ts)
+	return false
+}
+
+// startContainer is the kubelet's startContainer: ensure the image, build
+// the container's config (env from ConfigMaps and Secrets), create, start.
+func (w *podWorker) startContainer(ctx context.Context, pod *corev1.Pod, spec *corev1.Container, cr *containerRecord) {
+	ref := containerRef(pod, spec, cr.init)
+	image, imageID, ok := w.ensureImage(ctx, pod, spec, cr, ref)
+	if !ok {
+		w.after(w.a.clock.Now().Add(backOffPeriod))
+		return
+	}
+	cr.image, cr.imageID = image, imageID
+	if msg := envError(ctx, w.a.client, pod, spec); msg != "" {
+		warn(w.a.events, ref, reasonFailed, fmt.Sprintf(msgError, msg))
+		cr.wait(reasonCreateContainerConfigError, msg)
+		w.after(w.a.clock.Now().Add(backOffPeriod))
+		return
+	}
+	cr.id = containerID(pod, spec.Name, int(cr.instances))
+	cr.instances++
+	emit(w.a.events, ref, reasonCreated, msgCreated)
+	emit(w.a.events, ref, reasonStarted, msgStarted)
+	now := w.a.clock.Now()
+	cr.phase, cr.startedAt, cr.waitReason, cr.waitMessage = containerRunning, now, "", ""
+	cr.out = w.behaviour.Run(pod, spec)
+	if cr.init && !cr.sidecar && cr.out.Exit == nil {
+		cr.out.Exit = &Exit{Reason: reasonCompleted}
+	}
+	cr.exitAt = time.Time{}
+	if cr.out.Exit != nil {
+		cr.exitAt = now.Add(cr.out.Exit.After)
+	}
+	cr.started = spec.StartupProbe == nil
+	cr.ready = cr.out.Ready && cr.started && spec.ReadinessProbe == nil && !cr.init
+	if cr.sidecar {
+		cr.ready = cr.out.Ready && cr.started && spec.ReadinessProbe == nil
+	}
+	cr.nextReadiness = now.Add(probeDelay(spec.ReadinessProbe))
+	cr.nextLiveness = now.Add(probeDelay(spec.LivenessProbe))
+	cr.livenessFailures = 0
+}
+
+// runContainer ends a running container whose exit is due and runs its
+// failing probes; otherwise it asks for a sync when the next is due.
+func (w *podWorker) runContainer(pod *corev1.Pod, spec *corev1.Container, cr *containerRecord) {
+	now := w.a.clock.Now()
+	if !cr.exitAt.IsZero() && !now.Before(cr.exitAt) {
+		cr.exit(cr.exitAt, cr.out.Exit.Code, cr.out.Exit.Reason)
+		return
+	}
+	if !cr.exitAt.IsZero() {
+		w.after(cr.exitAt)
+	}
+	w.probe(pod, spec, cr, now)
+}
+
+// podDesc is format.PodDesc of pkg/kubelet/util/format: name_namespace(uid).
+func podDesc(name, namespace string, uid types.UID) string {
+	return fmt.Sprintf("%s_%s(%s)", name, namespace, uid)
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}

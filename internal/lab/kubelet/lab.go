@@ -1,0 +1,141 @@
+package kubelet
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// Lab is the behaviour of every pod in a lab: healthy unless its image
+// references or annotations ask for a failure. The scheme, deterministic so
+// a scenario fails the same way on every run:
+//
+// Images (the lab's image catalogue, see catalogue.go):
+//   - any image on a host other than the two below exists (as if side-loaded);
+//   - registry.lab.internal/REPO:TAG exists for every tag except "missing" and
+//     "does-not-exist", which the registry answers 404 (ImageNotFound);
+//   - registry.lab.internal/private/... needs credentials: the pull is denied
+//     unless spec.imagePullSecrets names a Secret that exists in the pod's
+//     namespace (ImagePullUnauthorized);
+//   - unreachable.lab.internal/... does not resolve in DNS (RegistryUnreachable);
+//   - a reference the kubelet cannot parse fails the kubelet's own check
+//     before any pull (InvalidImageName);
+//   - with imagePullPolicy Never, only images an earlier pod pulled onto the
+//     node are present (ErrImageNeverPull otherwise).
+//
+// Pod annotations (on the Deployment's pod template). KEY applies to every
+// regular container; CONTAINER.KEY to one container, init containers
+// included, and wins over KEY:
+//   - lab.kubectl-chain.io/exit-code: "N": the container exits with code N
+//     (reason Error, or Completed for 0) after exit-after, and the kubelet
+//     restarts it with the crash-loop back-off;
+//   - lab.kubectl-chain.io/exit-after: a Go duration, default 1s;
+//   - lab.kubectl-chain.io/memory-usage: a quantity; above the container's
+//     memory limit the container is OOMKilled (exit 137) after exit-after;
+//   - lab.kubectl-chain.io/readiness: "fail": HTTP readiness probes answer 503;
+//   - lab.kubectl-chain.io/liveness: "fail": HTTP liveness probes answer 503,
+//     and after failureThreshold failures the kubelet kills and restarts it;
+//   - lab.kubectl-chain.io/sandbox: "fail" (pod-wide only): the node's CNI
+//     plugin cannot set up the pod's network, as on a node labelled
+//     lab.kubectl-chain.io/sandbox=fail.
+//
+// What the kubelet checks against the API itself fails only when the object
+// is really missing: ConfigMaps, Secrets and keys referenced by env and
+// envFrom (CreateContainerConfigError), ConfigMap and Secret volumes
+// (FailedMount), image pull secrets.
+type Lab struct{ Healthy }
+
+// AnnotationPrefix starts every annotation the simulated kubelet reads.
+const AnnotationPrefix = "lab.kubectl-chain.io/"
+
+// Annotation keys, without AnnotationPrefix and container name.
+const (
+	KeyExitCode    = "exit-code"
+	KeyExitAfter   = "exit-after"
+	KeyMemoryUsage = "memory-usage"
+	KeyReadiness   = "readiness"
+	KeyLiveness    = "liveness"
+	KeySandbox     = "sandbox"
+	// ValueFail asks a probe or the sandbox to fail.
+	ValueFail = "fail"
+)
+
+// SandboxLabel on a node makes every sandbox on it fail when set to "fail".
+const SandboxLabel = AnnotationPrefix + KeySandbox
+
+// defaultExitAfter is how long a container asked to exit runs first.
+const defaultExitAfter = time.Second
+
+// ForPod is the lab's BehaviourFor.
+func ForPod(*corev1.Pod) Behaviour { return Lab{} }
+
+// Sandbox fails with the CNI error when the pod asks for it.
+func (Lab) Sandbox(pod *corev1.Pod) string {
+	if pod.Annotations[AnnotationPrefix+KeySandbox] == ValueFail {
+		return cniFailure(pod)
+	}
+	return ""
+}
+
+// Pull resolves the image against the lab's catalogue.
+func (l Lab) Pull(pod *corev1.Pod, c *corev1.Container, image string) PullOutcome {
+	if msg := catalogueError(image, len(pod.Spec.ImagePullSecrets) > 0); msg != "" {
+		return PullOutcome{Duration: failedPullTime, Err: msg}
+	}
+	return l.Healthy.Pull(pod, c, image)
+}
+
+// Run reads the container's annotations.
+func (Lab) Run(pod *corev1.Pod, c *corev1.Container) RunOutcome {
+	get := func(key string) string { return containerAnnotation(pod, c.Name, key) }
+	out := RunOutcome{
+		Ready:          true,
+		ReadinessFails: get(KeyReadiness) == ValueFail,
+		LivenessFails:  get(KeyLiveness) == ValueFail,
+	}
+	after := defaultExitAfter
+	if d, err := time.ParseDuration(get(KeyExitAfter)); err == nil && d >= 0 {
+		after = d
+	}
+	if oomKilled(get(KeyMemoryUsage), c) {
+		out.Exit = &Exit{After: after, Code: 137, Reason: reasonOOMKilled}
+		return out
+	}
+	if code, err := strconv.ParseInt(get(KeyExitCode), 10, 32); err == nil {
+		reason := reasonError
+		if code == 0 {
+			reason = reasonCompleted
+		}
+		out.Exit = &Exit{After: after, Code: int32(code), Reason: reason}
+	}
+	return out
+}
+
+// containerAnnotation is CONTAINER.KEY, else KEY for a regular container.
+func containerAnnotation(pod *corev1.Pod, container, key string) string {
+	if v, ok := pod.Annotations[AnnotationPrefix+container+"."+key]; ok {
+		return v
+	}
+	for _, ic := range pod.Spec.InitContainers {
+		if ic.Name == container {
+			return ""
+		}
+	}
+	return pod.Annotations[AnnotationPrefix+key]
+}
+
+// oomKilled reports a usage above the container's memory limit.
+func oomKilled(usage string, c *corev1.Container) bool {
+	if usage == "" {
+		return false
+	}
+	q, err := resource.ParseQuantity(strings.TrimSpace(usage))
+	if err != nil {
+		return false
+	}
+	limit, ok := c.Resources.Limits[corev1.ResourceMemory]
+	return ok && q.Cmp(limit) > 0
+}

@@ -1,0 +1,170 @@
+package kubelet
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/util/flowcontrol"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+)
+
+// Back-offs and retry periods of the kubelet (pkg/kubelet/kubelet.go) and
+// its volume manager (pkg/util/goroutinemap/exponentialbackoff).
+const (
+	// backOffPeriod: how soon a pod whose sync failed is synced again.
+	backOffPeriod           = 10 * time.Second
+	imageBackOffPeriod      = 10 * time.Second
+	maxImageBackOff         = 300 * time.Second
+	initialCrashLoopBackOff = 10 * time.Second
+	maxCrashLoopBackOff     = 300 * time.Second
+	initialMountRetry       = 500 * time.Millisecond
+	maxMountRetry           = 2*time.Minute + 2*time.Second
+)
+
+// newBackOff is flowcontrol's back-off on the agent's clock.
+func newBackOff(clk clock.Clock, initial, limit time.Duration) *flowcontrol.Backoff {
+	b := flowcontrol.NewBackOff(initial, limit)
+	if clk != nil {
+		b.Clock = clk
+	}
+	return b
+}
+
+// run is the worker's life: start the pod (or adopt it, when the kubelet
+// restarts under running pods), sync it whenever something is due (a
+// retry, a back-off ending, a container exiting, a probe), then stop it
+// once it is deleted. Updates of the pod only wake it to notice deletion:
+// the kubelet's own status writes come back as updates.
+func (w *podWorker) run(ctx context.Context) {
+	w.behaviour = w.a.behaviourFor(w.pod())
+	if !w.adopt(w.pod()) && !w.deleting() {
+		w.rec = newPodRecord(w.pod(), w.a.clock.Now())
+		w.writeStatus(ctx)
+		w.sync(ctx)
+	}
+	for !w.deleting() {
+		var due <-chan time.Time
+		var t clock.Timer
+		if at, ok := w.nextDue(); ok {
+			t = w.a.clock.NewTimer(at.Sub(w.a.clock.Now()))
+			due = t.C()
+		}
+		select {
+		case <-ctx.Done():
+		case <-w.wake:
+		case <-due:
+			w.sync(ctx)
+		}
+		if t != nil {
+			t.Stop()
+		}
+		if ctx.Err() != nil {
+			return
+		}
+	}
+	w.stop(ctx)
+}
+
+// nextDue is the earliest of the next sync and the next readiness promotion.
+func (w *podWorker) nextDue() (time.Time, bool) {
+	at, ok := w.promoteReady()
+	if !w.next.IsZero() && (!ok || w.next.Before(at)) {
+		return w.next, true
+	}
+	return at, ok
+}
+
+// after asks for a sync at t at the latest.
+func (w *podWorker) after(t time.Time) {
+	if w.next.IsZero() || t.Before(w.next) {
+		w.next = t
+	}
+}
+
+// sync is one pass of the kubelet's SyncPod: mount the volumes, create the
+// sandbox, then take each container as far as it goes (init containers in
+// order, each one done before the next), and write the status.
+func (w *podWorker) sync(ctx context.Context) {
+	if w.rec == nil || w.deleting() || ctx.Err() != nil {
+		return
+	}
+	w.next = time.Time{}
+	pod := w.pod()
+	if w.syncVolumes(ctx, pod) && w.syncSandbox(pod) {
+		w.syncContainers(ctx, pod)
+	}
+	w.writeStatus(ctx)
+}
+
+// syncVolumes mounts the pod's volumes; a failed mount is retried with the
+// volume manager's exponential back-off, each failure a FailedMount event.
+func (w *podWorker) syncVolumes(ctx context.Context, pod *corev1.Pod) bool {
+	if w.volumesReady {
+		return true
+	}
+	now := w.a.clock.Now()
+	if now.Before(w.mountRetryAt) {
+		w.after(w.mountRetryAt)
+		return false
+	}
+	errs := volumeErrors(ctx, w.a.client, pod)
+	if len(errs) == 0 {
+		w.volumesReady = true
+		return true
+	}
+	for _, e := range errs {
+		warn(w.a.events, podRef(pod), reasonFailedMount, fmt.Sprintf(msgMountSetUp, mountSetUp, e.volume, ": "+e.err))
+	}
+	w.mountDelay = min(max(2*w.mountDelay, initialMountRetry), maxMountRetry)
+	w.mountRetryAt = now.Add(w.mountDelay)
+	w.after(w.mountRetryAt)
+	return false
+}
+
+// syncSandbox creates the pod's sandbox: its IP, or the runtime's error.
+func (w *podWorker) syncSandbox(pod *corev1.Pod) bool {
+	if w.rec.sandboxReady {
+		return true
+	}
+	msg := w.behaviour.Sandbox(pod)
+	if msg == "" && w.a.cfg.Labels[SandboxLabel] == ValueFail {
+		msg = cniFailure(pod)
+	}
+	if msg != "" {
+		warn(w.a.events, podRef(pod), reasonFailedCreatePodSandBox, fmt.Sprintf(msgFailedCreateSandbox, msg))
+		w.after(w.a.clock.Now().Add(backOffPeriod))
+		return false
+	}
+	ip, err := w.a.ipam.allocate()
+	if err != nil {
+		klog.ErrorS(err, "creating the pod sandbox", "pod", klog.KObj(pod))
+		w.after(w.a.clock.Now().Add(backOffPeriod))
+		return false
+	}
+	w.rec.ip, w.rec.sandboxReady = ip, true
+	return true
+}
+
+// syncContainers runs init containers in order, each one initialized before
+// the next starts, then every regular container.
+func (w *podWorker) syncContainers(ctx context.Context, pod *corev1.Pod) {
+	for i := range pod.Spec.InitContainers {
+		if w.deleting() || ctx.Err() != nil {
+			return
+		}
+		cr := w.rec.initContainers[i]
+		w.syncContainer(ctx, pod, &pod.Spec.InitContainers[i], cr)
+		if !cr.initialized() {
+			return
+		}
+	}
+	for i := range pod.Spec.Containers {
+		if w.deleting() || ctx.Err() != nil {
+			return
+		}
+		w.syncContainer(ctx, pod, &pod.Spec.Containers[i], w.rec.containers[i])
+	}
+}

@@ -1,0 +1,98 @@
+package labcmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/scenarios"
+)
+
+func newScenarios(s Streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "scenarios",
+		Short: "List the reproducible rollouts and the verdict each one gets",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			w := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "SCENARIO\tLINK\tCAUSE\tWHAT")
+			for _, sc := range scenarios.All() {
+				link, cause := string(sc.Link), string(sc.Cause)
+				if link == "" {
+					link, cause = "-", string(sc.Health)
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", sc.Name, link, cause, sc.Summary)
+			}
+			return w.Flush()
+		},
+	}
+}
+
+func newApply(g *globals, s Streams) *cobra.Command {
+	var ns string
+	cmd := &cobra.Command{
+		Use:   "apply SCENARIO [-n NAMESPACE]",
+		Short: "Create a scenario's Deployment, and what it needs, in a new namespace",
+		Long: `Create a scenario in a new namespace (default: the scenario's name): the
+Deployment "web" and whatever the scenario needs (a ResourceQuota, namespace
+labels, node taints). untolerated-taint taints every node of the lab; remove
+the taint with: kubectl taint nodes --all lab.kubectl-chain.io/dedicated-`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: scenarioNames,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sc, err := scenarios.Get(args[0])
+			if err != nil {
+				return err
+			}
+			if ns == "" {
+				ns = sc.Name
+			}
+			l, err := lab.Open(g.name, g.stateDir, getenv)
+			if err != nil {
+				return err
+			}
+			client, err := adminClient(l)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
+			defer cancel()
+			if err := scenarios.Apply(ctx, client, sc, ns); err != nil {
+				return err
+			}
+			fmt.Fprintf(s.Out, "Scenario %q applied in namespace %q.\n\nDiagnose it:\n  export KUBECONFIG=%s\n  kubectl chain deploy/%s -n %s --wait\n",
+				sc.Name, ns, l.Layout.Kubeconfig(), scenarios.Deployment, ns)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&ns, "namespace", "n", "", "namespace to create the scenario in (default: the scenario's name)")
+	return cmd
+}
+
+func scenarioNames(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	var names []string
+	for _, sc := range scenarios.All() {
+		names = append(names, sc.Name)
+	}
+	return names, cobra.ShellCompDirectiveNoFileComp
+}
+
+// adminClient connects with the lab's admin kubeconfig.
+func adminClient(l lab.Lab) (kubernetes.Interface, error) {
+	kc := l.Layout.Kubeconfig()
+	if _, err := os.Stat(kc); err != nil {
+		return nil, fmt.Errorf("lab %q has no kubeconfig (is it up? state: %s)", l.Name, l.Layout.Dir)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
+	if err != nil {
+		return nil, err
+	}
+	return kubernetes.NewForConfig(cfg)
+}

@@ -1,0 +1,219 @@
+package scenarios
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// Apply creates the scenario in namespace ns: the namespace (with the
+// manifest's namespace labels), the taint on every node if the scenario has
+// one, then each object of the manifest in order. The namespace must not
+// exist yet, so a scenario always starts clean.
+func Apply(ctx context.Context, c kubernetes.Interface, s Scenario, ns string) error {
+	raw, err := s.Manifest()
+	if err != nil {
+		return err
+	}
+	objs, err := decode(raw)
+	if err != nil {
+		return fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{labelScenario: s.Name}}}
+	for _, o := range objs {
+		if n, ok := o.(*corev1.Namespace); ok {
+			for k, v := range n.Labels {
+				nsObj.Labels[k] = v
+			}
+		}
+	}
+	if _, err := c.CoreV1().Namespaces().Create(ctx, nsObj, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating namespace %s: %w", ns, err)
+	}
+	if s.TaintNodes != nil {
+		if err := TaintNodes(ctx, c, *s.TaintNodes); err != nil {
+			return err
+		}
+	}
+	if err := waitServiceAccount(ctx, c, ns); err != nil {
+		return err
+	}
+	for _, o := range objs {
+		if err := create(ctx, c, ns, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// labelScenario marks the namespaces Apply created.
+const labelScenario = "lab.kubectl-chain.io/scenario"
+
+// decode splits a YAML stream into typed objects.
+func decode(raw []byte) ([]runtime.Object, error) {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
+	var out []runtime.Object
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(bytes.TrimSpace(doc)) == 0 {
+			continue
+		}
+		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(doc, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, obj)
+	}
+}
+
+// supported reports an object Apply cannot create.
+func supported(o runtime.Object) error {
+	switch o.(type) {
+	case *corev1.Namespace, *appsv1.Deployment, *corev1.ConfigMap, *corev1.Secret, *corev1.PersistentVolumeClaim,
+		*corev1.ResourceQuota, *corev1.LimitRange,
+		*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding:
+		return nil
+	}
+	return fmt.Errorf("scenario object of unsupported type %T", o)
+}
+
+// ClusterScopedName is the name a scenario's cluster-scoped object gets in
+// the lab: prefixed with the namespace, so that the same scenario applies in
+// several namespaces.
+func ClusterScopedName(ns, name string) string { return ns + "-" + name }
+
+// create creates one object of the scenario in ns (cluster-scoped ones
+// named with ClusterScopedName).
+func create(ctx context.Context, c kubernetes.Interface, ns string, o runtime.Object) error {
+	if err := supported(o); err != nil {
+		return err
+	}
+	var err error
+	switch o := o.(type) {
+	case *corev1.Namespace:
+		return nil
+	case *appsv1.Deployment:
+		_, err = c.AppsV1().Deployments(ns).Create(ctx, o, metav1.CreateOptions{})
+	case *corev1.ConfigMap:
+		_, err = c.CoreV1().ConfigMaps(ns).Create(ctx, o, metav1.CreateOptions{})
+	case *corev1.Secret:
+		_, err = c.CoreV1().Secrets(ns).Create(ctx, o, metav1.CreateOptions{})
+	case *corev1.PersistentVolumeClaim:
+		_, err = c.CoreV1().PersistentVolumeClaims(ns).Create(ctx, o, metav1.CreateOptions{})
+	case *corev1.ResourceQuota:
+		_, err = c.CoreV1().ResourceQuotas(ns).Create(ctx, o, metav1.CreateOptions{})
+	case *corev1.LimitRange:
+		_, err = c.CoreV1().LimitRanges(ns).Create(ctx, o, metav1.CreateOptions{})
+	case *admissionv1.ValidatingAdmissionPolicy:
+		o.Name = ClusterScopedName(ns, o.Name)
+		_, err = c.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, o, metav1.CreateOptions{})
+	case *admissionv1.ValidatingAdmissionPolicyBinding:
+		o.Name = ClusterScopedName(ns, o.Name)
+		o.Spec.PolicyName = ClusterScopedName(ns, o.Spec.PolicyName)
+		// The binding applies to the scenario's namespace only.
+		o.Spec.MatchResources = &admissionv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
+			MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}}
+		if _, err = c.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, o, metav1.CreateOptions{}); err == nil {
+			err = waitDenied(ctx, c, ns)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("creating %T in %s: %w", o, ns, err)
+	}
+	return nil
+}
+
+// waitDenied waits until the API server enforces a new admission policy in
+// ns (it compiles policies in the background): until a dry-run pod is
+// rejected, at most 15 s.
+func waitDenied(ctx context.Context, c kubernetes.Interface, ns string) error {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "admission-probe-"},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "probe", Image: "registry.lab.internal/web:v1"}}},
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		_, err := c.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if apierrors.IsForbidden(err) || apierrors.IsInvalid(err) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-afterPoll():
+		}
+	}
+	return fmt.Errorf("the admission policy of namespace %s is not enforced after 15s", ns)
+}
+
+// waitServiceAccount waits for the namespace's default ServiceAccount: until
+// the controller creates it, the ServiceAccount admission plugin rejects
+// pods, which would make every scenario start with a FailedCreate.
+func waitServiceAccount(ctx context.Context, c kubernetes.Interface, ns string) error {
+	for {
+		_, err := c.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
+		if err == nil {
+			return nil
+		}
+		if !apierrors.IsNotFound(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for ServiceAccount %s/default: %w", ns, ctx.Err())
+		case <-afterPoll():
+		}
+	}
+}
+
+// Delete removes what Apply created: the namespace (and with it every
+// namespaced object) and the scenario's cluster-scoped objects. Node taints
+// stay: UntaintNodes removes them.
+func Delete(ctx context.Context, c kubernetes.Interface, s Scenario, ns string) error {
+	raw, err := s.Manifest()
+	if err != nil {
+		return err
+	}
+	objs, err := decode(raw)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, o := range objs {
+		switch o := o.(type) {
+		case *admissionv1.ValidatingAdmissionPolicyBinding:
+			errs = append(errs, ignoreNotFound(c.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Delete(ctx, ClusterScopedName(ns, o.Name), metav1.DeleteOptions{})))
+		case *admissionv1.ValidatingAdmissionPolicy:
+			errs = append(errs, ignoreNotFound(c.AdmissionregistrationV1().ValidatingAdmissionPolicies().Delete(ctx, ClusterScopedName(ns, o.Name), metav1.DeleteOptions{})))
+		}
+	}
+	errs = append(errs, ignoreNotFound(c.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})))
+	return errors.Join(errs...)
+}
+
+func ignoreNotFound(err error) error {
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}

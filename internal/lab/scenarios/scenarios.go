@@ -1,0 +1,110 @@
+// Package scenarios is the lab's catalogue of reproducible rollouts: each one
+// a Deployment (and what it needs) that breaks one link of the chain in one
+// way, with the verdict kubectl chain must give for it. The manifests are
+// embedded; `kubectl chain lab apply NAME` creates them, and the end-to-end
+// tests check every verdict against the real control plane.
+package scenarios
+
+import (
+	"embed"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/kubelet"
+)
+
+//go:embed manifests/*.yaml
+var manifests embed.FS
+
+// Deployment is the name of every scenario's Deployment.
+const Deployment = "web"
+
+// Scenario is one reproducible rollout and the verdict it must get.
+type Scenario struct {
+	Name    string
+	Summary string
+	// Health, Link and Cause are the expected verdict; Link and Cause are
+	// empty for a healthy rollout.
+	Health chain.Health
+	Link   chain.LinkID
+	Cause  chain.CauseID
+	// Deadline is how long the verdict may take to settle after apply.
+	Deadline time.Duration
+	// TaintNodes, when set, is put on every node: the scenario changes the
+	// whole lab, so it is applied alone (Exclusive).
+	TaintNodes *corev1.Taint
+	Exclusive  bool
+}
+
+// Manifest is the scenario's YAML: a stream of documents, namespaced objects
+// without namespace, and at most one Namespace whose labels the target
+// namespace gets.
+func (s Scenario) Manifest() ([]byte, error) {
+	return manifests.ReadFile("manifests/" + s.Name + ".yaml")
+}
+
+// taintKey is the taint of untolerated-taint.
+const taintKey = kubelet.AnnotationPrefix + "dedicated"
+
+const defaultDeadline = 60 * time.Second
+
+// all is the catalogue, in the chain's order.
+var all = []Scenario{
+	{Name: "healthy", Summary: "3 replicas that pull, start and turn ready", Health: chain.Healthy},
+	{Name: "paused", Summary: "a Deployment created paused", Health: chain.Broken, Link: chain.LinkStored, Cause: "DeploymentPaused"},
+	{Name: "quota-exceeded", Summary: "a ResourceQuota of 500m cpu for 3 replicas of 250m", Health: chain.Broken, Link: chain.LinkPods, Cause: "QuotaExceeded"},
+	{Name: "podsecurity-restricted", Summary: "a namespace enforcing the restricted Pod Security Standard, pods that do not comply", Health: chain.Broken, Link: chain.LinkPods, Cause: "PodSecurityRejected"},
+	{Name: "limitrange-exceeded", Summary: "a LimitRange of 1 cpu per container, a container limited to 2", Health: chain.Broken, Link: chain.LinkPods, Cause: "LimitRangeViolation"},
+	{Name: "quota-requires-limits", Summary: "a ResourceQuota on limits.cpu and limits.memory, pods without limits", Health: chain.Broken, Link: chain.LinkPods, Cause: "QuotaRequiresResources"},
+	{Name: "serviceaccount-missing", Summary: "serviceAccountName web-runner, which does not exist", Health: chain.Broken, Link: chain.LinkPods, Cause: "ServiceAccountNotFound"},
+	{Name: "admission-policy-denied", Summary: "a ValidatingAdmissionPolicy requiring a label the pods lack (no webhook server: a policy denial reads differently)", Health: chain.Broken, Link: chain.LinkPods, Cause: "PodCreateFailed"},
+	{Name: "insufficient-cpu", Summary: "pods requesting 64 cpus", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "InsufficientCPU"},
+	{Name: "untolerated-taint", Summary: "every node tainted " + taintKey + "=scenario:NoSchedule, pods without the toleration", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "UntoleratedTaint",
+		TaintNodes: &corev1.Taint{Key: taintKey, Value: "scenario", Effect: corev1.TaintEffectNoSchedule}, Exclusive: true},
+	{Name: "node-selector-mismatch", Summary: "a nodeSelector disktype=ssd no node has", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "NodeAffinityMismatch"},
+	{Name: "pod-anti-affinity", Summary: "4 replicas that refuse to share a zone, 3 zones", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "PodAntiAffinityConflict"},
+	{Name: "topology-spread", Summary: "4 replicas spread over zones with maxSkew 1 and minDomains 5, 3 zones", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "TopologySpreadUnsatisfied"},
+	{Name: "pvc-missing", Summary: "a volume from PersistentVolumeClaim web-data, which does not exist", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "PVCNotFound"},
+	{Name: "image-not-found", Summary: "image registry.lab.internal/web:does-not-exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImageNotFound"},
+	{Name: "image-unauthorized", Summary: "a private image without imagePullSecrets", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImagePullUnauthorized"},
+	{Name: "registry-unreachable", Summary: "an image on a registry host that does not resolve", Health: chain.Broken, Link: chain.LinkContainers, Cause: "RegistryUnreachable"},
+	{Name: "invalid-image-name", Summary: "an image reference with upper-case letters", Health: chain.Broken, Link: chain.LinkContainers, Cause: "InvalidImageName"},
+	{Name: "image-never-pulled", Summary: "imagePullPolicy Never with an image no node holds", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImageNeverPulled"},
+	{Name: "configmap-missing", Summary: "envFrom ConfigMap web-config, which does not exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ConfigMapNotFound"},
+	{Name: "secret-missing", Summary: "an env var from Secret db-credentials, which does not exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "SecretNotFound"},
+	{Name: "configmap-key-missing", Summary: "an env var from key DATABASE_URL, which ConfigMap web-config lacks", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ConfigKeyNotFound"},
+	{Name: "mount-configmap-missing", Summary: "a volume from ConfigMap web-config, which does not exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "VolumeConfigMapNotFound"},
+	{Name: "mount-secret-missing", Summary: "a volume from Secret web-tls, which does not exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "VolumeSecretNotFound"},
+	{Name: "sandbox-failing", Summary: "pods whose sandbox network setup fails (CNI plugin missing)", Health: chain.Broken, Link: chain.LinkContainers, Cause: "SandboxCreationFailed"},
+	{Name: "crashloop", Summary: "a container that exits 1 after a second", Health: chain.Broken, Link: chain.LinkContainers, Cause: "CrashLoopBackOff"},
+	{Name: "container-completed", Summary: "a container that exits 0 after a second, restarted as restartPolicy Always wants", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ContainerCompleted"},
+	{Name: "oomkilled", Summary: "a container using 300Mi with a 128Mi limit", Health: chain.Broken, Link: chain.LinkContainers, Cause: "OOMKilled"},
+	{Name: "init-container-failing", Summary: "an init container that exits 1", Health: chain.Broken, Link: chain.LinkContainers, Cause: "InitContainerFailed"},
+	{Name: "liveness-failing", Summary: "a liveness probe answering 503", Health: chain.Broken, Link: chain.LinkContainers, Cause: "LivenessProbeFailed"},
+	{Name: "readiness-failing", Summary: "a readiness probe answering 503", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed"},
+}
+
+// All is every scenario, in the chain's order.
+func All() []Scenario {
+	out := make([]Scenario, len(all))
+	for i, s := range all {
+		if s.Deadline == 0 {
+			s.Deadline = defaultDeadline
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// Get finds a scenario by name.
+func Get(name string) (Scenario, error) {
+	for _, s := range All() {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return Scenario{}, fmt.Errorf("unknown scenario %q: run `kubectl chain lab scenarios` to list them", name)
+}
