@@ -111,6 +111,11 @@ func (pc *podCtx) initContainer(st corev1.ContainerStatus) {
 		pc.initFailed(st, *st.State.Terminated, field+".state.terminated")
 	case st.State.Waiting != nil && st.State.Waiting.Reason == "CrashLoopBackOff" && st.LastTerminationState.Terminated != nil:
 		pc.initFailed(st, *st.LastTerminationState.Terminated, field+".lastState.terminated")
+	case st.State.Running != nil && st.RestartCount > 0 && st.LastTerminationState.Terminated != nil &&
+		st.LastTerminationState.Terminated.ExitCode != 0 && pc.w.s.Now.Sub(st.LastTerminationState.Terminated.FinishedAt.Time) < recentCrash:
+		// Running again between two failures of a crash loop: the last
+		// exit, not this run, says what is wrong.
+		pc.initFailed(st, *st.LastTerminationState.Terminated, field+".lastState.terminated")
 	case st.State.Running != nil:
 		pc.add(Decoded{Cause: ContainersCreating, Progressing: true,
 			Summary: fmt.Sprintf("init container %q is running", st.Name)}, startedAt(st), 0,
