@@ -1,6 +1,8 @@
 package chain
 
 import (
+	"sort"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,4 +43,15 @@ func Concerning(evs []Event, d *appsv1.Deployment, rss []appsv1.ReplicaSet, pods
 		out = append(out, e)
 	}
 	return out
+}
+
+// Assemble fills the snapshot's objects the one way both the live reader
+// and the capture loader must: ReplicaSets and Pods by name, and only the
+// events that concern them, oldest first. The Deployment must be set.
+func (s *Snapshot) Assemble(rss []appsv1.ReplicaSet, pods []corev1.Pod, evs []Event) {
+	sort.SliceStable(rss, func(i, j int) bool { return rss[i].Name < rss[j].Name })
+	sort.SliceStable(pods, func(i, j int) bool { return pods[i].Name < pods[j].Name })
+	s.ReplicaSets, s.Pods = rss, pods
+	s.Events = Concerning(evs, s.Deployment, rss, pods)
+	SortEvents(s.Events)
 }

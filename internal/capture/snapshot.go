@@ -2,7 +2,6 @@ package capture
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -27,20 +26,19 @@ func (b *Bundle) Snapshot(namespace, name string) (*chain.Snapshot, error) {
 	if err != nil || d.Spec.Selector == nil || sel.Empty() {
 		return nil, fmt.Errorf("deployment %s/%s has no usable spec.selector", d.Namespace, d.Name)
 	}
+	var rss []appsv1.ReplicaSet
 	for _, rs := range b.ReplicaSets {
 		if rs.Namespace == d.Namespace && sel.Matches(labels.Set(rs.Labels)) {
-			s.ReplicaSets = append(s.ReplicaSets, rs)
+			rss = append(rss, rs)
 		}
 	}
+	var pods []corev1.Pod
 	for _, p := range b.Pods {
 		if p.Namespace == d.Namespace && sel.Matches(labels.Set(p.Labels)) {
-			s.Pods = append(s.Pods, p)
+			pods = append(pods, p)
 		}
 	}
-	sort.SliceStable(s.ReplicaSets, func(i, j int) bool { return s.ReplicaSets[i].Name < s.ReplicaSets[j].Name })
-	sort.SliceStable(s.Pods, func(i, j int) bool { return s.Pods[i].Name < s.Pods[j].Name })
-	s.Events = chain.Concerning(b.Events, d, s.ReplicaSets, s.Pods)
-	chain.SortEvents(s.Events)
+	s.Assemble(rss, pods, b.Events)
 	s.Now = b.CapturedAt
 	if s.Now.IsZero() {
 		s.Now = newest(s)

@@ -3,8 +3,6 @@ package kube
 import (
 	"context"
 	"errors"
-	"slices"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -87,14 +85,4 @@ func (r *Reader) listEvents(ctx context.Context, ns string, base metav1.ListOpti
 		}
 		opts.Continue = l.Continue
 	}
-}
-
-func sortedReplicaSets(rss []appsv1.ReplicaSet) []appsv1.ReplicaSet {
-	slices.SortFunc(rss, func(a, b appsv1.ReplicaSet) int { return strings.Compare(a.Name, b.Name) })
-	return rss
-}
-
-func sortedPods(pods []corev1.Pod) []corev1.Pod {
-	slices.SortFunc(pods, func(a, b corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
-	return pods
 }

@@ -109,10 +109,7 @@ func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot) error
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	snap.ReplicaSets = sortedReplicaSets(rss.items)
-	snap.Pods = sortedPods(pods.items)
-	snap.Events = chain.Concerning(evs.items, d, snap.ReplicaSets, snap.Pods)
-	chain.SortEvents(snap.Events)
+	snap.Assemble(rss.items, pods.items, evs.items)
 	return nil
 }
 
