@@ -60,7 +60,7 @@ func run(m *testing.M) int {
 	// Components run detached from this process. The reaper tears the lab
 	// down when this process is gone, however it ends (a panic in a test, a
 	// -timeout, a kill); the deferred down covers the normal path.
-	if err := startReaper(tmp); err != nil {
+	if err := startReaper(stateDir, tmp); err != nil {
 		return fail("starting the lab reaper: %v", err)
 	}
 	defer lab("down")
@@ -103,9 +103,12 @@ func build(targets map[string]string) error {
 	return nil
 }
 
-// lab runs the lab binary on the test's state directory.
-func lab(args ...string) (string, error) {
-	cmd := exec.Command(labBin, append(args, "--state-dir", stateDir)...)
+// lab runs the lab binary on the shared lab's state directory.
+func lab(args ...string) (string, error) { return labAt(stateDir, args...) }
+
+// labAt runs the lab binary on the lab in dir.
+func labAt(dir string, args ...string) (string, error) {
+	cmd := exec.Command(labBin, append(args, "--state-dir", dir)...)
 	var b bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &b, &b
 	err := cmd.Run()
@@ -113,10 +116,10 @@ func lab(args ...string) (string, error) {
 }
 
 // startReaper starts a detached shell that waits for this process to exit,
-// then runs `down` and removes tmp.
-func startReaper(tmp string) error {
+// then runs `down` on the lab in dir and removes tmp.
+func startReaper(dir, tmp string) error {
 	script := fmt.Sprintf(`while kill -0 %d 2>/dev/null; do sleep 1; done; %s down --state-dir %s >/dev/null 2>&1; rm -rf %s`,
-		os.Getpid(), strconv.Quote(labBin), strconv.Quote(stateDir), strconv.Quote(tmp))
+		os.Getpid(), strconv.Quote(labBin), strconv.Quote(dir), strconv.Quote(tmp))
 	cmd := exec.Command("/bin/sh", "-c", script)
 	// Its own session, out of reach of the signals that end this process group.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

@@ -78,7 +78,7 @@ func runScenario(t *testing.T, sc scenarios.Scenario) {
 	for {
 		time.Sleep(time.Second)
 		var err error
-		got, out, code, err = diagnose(ctx, ns)
+		got, out, code, err = diagnose(ctx, "deploy/"+scenarios.Deployment, "-n", ns)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func runScenario(t *testing.T, sc scenarios.Scenario) {
 	// the verdict must hold through them, and their events must read like
 	// a real kubelet's too.
 	time.Sleep(time.Until(start.Add(settle)))
-	again, out, _, err := diagnose(ctx, ns)
+	again, out, _, err := diagnose(ctx, "deploy/"+scenarios.Deployment, "-n", ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +108,7 @@ func runScenario(t *testing.T, sc scenarios.Scenario) {
 		t.Errorf("verdict changed after %v: %+v, want %+v\n%s\n%s", settle, again, want, out, captured(ctx, ns))
 	}
 	checkKubeletEvents(ctx, t, ns)
+	checkCapture(ctx, t, sc, ns, want)
 }
 
 // settle is how long each scenario is watched after apply: long enough for
@@ -119,9 +120,9 @@ func runScenario(t *testing.T, sc scenarios.Scenario) {
 // second, which a check at 33-35 s would catch (reported to the lead).
 const settle = 30 * time.Second
 
-// diagnose runs kubectl-chain -o json on the scenario's Deployment.
-func diagnose(ctx context.Context, ns string) (verdict, []byte, int, error) {
-	cmd := exec.CommandContext(ctx, chainBin, "deploy/"+scenarios.Deployment, "-n", ns, "-o", "json", "--kubeconfig", kubeconfig)
+// diagnose runs kubectl-chain -o json with args and returns its verdict.
+func diagnose(ctx context.Context, args ...string) (verdict, []byte, int, error) {
+	cmd := exec.CommandContext(ctx, chainBin, append(args, "-o", "json", "--kubeconfig", kubeconfig)...)
 	out, err := cmd.Output()
 	code := 0
 	var ee *exec.ExitError

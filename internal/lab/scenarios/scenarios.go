@@ -55,7 +55,7 @@ const defaultDeadline = 60 * time.Second
 var all = []Scenario{
 	{Name: "healthy", Summary: "3 replicas that pull, start and turn ready", Health: chain.Healthy},
 	{Name: "paused", Summary: "a Deployment created paused", Health: chain.Broken, Link: chain.LinkStored, Cause: "DeploymentPaused"},
-	{Name: "quota-exceeded", Summary: "a ResourceQuota of 500m cpu for 3 replicas of 250m", Health: chain.Broken, Link: chain.LinkPods, Cause: "QuotaExceeded"},
+	{Name: "quota-exceeded", Summary: "a ResourceQuota of 200m cpu, pods of 250m each", Health: chain.Broken, Link: chain.LinkPods, Cause: "QuotaExceeded"},
 	{Name: "podsecurity-restricted", Summary: "a namespace enforcing the restricted Pod Security Standard, pods that do not comply", Health: chain.Broken, Link: chain.LinkPods, Cause: "PodSecurityRejected"},
 	{Name: "limitrange-exceeded", Summary: "a LimitRange of 1 cpu per container, a container limited to 2", Health: chain.Broken, Link: chain.LinkPods, Cause: "LimitRangeViolation"},
 	{Name: "quota-requires-limits", Summary: "a ResourceQuota on limits.cpu and limits.memory, pods without limits", Health: chain.Broken, Link: chain.LinkPods, Cause: "QuotaRequiresResources"},
