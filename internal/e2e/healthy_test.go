@@ -11,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 )
 
@@ -22,9 +23,7 @@ func TestHealthyDeployment(t *testing.T) {
 	ns := createNamespace(ctx, t, "e2e-healthy")
 
 	start := time.Now()
-	if _, err := client.AppsV1().Deployments(ns).Create(ctx, healthyDeployment("web", 3), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	createDeployment(ctx, t, ns, healthyDeployment("web", 3))
 	waitAvailable(ctx, t, ns, "web")
 	t.Logf("apply to Available: %v (budget 2s)", time.Since(start).Round(time.Millisecond))
 
@@ -67,53 +66,52 @@ func healthyDeployment(name string, replicas int32) *appsv1.Deployment {
 	}
 }
 
-// createNamespace creates a namespace for one test and deletes it after.
-func createNamespace(ctx context.Context, t *testing.T, name string) string {
+// createNamespace creates a namespace on the shared lab for one test and
+// deletes it after.
+func createNamespace(ctx context.Context, t testing.TB, name string) string {
+	return createNamespaceIn(ctx, t, client, name)
+}
+
+// createNamespaceIn creates a namespace with c, deletes it after the test,
+// and waits for its default ServiceAccount, which the ServiceAccount
+// admission plugin requires before any pod is created.
+func createNamespaceIn(ctx context.Context, t testing.TB, c kubernetes.Interface, name string) string {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if _, err := client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+	if _, err := c.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = client.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{})
+		_ = c.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{})
 	})
-	waitServiceAccount(ctx, t, name)
+	poll(ctx, t, "ServiceAccount "+name+"/default", func() bool {
+		_, err := c.CoreV1().ServiceAccounts(name).Get(ctx, "default", metav1.GetOptions{})
+		return err == nil
+	})
 	return name
 }
 
-// waitServiceAccount waits for the namespace's default ServiceAccount, which
-// the ServiceAccount admission plugin requires before any pod is created.
-func waitServiceAccount(ctx context.Context, t *testing.T, ns string) {
-	t.Helper()
-	poll(ctx, t, "ServiceAccount "+ns+"/default", func() bool {
-		_, err := client.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
-		return err == nil
-	})
+// waitAvailable waits until the Deployment on the shared lab is Available
+// with every replica.
+func waitAvailable(ctx context.Context, t testing.TB, ns, name string) {
+	waitAvailableIn(ctx, t, client, ns, name)
 }
 
-func waitAvailable(ctx context.Context, t *testing.T, ns, name string) {
+func waitAvailableIn(ctx context.Context, t testing.TB, c kubernetes.Interface, ns, name string) {
 	t.Helper()
 	poll(ctx, t, "Deployment "+ns+"/"+name+" Available", func() bool {
-		d, err := client.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false
-		}
-		for _, c := range d.Status.Conditions {
-			if c.Type == appsv1.DeploymentAvailable && c.Status == corev1.ConditionTrue {
-				return d.Status.AvailableReplicas == *d.Spec.Replicas
-			}
-		}
-		return false
+		d, err := c.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+		return err == nil && available(d) && d.Status.AvailableReplicas == *d.Spec.Replicas
 	})
 }
 
-func poll(ctx context.Context, t *testing.T, what string, ok func() bool) {
+func poll(ctx context.Context, t testing.TB, what string, ok func() bool) {
 	t.Helper()
 	for !ok() {
 		select {
 		case <-ctx.Done():
 			t.Fatalf("waiting for %s: %v", what, ctx.Err())
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }

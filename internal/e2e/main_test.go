@@ -80,6 +80,9 @@ func run(m *testing.M) int {
 	if err != nil {
 		return fail("%v", err)
 	}
+	// Many tests poll at once: client-go's default 5 requests/s would
+	// throttle them.
+	cfg.QPS, cfg.Burst = 100, 200
 	if client, err = kubernetes.NewForConfig(cfg); err != nil {
 		return fail("%v", err)
 	}
