@@ -24,32 +24,52 @@ func (o *Options) many() bool {
 	return len(o.names) > 1 || o.All || o.Selector != "" || o.AllNamespaces
 }
 
-// readAll walks every target once. Named targets cost 4 requests each; a
+// readAll reads every target and walks each once.
+func (o *Options) readAll(ctx context.Context, reader *kube.Reader) (*chain.ReportList, error) {
+	t, err := o.readTargets(ctx, reader)
+	if err != nil {
+		return nil, err
+	}
+	return t.walk(o.now(), o.Grace), nil
+}
+
+// targets is one read of every Deployment judged.
+type targets struct {
+	snaps    []*chain.Snapshot
+	requests int
+}
+
+// walk judges every snapshot against now.
+func (t *targets) walk(now time.Time, grace time.Duration) *chain.ReportList {
+	reports := make([]chain.Report, 0, len(t.snaps))
+	for _, s := range t.snaps {
+		s.Now = now
+		reports = append(reports, *diagnose.Walk(s, diagnose.Options{Grace: grace}))
+	}
+	return chain.NewReportList(reports, t.requests)
+}
+
+// readTargets reads every target. Named targets cost 4 requests each; a
 // selector, --all or -A reads the scope with one paged list per kind, so the
 // cost does not grow with the number of Deployments.
-func (o *Options) readAll(ctx context.Context, reader *kube.Reader) (*chain.ReportList, error) {
-	var reports []chain.Report
-	requests := 0
+func (o *Options) readTargets(ctx context.Context, reader *kube.Reader) (*targets, error) {
+	t := &targets{}
 	if len(o.names) > 0 {
 		for _, name := range o.names {
 			snap, err := reader.Snapshot(ctx, o.namespace, name)
 			if err != nil {
 				return nil, err
 			}
-			requests += snap.Requests
-			reports = append(reports, *diagnose.Walk(snap, diagnose.Options{Grace: o.Grace}))
+			t.requests += snap.Requests
+			t.snaps = append(t.snaps, snap)
 		}
-		return chain.NewReportList(reports, requests), nil
+		return t, nil
 	}
-	ns := o.namespace
-	if o.AllNamespaces {
-		ns = ""
-	}
-	bundle, gaps, requests, err := reader.Many(ctx, ns, o.Selector)
+	bundle, gaps, requests, err := reader.Many(ctx, o.scope(), o.Selector)
 	if err != nil {
 		return nil, err
 	}
-	now := o.now()
+	t.requests = requests
 	// Namespace then name, whatever order the API server listed them in.
 	slices.SortFunc(bundle.Deployments, func(a, b appsv1.Deployment) int {
 		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
@@ -59,10 +79,10 @@ func (o *Options) readAll(ctx context.Context, reader *kube.Reader) (*chain.Repo
 		if err != nil {
 			return nil, err
 		}
-		snap.Now, snap.Gaps = now, gaps
-		reports = append(reports, *diagnose.Walk(snap, diagnose.Options{Grace: o.Grace}))
+		snap.Gaps = gaps
+		t.snaps = append(t.snaps, snap)
 	}
-	if len(reports) == 0 {
+	if len(t.snaps) == 0 {
 		where := "namespace " + o.namespace
 		if o.AllNamespaces {
 			where = "any namespace"
@@ -72,42 +92,83 @@ func (o *Options) readAll(ctx context.Context, reader *kube.Reader) (*chain.Repo
 		}
 		return nil, &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no Deployments in %s", where)}
 	}
-	return chain.NewReportList(reports, requests), nil
+	return t, nil
 }
 
-// runMany judges several Deployments, and with --wait re-reads them every
-// pollEvery until each is healthy or terminally broken, or the timeout.
+// scope is the namespace read: "" for all namespaces.
+func (o *Options) scope() string {
+	if o.AllNamespaces {
+		return ""
+	}
+	return o.namespace
+}
+
+// runMany judges several Deployments. With --wait it follows them all until
+// each is healthy or terminally broken, or the timeout: in one namespace
+// with four watches on it (the Deployments by selector, the namespace's
+// ReplicaSets, Pods and events); across namespaces (-A), which would need
+// cluster-wide watches, by re-reading the four paged lists every pollEvery.
 func (o *Options) runMany(ctx context.Context, reader *kube.Reader) error {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	start := o.now()
-	last := map[string]string{}
-	for {
-		list, err := o.readAll(ctx, reader)
-		if err != nil {
-			if ctx.Err() != nil {
-				return &ExitError{Code: ExitCluster, Err: fmt.Errorf("timed out after %s reading the Deployments", o.Timeout)}
+	t, err := o.readTargets(ctx, reader)
+	if err != nil {
+		if ctx.Err() != nil {
+			return &ExitError{Code: ExitCluster, Err: fmt.Errorf("timed out after %s reading the Deployments", o.Timeout)}
+		}
+		return translate(err)
+	}
+	if !o.Wait {
+		return o.printMany(t.walk(o.now(), o.Grace))
+	}
+	m := &manyWaiter{o: o, reader: reader, targets: t, start: o.now(), last: map[string]string{}}
+	changed := make(chan struct{}, 1)
+	var forbidden <-chan string
+	if !o.AllNamespaces {
+		forbidden = reader.WatchNamespace(ctx, o.namespace, o.Selector, o.names, changed)
+	}
+	return o.follow(ctx, m, "the rollouts", changed, forbidden, o.AllNamespaces)
+}
+
+// manyWaiter follows several rollouts, printing a line per Deployment whose
+// progress changes.
+type manyWaiter struct {
+	o       *Options
+	reader  *kube.Reader
+	targets *targets
+	list    *chain.ReportList // the last walk's
+	start   time.Time
+	last    map[string]string
+}
+
+func (m *manyWaiter) walk(now time.Time) (bool, error) {
+	m.list = m.targets.walk(now, m.o.Grace)
+	if allDone(m.list) {
+		return true, nil
+	}
+	for _, r := range m.list.Items {
+		line := render.Progress(&r, 0)
+		if key := r.Namespace + "/" + r.Name; m.last[key] != line {
+			m.last[key] = line
+			if _, err := fmt.Fprintln(m.o.progressOut(), render.Progress(&r, now.Sub(m.start))); err != nil {
+				return false, err
 			}
-			return translate(err)
-		}
-		if !o.Wait || allDone(list) {
-			return o.printMany(list)
-		}
-		for _, r := range list.Items {
-			line := render.Progress(&r, 0)
-			if key := r.Namespace + "/" + r.Name; last[key] != line {
-				last[key] = line
-				fmt.Fprintln(o.progressOut(), render.Progress(&r, o.now().Sub(start)))
-			}
-		}
-		select {
-		case <-ctx.Done():
-			fmt.Fprintf(o.ErrOut, "timed out after %s waiting for the rollouts\n", o.Timeout)
-			return o.printMany(list)
-		case <-time.After(pollEvery):
 		}
 	}
+	return false, nil
 }
+
+func (m *manyWaiter) read(ctx context.Context) error {
+	t, err := m.o.readTargets(ctx, m.reader)
+	if err == nil {
+		m.targets = t
+	}
+	return err
+}
+
+func (m *manyWaiter) finish() error { return m.o.printMany(m.list) }
+
+func (m *manyWaiter) clear() {}
 
 func allDone(l *chain.ReportList) bool {
 	for i := range l.Items {

@@ -4,11 +4,14 @@ import (
 	"encoding/xml"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
@@ -115,3 +118,55 @@ func TestGitHubAnnotations(t *testing.T) {
 }
 
 var _ runtime.Object = (*corev1.Event)(nil)
+
+// TestManyWaitFollowsWatches: --all --wait in one namespace follows the
+// namespace with watches: nothing is re-listed until something changes (no
+// poll at 2 s), and the change (the Deployment is paused) ends the wait
+// with its verdict.
+func TestManyWaitFollowsWatches(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	c := fakeClient(t, "image-pulling.yaml")
+	lists := 0
+	c.PrependReactor("list", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+		lists++
+		return false, nil, nil
+	})
+	watched := map[string]bool{}
+	c.PrependWatchReactor("*", func(a k8stesting.Action) (bool, watch.Interface, error) {
+		watched[a.GetResource().Resource] = true
+		return false, nil, nil
+	})
+	go pauseAfter(t, c, 2500*time.Millisecond)
+	r := runFixture(t, "image-pulling.yaml", c, "--all", "--wait", "--timeout", "20s", "-o", "json")
+	if r.code != ExitBroken {
+		t.Errorf("code %d, want %d; stderr %q", r.code, ExitBroken, r.stderr)
+	}
+	if lists != 2 {
+		t.Errorf("deployments listed %d times, want 2: the first read and one after the change", lists)
+	}
+	for _, res := range []string{"deployments", "replicasets", "pods", "events"} {
+		if !watched[res] {
+			t.Errorf("%s not watched (watched: %v)", res, watched)
+		}
+	}
+}
+
+// TestManyWaitAcrossNamespacesPolls: -A would need cluster-wide watches, so
+// it re-reads every 2 s instead.
+func TestManyWaitAcrossNamespacesPolls(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	c := fakeClient(t, "image-pulling.yaml")
+	watches := 0
+	c.PrependWatchReactor("*", func(k8stesting.Action) (bool, watch.Interface, error) {
+		watches++
+		return false, nil, nil
+	})
+	go pauseAfter(t, c, 300*time.Millisecond)
+	r := runFixture(t, "image-pulling.yaml", c, "-A", "--wait", "--timeout", "20s", "-o", "json")
+	if r.code != ExitBroken {
+		t.Errorf("code %d, want %d; stderr %q", r.code, ExitBroken, r.stderr)
+	}
+	if watches != 0 {
+		t.Errorf("%d watches opened across namespaces, want none", watches)
+	}
+}

@@ -21,60 +21,53 @@ const minRefetch = 500 * time.Millisecond
 // changes, so grace windows end on time and the elapsed time moves.
 const tick = time.Second
 
-// waiter follows one Deployment's rollout until it is healthy, broken beyond
-// hope, or out of time.
-type waiter struct {
-	o      *Options
-	reader *kube.Reader
-	start  time.Time
-	live   *render.Live
-	last   string // the last progress line printed
+// rollout is what a wait follows: one Deployment or several.
+type rollout interface {
+	// walk judges the last read against now, shows the progress, and says
+	// whether the wait is over.
+	walk(now time.Time) (done bool, err error)
+	// read re-reads the cluster for the next walk.
+	read(ctx context.Context) error
+	// finish prints the final report(s) and returns the verdict's error.
+	finish() error
+	// clear removes a live view before a message is printed.
+	clear()
 }
 
-// runWait follows the rollout: watches signal changes, each change re-reads
-// the snapshot (the same 4 requests) and re-walks the chain, and the loop
-// ends on healthy (exit 0), on a terminal cause (exit 1 at once), or at the
-// timeout with the last verdict's code.
-func (o *Options) runWait(ctx context.Context, reader *kube.Reader, snap *chain.Snapshot) error {
-	w := &waiter{o: o, reader: reader, start: o.now()}
-	if o.Output.Format == "text" && o.Output.tty {
-		w.live = render.NewLive(o.Out, o.Output.render)
-	}
-	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
-	defer cancel()
-	changed := make(chan struct{}, 1)
-	forbidden := reader.Watch(ctx, snap.Deployment, changed)
+// follow waits on r: watches signal changes on changed, each change re-reads
+// (at most every minRefetch), the chain is re-walked every tick, and the
+// loop ends when r is done, or at the timeout with the last verdict. With
+// poll set, or once a watch is reported forbidden, or while re-reads fail,
+// it re-reads every pollEvery instead of waiting for a change.
+func (o *Options) follow(ctx context.Context, r rollout, what string, changed <-chan struct{}, forbidden <-chan string, poll bool) error {
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
 	var (
 		lastFetch time.Time
-		watchless bool   // a watch is forbidden: re-read on the ticker instead
 		failing   string // the re-read error last reported, so it is said once
 	)
 	for {
-		snap.Now = o.now()
-		report := diagnose.Walk(snap, diagnose.Options{Grace: o.Grace})
-		if done(report) {
-			return w.finish(report)
-		}
-		if err := w.progress(report); err != nil {
+		done, err := r.walk(o.now())
+		if err != nil {
 			return err
+		}
+		if done {
+			return r.finish()
 		}
 		refetch := false
 		select {
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				w.clear()
-				fmt.Fprintf(o.ErrOut, "timed out after %s waiting for the rollout\n", o.Timeout)
+				r.clear()
+				fmt.Fprintf(o.ErrOut, "timed out after %s waiting for %s\n", o.Timeout, what)
 			}
-			return w.finish(report)
+			return r.finish()
 		case msg := <-forbidden:
-			w.clear()
+			r.clear()
 			fmt.Fprintf(o.ErrOut, "%s: re-reading every %s instead\n", msg, pollEvery)
-			watchless, refetch = true, true
+			poll, refetch = true, true
 		case <-ticker.C:
-			// Poll while a watch is forbidden or the last re-read failed.
-			refetch = (watchless || failing != "") && time.Since(lastFetch) >= pollEvery
+			refetch = (poll || failing != "") && time.Since(lastFetch) >= pollEvery
 		case <-changed:
 			refetch = true
 		}
@@ -89,25 +82,69 @@ func (o *Options) runWait(ctx context.Context, reader *kube.Reader, snap *chain.
 			}
 		}
 		lastFetch = time.Now()
-		next, err := reader.Snapshot(ctx, o.namespace, o.names[0])
+		err = r.read(ctx)
 		switch {
 		case err == nil:
-			snap, failing = next, ""
+			failing = ""
 		case ctx.Err() != nil:
 			// The timeout: reported on the next turn.
 		case final(err):
-			w.clear()
+			r.clear()
 			return translate(err)
 		default:
 			// A control plane restarting or a dropped connection: keep the
-			// last snapshot and try again on the next change or tick.
+			// last read and try again on the next change or tick.
 			if msg := translate(err).Error(); msg != failing {
-				w.clear()
+				r.clear()
 				fmt.Fprintf(o.ErrOut, "re-reading failed, retrying: %s\n", msg)
 				failing = msg
 			}
 		}
 	}
+}
+
+// waiter follows one Deployment's rollout until it is healthy, broken beyond
+// hope, or out of time.
+type waiter struct {
+	o      *Options
+	reader *kube.Reader
+	snap   *chain.Snapshot
+	report *chain.Report // the last walk's
+	start  time.Time
+	live   *render.Live
+	last   string // the last progress line printed
+}
+
+// runWait follows one rollout with watches on its narrow scopes: it ends on
+// healthy (exit 0), on a terminal cause (exit 1 at once), or at the timeout
+// with the last verdict's code.
+func (o *Options) runWait(ctx context.Context, reader *kube.Reader, snap *chain.Snapshot) error {
+	w := &waiter{o: o, reader: reader, snap: snap, start: o.now()}
+	if o.Output.Format == "text" && o.Output.tty {
+		w.live = render.NewLive(o.Out, o.Output.render)
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	changed := make(chan struct{}, 1)
+	forbidden := reader.Watch(ctx, snap.Deployment, changed)
+	return o.follow(ctx, w, "the rollout", changed, forbidden, false)
+}
+
+func (w *waiter) walk(now time.Time) (bool, error) {
+	w.snap.Now = now
+	w.report = diagnose.Walk(w.snap, diagnose.Options{Grace: w.o.Grace})
+	if done(w.report) {
+		return true, nil
+	}
+	return false, w.progress(w.report)
+}
+
+func (w *waiter) read(ctx context.Context) error {
+	next, err := w.reader.Snapshot(ctx, w.o.namespace, w.o.names[0])
+	if err == nil {
+		w.snap = next
+	}
+	return err
 }
 
 // pollEvery is how often the snapshot is re-read when watching is forbidden
@@ -149,8 +186,9 @@ func (w *waiter) clear() {
 }
 
 // finish prints the final report and returns its verdict for the exit code.
-func (w *waiter) finish(r *chain.Report) error {
+func (w *waiter) finish() error {
 	w.clear()
+	r := w.report
 	if err := w.o.Output.print(w.o.Out, r); err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the report: %w", err)}
 	}

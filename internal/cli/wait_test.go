@@ -61,20 +61,18 @@ func TestWaitTimeout(t *testing.T) {
 func TestWaitFollowsChanges(t *testing.T) {
 	kubeconfig(t, "https://127.0.0.1:1", "shop")
 	c := fakeClient(t, "image-pulling.yaml")
-	go func() {
-		time.Sleep(300 * time.Millisecond)
-		ctx := context.Background()
-		d, err := c.AppsV1().Deployments("shop").Get(ctx, "web", metav1.GetOptions{})
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		d.Spec.Paused = true
-		if _, err := c.AppsV1().Deployments("shop").Update(ctx, d, metav1.UpdateOptions{}); err != nil {
-			t.Error(err)
-		}
-	}()
+	lists := 0
+	c.PrependReactor("list", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		lists++
+		return false, nil, nil
+	})
+	go pauseAfter(t, c, 300*time.Millisecond)
 	r := runFixture(t, "image-pulling.yaml", c, "deploy/web", "--wait", "--timeout", "20s", "-o", "json")
+	// The watches start where the first read left off: they do not replay
+	// the objects it read, which would cost a second read for nothing.
+	if lists != 2 {
+		t.Errorf("pods listed %d times, want 2: the first read and one after the change", lists)
+	}
 	var rep chain.Report
 	decodeJSON(t, r.stdout, &rep)
 	if r.code != ExitBroken || rep.Verdict.Cause != "DeploymentPaused" {
@@ -111,8 +109,10 @@ func TestWaitSurvivesAFailedRead(t *testing.T) {
 	c := fakeClient(t, "image-pulling.yaml")
 	gets := 0
 	c.PrependReactor("get", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+		// 1: the first read; 2: pauseAfter's; 3: the re-read the change
+		// triggers, which fails; 4: the retry.
 		gets++
-		if gets == 2 {
+		if gets == 3 {
 			return true, nil, errors.New("http2: server sent GOAWAY and closed the connection")
 		}
 		return false, nil, nil

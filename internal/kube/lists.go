@@ -19,6 +19,7 @@ type listed[T any] struct {
 	items    []T
 	requests int
 	err      error
+	rv       string // the list's resource version
 }
 
 // selectorOf is the Deployment's label selector, refusing the nil and empty
@@ -41,7 +42,7 @@ func (r *Reader) listReplicaSets(ctx context.Context, ns string, opts metav1.Lis
 	if err != nil {
 		return listed[appsv1.ReplicaSet]{requests: 1, err: err}
 	}
-	return listed[appsv1.ReplicaSet]{items: l.Items, requests: 1}
+	return listed[appsv1.ReplicaSet]{items: l.Items, requests: 1, rv: l.ResourceVersion}
 }
 
 func (r *Reader) listPods(ctx context.Context, ns string, opts metav1.ListOptions) listed[corev1.Pod] {
@@ -49,7 +50,7 @@ func (r *Reader) listPods(ctx context.Context, ns string, opts metav1.ListOption
 	if err != nil {
 		return listed[corev1.Pod]{requests: 1, err: err}
 	}
-	return listed[corev1.Pod]{items: l.Items, requests: 1}
+	return listed[corev1.Pod]{items: l.Items, requests: 1, rv: l.ResourceVersion}
 }
 
 // listEvents lists the namespace's core/v1 events page by page. The core/v1
@@ -80,6 +81,7 @@ func (r *Reader) listEvents(ctx context.Context, ns string, base metav1.ListOpti
 			return out
 		}
 		out.items = appendRelevantKinds(out.items, l.Items)
+		out.rv = l.ResourceVersion
 		if l.Continue == "" || opts.Limit == 0 {
 			return out
 		}

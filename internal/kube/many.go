@@ -34,6 +34,7 @@ func (r *Reader) Many(ctx context.Context, namespace, selector string) (*capture
 			return "", err
 		}
 		b.Deployments = append(b.Deployments, l.Items...)
+		r.read.note("deployments", l.ResourceVersion)
 		return l.Continue, nil
 	})
 	if err != nil {
@@ -50,6 +51,7 @@ func (r *Reader) Many(ctx context.Context, namespace, selector string) (*capture
 			l, err := r.Client.AppsV1().ReplicaSets(namespace).List(ctx, o)
 			if err == nil {
 				b.ReplicaSets = append(b.ReplicaSets, l.Items...)
+				r.read.note("replicasets", l.ResourceVersion)
 				return l.Continue, nil
 			}
 			return "", err
@@ -58,6 +60,7 @@ func (r *Reader) Many(ctx context.Context, namespace, selector string) (*capture
 			l, err := r.Client.CoreV1().Pods(namespace).List(ctx, o)
 			if err == nil {
 				b.Pods = append(b.Pods, l.Items...)
+				r.read.note("pods", l.ResourceVersion)
 				return l.Continue, nil
 			}
 			return "", err
@@ -66,6 +69,7 @@ func (r *Reader) Many(ctx context.Context, namespace, selector string) (*capture
 			l, err := r.Client.CoreV1().Events(namespace).List(ctx, o)
 			if err == nil {
 				b.Events = appendRelevantKinds(b.Events, l.Items)
+				r.read.note("events", l.ResourceVersion)
 				return l.Continue, nil
 			}
 			return "", err

@@ -29,6 +29,9 @@ type Reader struct {
 	// Limit/Continue so a namespace with many events is never held in one
 	// response; each extra page is one more request. Zero lists at once.
 	EventsPageSize int64
+
+	// read is where the reads leave off, for Watch and WatchNamespace.
+	read versions
 }
 
 // Snapshot reads the Deployment namespace/name and what its selector
@@ -43,6 +46,7 @@ func (r *Reader) Snapshot(ctx context.Context, namespace, name string) (*chain.S
 		return nil, deploymentError(namespace, name, err)
 	}
 	snap.Deployment = d
+	r.read.note("deployments", d.ResourceVersion)
 	if err := r.readDependents(ctx, snap); err != nil {
 		return nil, err
 	}
@@ -100,6 +104,9 @@ func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot) error
 			chain.Gap{Resource: chain.ResourcePods, Verb: "list", Message: msg})
 	}
 	snap.Requests += rss.requests + pods.requests + evs.requests
+	r.read.note("replicasets", rss.rv)
+	r.read.note("pods", pods.rv)
+	r.read.note("events", evs.rv)
 	of := fmt.Sprintf("of deployment %s/%s", snap.Namespace, snap.Name)
 	errs := []error{
 		settle(snap, chain.ResourceReplicaSets, of, rss.err),
