@@ -263,7 +263,7 @@ func TestKubeletCauses(t *testing.T) {
 		MultiAttachError: {c, grace}, VolumeMountFailed: {c, grace},
 		CrashLoopBackOff: {c, repeats(3)}, OOMKilled: {c, repeats(2)}, ContainerCompleted: {c, repeats(3)},
 		InitContainerFailed:  {c, repeats(3)},
-		ReadinessProbeFailed: {r, transient}, LivenessProbeFailed: {r, repeats(3)}, StartupProbeFailed: {r, repeats(3)},
+		ReadinessProbeFailed: {r, transient}, LivenessProbeFailed: {c, repeats(3)}, StartupProbeFailed: {r, repeats(3)},
 		PostStartHookFailed: {c, repeats(2)}, PreStopHookFailed: {c, repeats(2)},
 		PodEvicted: {c, transient},
 	}

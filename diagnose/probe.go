@@ -34,7 +34,7 @@ var probeCauses = append([]Cause{
 	},
 	{
 		ID:       LivenessProbeFailed,
-		Link:     chain.LinkReady,
+		Link:     chain.LinkContainers,
 		Summary:  "the liveness probe fails, so the kubelet keeps restarting the container",
 		NextStep: "fix spec.template.spec.containers[].livenessProbe (path, port, timeoutSeconds), or add a startupProbe if the app starts slowly",
 		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 3},

@@ -10,12 +10,6 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/diagnose"
 )
 
-// walkLinkDiffers are the causes the walk reports on another link than the
-// catalogue declares, as observed on the lab: LivenessProbeFailed is
-// declared on "ready", but a container the kubelet keeps killing breaks
-// "containers" first, and that is where the walk names it.
-var walkLinkDiffers = map[chain.CauseID]bool{"LivenessProbeFailed": true}
-
 // TestCatalogue checks every scenario: a unique name usable as a namespace,
 // a manifest that decodes to objects Apply can create and exactly one
 // Deployment named web, and an expected verdict whose cause is in the
@@ -66,7 +60,7 @@ func TestCatalogue(t *testing.T) {
 			t.Errorf("%s: cause %q is not in the catalogue", sc.Name, sc.Cause)
 			continue
 		}
-		if c.Link != sc.Link && !walkLinkDiffers[sc.Cause] {
+		if c.Link != sc.Link {
 			t.Errorf("%s: link %q, but cause %s belongs to %q", sc.Name, sc.Link, sc.Cause, c.Link)
 		}
 	}
