@@ -8,9 +8,9 @@ import (
 )
 
 // The admission plugins built into kube-apiserver that refuse a pod because
-// of the namespace it lands in: ResourceQuota, LimitRanger, PodSecurity and
-// ServiceAccount. Webhooks and the API server's error wrappers are decoded
-// in controller.go.
+// of the namespace it lands in: ResourceQuota, LimitRanger, PodSecurity,
+// ServiceAccount and ValidatingAdmissionPolicy. Webhooks and the API
+// server's error wrappers are decoded in controller.go.
 
 // quotaExceededRE matches k8s.io/apiserver
 // pkg/admission/plugin/resourcequota/controller.go: 'exceeded quota: %s,
@@ -273,6 +273,55 @@ func decodeServiceAccount(s string) (Decoded, bool) {
 		Details: []chain.Detail{{Key: "serviceAccount", Value: name}, {Key: "namespace", Value: ns}},
 	}, true
 }
+
+// admissionPolicyRE matches k8s.io/apiserver
+// pkg/admission/plugin/policy/validating/dispatcher.go: "ValidatingAdmissionPolicy
+// '%s' with binding '%s' denied request: %s", or "ValidatingAdmissionPolicy
+// '%s' denied request: %s" when the policy itself could not be configured
+// (no binding is named then). Only the first denial is reported. Policy and
+// binding names are DNS subdomains, so they hold no quote.
+var admissionPolicyRE = regexp.MustCompile(`(?s)^ValidatingAdmissionPolicy '([^']*)'(?: with binding '([^']*)')? denied request: (.*)$`)
+
+// policyErrorRE matches the messages of a policy that could not be
+// evaluated rather than one whose validation came out false: the
+// dispatcher's "failed to configure policy|binding: %w" (policy_dispatcher.go,
+// e.g. a missing paramRef object) and "unrecognized failure policy", and
+// plugin/cel/activation.go's "expression '%v' resulted in error: %v" and
+// cost-budget error. With failurePolicy Fail these deny every request,
+// whatever the pod says, so the fix is in the policy.
+var policyErrorRE = regexp.MustCompile(`(?s)^(?:failed to configure (?:policy|binding): |unrecognized failure policy: |expression '.*' resulted in error: |validation failed due to running out of cost budget|failed messageExpression: )`)
+
+func decodeAdmissionPolicy(s string) (Decoded, bool) {
+	m := admissionPolicyRE.FindStringSubmatch(s)
+	if m == nil {
+		return Decoded{}, false
+	}
+	policy, binding, msg := m[1], m[2], strings.TrimSpace(m[3])
+	d := Decoded{Cause: AdmissionPolicyDenied, Details: []chain.Detail{{Key: "policy", Value: policy}}}
+	if binding != "" {
+		d.Details = append(d.Details, chain.Detail{Key: "binding", Value: binding})
+	}
+	show := "kubectl get validatingadmissionpolicy " + policy + " -o yaml"
+	if binding != "" {
+		show += "; kubectl get validatingadmissionpolicybinding " + binding + " -o yaml"
+	}
+	if msg == "" {
+		// The validator always writes one; keep a malformed text readable.
+		d.Summary = `ValidatingAdmissionPolicy "` + policy + `" denied the pod`
+		d.NextStep = "read the policy's validations: " + show
+		return d, true
+	}
+	d.Details = append(d.Details, chain.Detail{Key: "message", Value: msg})
+	if policyErrorRE.MatchString(msg) {
+		d.Summary = `ValidatingAdmissionPolicy "` + policy + `" cannot be evaluated and fails closed: ` + msg
+		d.NextStep = "fix the policy or its binding (" + show + "): with failurePolicy Fail it denies every pod while broken"
+		return d, true
+	}
+	d.Summary = `ValidatingAdmissionPolicy "` + policy + `" denied the pod: ` + msg
+	d.NextStep = `change spec.template as the policy requires ("` + msg + `"), or the policy: ` + show
+	return d, true
+}
+
 func appendUnique(list []string, s string) []string {
 	for _, x := range list {
 		if x == s {

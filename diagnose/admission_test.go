@@ -25,6 +25,90 @@ type failedCreateCase struct {
 // ones (ResourceQuota, LimitRanger, PodSecurity) the generated name.
 var admissionCases = []failedCreateCase{
 	{
+		// apiserver pkg/admission/plugin/policy/validating/dispatcher.go:
+		// "ValidatingAdmissionPolicy '%s' with binding '%s' denied request: %s",
+		// the message being the validation's message (validator.go), through
+		// admission.NewForbidden; as the lab's admission-policy-denied
+		// scenario shows it (a validating plugin: the generated name)
+		name:    "admission policy denied",
+		message: `Error creating: pods "web-6d4b8c9f7-2xkqp" is forbidden: ValidatingAdmissionPolicy 'sc-admission-policy-denied-require-team-label' with binding 'sc-admission-policy-denied-require-team-label' denied request: pods must carry the label team`,
+		want: Decoded{
+			Cause:    AdmissionPolicyDenied,
+			Summary:  `ValidatingAdmissionPolicy "sc-admission-policy-denied-require-team-label" denied the pod: pods must carry the label team`,
+			NextStep: `change spec.template as the policy requires ("pods must carry the label team"), or the policy: kubectl get validatingadmissionpolicy sc-admission-policy-denied-require-team-label -o yaml; kubectl get validatingadmissionpolicybinding sc-admission-policy-denied-require-team-label -o yaml`,
+			Details: []chain.Detail{
+				{Key: "policy", Value: "sc-admission-policy-denied-require-team-label"},
+				{Key: "binding", Value: "sc-admission-policy-denied-require-team-label"},
+				{Key: "message", Value: "pods must carry the label team"},
+			},
+		},
+	},
+	{
+		// validator.go without message: "failed expression: %v"
+		name:    "admission policy denied without message, ReplicaFailure condition",
+		message: `pods "web-6d4b8c9f7-2xkqp" is forbidden: ValidatingAdmissionPolicy 'no-latest' with binding 'no-latest-prod' denied request: failed expression: object.spec.containers.all(c, !c.image.endsWith(':latest'))`,
+		want: Decoded{
+			Cause:    AdmissionPolicyDenied,
+			Summary:  `ValidatingAdmissionPolicy "no-latest" denied the pod: failed expression: object.spec.containers.all(c, !c.image.endsWith(':latest'))`,
+			NextStep: `change spec.template as the policy requires ("failed expression: object.spec.containers.all(c, !c.image.endsWith(':latest'))"), or the policy: kubectl get validatingadmissionpolicy no-latest -o yaml; kubectl get validatingadmissionpolicybinding no-latest-prod -o yaml`,
+			Details: []chain.Detail{
+				{Key: "policy", Value: "no-latest"},
+				{Key: "binding", Value: "no-latest-prod"},
+				{Key: "message", Value: "failed expression: object.spec.containers.all(c, !c.image.endsWith(':latest'))"},
+			},
+		},
+	},
+	{
+		// dispatcher.go "failed to configure binding: %w" around
+		// policy/generic/policy_dispatcher.go "no params found for policy
+		// binding with `Deny` parameterNotFoundAction"
+		name:    "admission policy binding without params",
+		message: "Error creating: pods \"web-6d4b8c9f7-2xkqp\" is forbidden: ValidatingAdmissionPolicy 'replica-limit' with binding 'replica-limit-prod' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction",
+		want: Decoded{
+			Cause:    AdmissionPolicyDenied,
+			Summary:  "ValidatingAdmissionPolicy \"replica-limit\" cannot be evaluated and fails closed: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction",
+			NextStep: "fix the policy or its binding (kubectl get validatingadmissionpolicy replica-limit -o yaml; kubectl get validatingadmissionpolicybinding replica-limit-prod -o yaml): with failurePolicy Fail it denies every pod while broken",
+			Details: []chain.Detail{
+				{Key: "policy", Value: "replica-limit"},
+				{Key: "binding", Value: "replica-limit-prod"},
+				{Key: "message", Value: "failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction"},
+			},
+		},
+	},
+	{
+		// plugin/cel/activation.go "expression '%v' resulted in error: %v"
+		// (CEL's "no such key"), the policy failing closed
+		name:    "admission policy expression error",
+		message: `Error creating: pods "web-6d4b8c9f7-2xkqp" is forbidden: ValidatingAdmissionPolicy 'team-label' with binding 'team-label' denied request: expression 'object.metadata.labels.team != ""' resulted in error: no such key: team`,
+		want: Decoded{
+			Cause:    AdmissionPolicyDenied,
+			Summary:  `ValidatingAdmissionPolicy "team-label" cannot be evaluated and fails closed: expression 'object.metadata.labels.team != ""' resulted in error: no such key: team`,
+			NextStep: "fix the policy or its binding (kubectl get validatingadmissionpolicy team-label -o yaml; kubectl get validatingadmissionpolicybinding team-label -o yaml): with failurePolicy Fail it denies every pod while broken",
+			Details: []chain.Detail{
+				{Key: "policy", Value: "team-label"},
+				{Key: "binding", Value: "team-label"},
+				{Key: "message", Value: `expression 'object.metadata.labels.team != ""' resulted in error: no such key: team`},
+			},
+		},
+	},
+	{
+		// dispatcher.go without a binding: "ValidatingAdmissionPolicy '%s'
+		// denied request: %s" with "failed to configure policy: %w" around
+		// generic/policy_source.go "failed to find resource referenced by
+		// paramKind: '%v'" (a schema.GroupVersionKind)
+		name:    "admission policy with unknown paramKind, no binding named",
+		message: `Error creating: pods "web-6d4b8c9f7-2xkqp" is forbidden: ValidatingAdmissionPolicy 'replica-limit' denied request: failed to configure policy: failed to find resource referenced by paramKind: 'rules.example.com/v1, Kind=ReplicaLimit'`,
+		want: Decoded{
+			Cause:    AdmissionPolicyDenied,
+			Summary:  `ValidatingAdmissionPolicy "replica-limit" cannot be evaluated and fails closed: failed to configure policy: failed to find resource referenced by paramKind: 'rules.example.com/v1, Kind=ReplicaLimit'`,
+			NextStep: "fix the policy or its binding (kubectl get validatingadmissionpolicy replica-limit -o yaml): with failurePolicy Fail it denies every pod while broken",
+			Details: []chain.Detail{
+				{Key: "policy", Value: "replica-limit"},
+				{Key: "message", Value: `failed to configure policy: failed to find resource referenced by paramKind: 'rules.example.com/v1, Kind=ReplicaLimit'`},
+			},
+		},
+	},
+	{
 		// apiserver pkg/admission/plugin/resourcequota/controller.go:
 		// "exceeded quota: %s, requested: %s, used: %s, limited: %s"
 		name:    "quota exceeded, event",

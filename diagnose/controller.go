@@ -18,6 +18,7 @@ const (
 	QuotaRequiresResources chain.CauseID = "QuotaRequiresResources"
 	LimitRangeViolation    chain.CauseID = "LimitRangeViolation"
 	PodSecurityRejected    chain.CauseID = "PodSecurityRejected"
+	AdmissionPolicyDenied  chain.CauseID = "AdmissionPolicyDenied"
 	WebhookDenied          chain.CauseID = "WebhookDenied"
 	WebhookUnavailable     chain.CauseID = "WebhookUnavailable"
 	ServiceAccountNotFound chain.CauseID = "ServiceAccountNotFound"
@@ -48,6 +49,10 @@ var controllerCauses = []Cause{
 	{ID: PodSecurityRejected, Link: chain.LinkPods,
 		Summary:  "Pod Security admission refused the pod: it violates the namespace's enforced level",
 		NextStep: "set the named securityContext fields in spec.template.spec, or relabel the namespace pod-security.kubernetes.io/enforce",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: AdmissionPolicyDenied, Link: chain.LinkPods,
+		Summary:  "a ValidatingAdmissionPolicy denied the pod: one of its CEL validations failed",
+		NextStep: "change the pod template as the policy's message asks, or the policy (kubectl get validatingadmissionpolicies,validatingadmissionpolicybindings)",
 		Terminal: TerminalRule{Mode: Immediate}},
 	{ID: WebhookDenied, Link: chain.LinkPods,
 		Summary:  "an admission webhook denied the pod",
@@ -218,6 +223,7 @@ var admissionDecoders = []func(string) (Decoded, bool){
 	decodeQuotaExceeded,
 	decodeQuotaRequires,
 	decodePodSecurity,
+	decodeAdmissionPolicy,
 	decodeWebhookDenied,
 	decodeWebhookUnavailable,
 	decodeServiceAccount,

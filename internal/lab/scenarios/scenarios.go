@@ -60,7 +60,7 @@ var all = []Scenario{
 	{Name: "limitrange-exceeded", Summary: "a LimitRange of 1 cpu per container, a container limited to 2", Health: chain.Broken, Link: chain.LinkPods, Cause: "LimitRangeViolation"},
 	{Name: "quota-requires-limits", Summary: "a ResourceQuota on limits.cpu and limits.memory, pods without limits", Health: chain.Broken, Link: chain.LinkPods, Cause: "QuotaRequiresResources"},
 	{Name: "serviceaccount-missing", Summary: "serviceAccountName web-runner, which does not exist", Health: chain.Broken, Link: chain.LinkPods, Cause: "ServiceAccountNotFound"},
-	{Name: "admission-policy-denied", Summary: "a ValidatingAdmissionPolicy requiring a label the pods lack (no webhook server: a policy denial reads differently)", Health: chain.Broken, Link: chain.LinkPods, Cause: "PodCreateFailed"},
+	{Name: "admission-policy-denied", Summary: "a ValidatingAdmissionPolicy requiring a label the pods lack", Health: chain.Broken, Link: chain.LinkPods, Cause: "AdmissionPolicyDenied"},
 	{Name: "insufficient-cpu", Summary: "pods requesting 64 cpus", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "InsufficientCPU"},
 	{Name: "untolerated-taint", Summary: "every node tainted " + taintKey + "=scenario:NoSchedule, pods without the toleration", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "UntoleratedTaint",
 		TaintNodes: &corev1.Taint{Key: taintKey, Value: "scenario", Effect: corev1.TaintEffectNoSchedule}, Exclusive: true},
