@@ -32,9 +32,9 @@ func freePorts(n int) ([]int, error) {
 
 // allocatePorts fills a spec's ports.
 func allocatePorts() (state.Ports, error) {
-	p, err := freePorts(5)
+	p, err := freePorts(6)
 	if err != nil {
 		return state.Ports{}, err
 	}
-	return state.Ports{EtcdClient: p[0], EtcdPeer: p[1], APIServer: p[2], ControllerManager: p[3], Scheduler: p[4]}, nil
+	return state.Ports{EtcdClient: p[0], EtcdPeer: p[1], APIServer: p[2], ControllerManager: p[3], Scheduler: p[4], AdmissionWebhook: p[5]}, nil
 }

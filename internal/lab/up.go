@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/pki"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/proc"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/webhook"
 )
 
 // Bounds of the lab's shape: each node gets a /24 of 10.244.0.0/16 for its
@@ -177,10 +178,15 @@ func (l Lab) waitHealthy(ctx context.Context, spec state.Spec, o UpOptions, exit
 	if err != nil {
 		return err
 	}
+	ca, err := os.ReadFile(l.Layout.Cert("ca"))
+	if err != nil {
+		return err
+	}
+	hook := webhook.Endpoint{URL: spec.AdmissionWebhookURL(), CABundle: ca}
 	wctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	start := time.Now()
-	return waitHealthy(wctx, client, healthChecks(spec.Nodes.Count), exits, func(name string) {
+	return waitHealthy(wctx, client, healthChecks(spec.Nodes.Count, hook), exits, func(name string) {
 		fmt.Fprintf(o.Progress, " ✓ %s (%.1fs)\n", name, time.Since(start).Seconds())
 	})
 }

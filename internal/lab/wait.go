@@ -2,12 +2,19 @@ package lab
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/webhook"
 )
 
 // pollInterval is how often `up` checks the cluster while it comes up.
@@ -30,15 +37,52 @@ type check struct {
 // lifecycle controller removed the not-ready taint, so the controller-manager
 // works); and namespace "default" has its ServiceAccount and kube-root-ca.crt
 // (the serviceaccount and root-ca-cert-publisher controllers ran), so a
-// Deployment applied right away creates pods at once.
-func healthChecks(n int) []check {
+// Deployment applied right away creates pods at once; and the admission
+// webhook server answers over TLS as the API server will call it, and is
+// published for the scenarios.
+func healthChecks(n int, hook webhook.Endpoint) []check {
 	return []check{
 		{"API server ready", apiServerReady},
 		{fmt.Sprintf("%d node(s) Ready", n), func(ctx context.Context, c kubernetes.Interface) (bool, error) {
 			return nodesReady(ctx, c, n)
 		}},
 		{"default ServiceAccount and kube-root-ca.crt published", defaultNamespaceReady},
+		{"admission webhook serving, published in " + webhook.ConfigMapNamespace + "/" + webhook.ConfigMapName, func(ctx context.Context, c kubernetes.Interface) (bool, error) {
+			return webhookReady(ctx, c, hook)
+		}},
 	}
+}
+
+// webhookReady checks the webhook server the way the API server will reach
+// it (its URL, verified against the CA bundle) and then publishes it.
+func webhookReady(ctx context.Context, c kubernetes.Interface, hook webhook.Endpoint) (bool, error) {
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(hook.CABundle) {
+		return false, errors.New("the lab's CA certificate is not valid PEM")
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}}
+	defer client.CloseIdleConnections()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, hook.URL+"/readyz", nil)
+	if err != nil {
+		return false, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return false, nil
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return false, nil
+	}
+	// kube-public is created by the API server a moment after it is ready:
+	// only a refusal that waiting cannot cure fails `up`.
+	switch err := webhook.Publish(ctx, c, hook); {
+	case err == nil:
+		return true, nil
+	case apierrors.IsForbidden(err), apierrors.IsInvalid(err), apierrors.IsBadRequest(err):
+		return false, err
+	}
+	return false, nil
 }
 
 func apiServerReady(ctx context.Context, c kubernetes.Interface) (bool, error) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/kubelet"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/webhook"
 )
 
 type runner func(ctx context.Context, l state.Layout, s state.Spec) error
@@ -27,6 +28,7 @@ var runners = map[string]runner{
 	state.ControllerManager: runControllerManager,
 	state.Scheduler:         runScheduler,
 	state.Kubelet:           runKubelet,
+	state.AdmissionWebhook:  runAdmissionWebhook,
 }
 
 // Run runs the named component of the lab in dir until it stops or ctx ends.
@@ -58,4 +60,12 @@ func runKubelet(ctx context.Context, l state.Layout, s state.Spec) error {
 		return err
 	}
 	return kubelet.Run(ctx, c)
+}
+
+// runAdmissionWebhook serves the lab's admission webhook with its
+// certificate from the lab's CA; decisions go to the component's log.
+func runAdmissionWebhook(ctx context.Context, l state.Layout, s state.Spec) error {
+	ctx, stop := withTermination(ctx)
+	defer stop()
+	return webhook.Run(ctx, s.AdmissionWebhookAddr(), l.Cert(state.AdmissionWebhook), l.Key(state.AdmissionWebhook), os.Stdout)
 }

@@ -36,6 +36,9 @@ func Identities(s state.Spec) []Identity {
 		{"admin", Request{CommonName: "kubernetes-admin", Organization: []string{"system:masters"}, Client: true}},
 		{state.ControllerManager, Request{CommonName: "system:kube-controller-manager", Client: true}},
 		{state.Scheduler, Request{CommonName: "system:kube-scheduler", Client: true}},
+		// The API server calls the lab's webhook at https://127.0.0.1:PORT
+		// and checks this certificate against the caBundle (the lab's CA).
+		{state.AdmissionWebhook, Request{CommonName: "kubectl-chain-lab-admission-webhook", DNSNames: []string{"localhost"}, IPs: loopback, Server: true}},
 	}
 	for _, n := range s.NodeNames() {
 		ids = append(ids, Identity{state.NodeIdentity(n), Request{

@@ -8,10 +8,13 @@ const (
 	ControllerManager = "kube-controller-manager"
 	Scheduler         = "kube-scheduler"
 	Kubelet           = "kubelet"
+	// AdmissionWebhook is the lab's own webhook server (internal/lab/webhook),
+	// which admission scenarios point their webhook configurations at.
+	AdmissionWebhook = "admission-webhook"
 )
 
 // Components are every process of a lab, in start order.
-var Components = []string{Etcd, APIServer, ControllerManager, Scheduler, Kubelet}
+var Components = []string{Etcd, APIServer, ControllerManager, Scheduler, Kubelet, AdmissionWebhook}
 
 // IsComponent reports whether name is one of Components.
 func IsComponent(name string) bool {

@@ -32,6 +32,7 @@ type Ports struct {
 	APIServer         int `json:"apiServer"`
 	ControllerManager int `json:"controllerManager"`
 	Scheduler         int `json:"scheduler"`
+	AdmissionWebhook  int `json:"admissionWebhook"`
 }
 
 // Host is the only address the lab listens on.
@@ -39,6 +40,12 @@ const Host = "127.0.0.1"
 
 // APIServerURL is where clients reach the API server.
 func (s Spec) APIServerURL() string { return "https://" + hostPort(s.Ports.APIServer) }
+
+// AdmissionWebhookAddr is where the lab's admission webhook server listens.
+func (s Spec) AdmissionWebhookAddr() string { return hostPort(s.Ports.AdmissionWebhook) }
+
+// AdmissionWebhookURL is the base URL the API server calls the webhook at.
+func (s Spec) AdmissionWebhookURL() string { return "https://" + s.AdmissionWebhookAddr() }
 
 // EtcdClientURL is where the API server reaches etcd.
 func (s Spec) EtcdClientURL() string { return "https://" + hostPort(s.Ports.EtcdClient) }
