@@ -273,7 +273,9 @@ var webhookCallRE = regexp.MustCompile(`(?s)^failed calling webhook "([^"]*)"(?:
 
 // webhookServiceRE finds the service of a webhook called through
 // clientConfig.service (pkg/util/webhook/client.go builds
-// "https://NAME.NAMESPACE.svc:PORT").
+// "https://NAME.NAMESPACE.svc:PORT"). The API server resolves it at dial
+// time (pkg/util/proxy ResolveCluster), so a Service that does not exist
+// ends the error with its lister's NotFound, 'service %q not found'.
 var webhookServiceRE = regexp.MustCompile(`https://([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.svc[:/]`)
 
 func decodeWebhookUnavailable(s string) (Decoded, bool) {
@@ -294,6 +296,10 @@ func decodeWebhookUnavailable(s string) (Decoded, bool) {
 		d.Details = append(d.Details, chain.Detail{Key: "service", Value: ns + "/" + svc})
 		d.NextStep = `make service "` + svc + `" in namespace "` + ns + `" answer: kubectl get endpointslices -n ` + ns +
 			" -l kubernetes.io/service-name=" + svc + `; or fix the clientConfig of admission webhook "` + name + `"`
+		if strings.HasSuffix(callErr, `: service "`+svc+`" not found`) {
+			d.NextStep = `service "` + svc + `" does not exist in namespace "` + ns + `": reinstall the webhook's backend, or delete the configuration of admission webhook "` +
+				name + `" it left behind (kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations)`
+		}
 	}
 	return d, true
 }

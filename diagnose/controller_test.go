@@ -74,6 +74,23 @@ var controllerCases = []failedCreateCase{
 		},
 	},
 	{
+		// same, the Service itself missing: pkg/util/proxy ResolveCluster
+		// returns the service lister's NotFound 'service %q not found'; as
+		// the lab's webhook-unavailable scenario shows it
+		name:    "webhook service missing",
+		message: `Error creating: Internal error occurred: failed calling webhook "validate-pods.policy.lab.kubectl-chain.io": failed to call webhook: Post "https://policy-webhook.sc-webhook-unavailable.svc:443/validate?timeout=5s": service "policy-webhook" not found`,
+		want: Decoded{
+			Cause:    WebhookUnavailable,
+			Summary:  `admission webhook "validate-pods.policy.lab.kubectl-chain.io" could not be called: failed to call webhook: Post "https://policy-webhook.sc-webhook-unavailable.svc:443/validate?timeout=5s": service "policy-webhook" not found`,
+			NextStep: `service "policy-webhook" does not exist in namespace "sc-webhook-unavailable": reinstall the webhook's backend, or delete the configuration of admission webhook "validate-pods.policy.lab.kubectl-chain.io" it left behind (kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations)`,
+			Details: []chain.Detail{
+				{Key: "webhook", Value: "validate-pods.policy.lab.kubectl-chain.io"},
+				{Key: "error", Value: `failed to call webhook: Post "https://policy-webhook.sc-webhook-unavailable.svc:443/validate?timeout=5s": service "policy-webhook" not found`},
+				{Key: "service", Value: "sc-webhook-unavailable/policy-webhook"},
+			},
+		},
+	},
+	{
 		// apiserver pkg/admission/plugin/resourcequota/controller.go:
 		// "status unknown for quota: %s, resources: %s" (quota controller not caught up)
 		name:    "unknown error kept verbatim",
