@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/scenarios"
@@ -64,6 +67,9 @@ func runScenario(t *testing.T, sc scenarios.Scenario) {
 	t.Cleanup(func() {
 		if err := scenarios.Delete(context.Background(), client, sc, ns); err != nil {
 			t.Errorf("deleting the scenario: %v", err)
+		}
+		if left := clusterScopedLeft(context.Background(), t, ns); len(left) > 0 {
+			t.Errorf("Delete left cluster-scoped objects of the scenario: %v", left)
 		}
 	})
 	start := time.Now()
@@ -144,4 +150,39 @@ func diagnose(ctx context.Context, args ...string) (verdict, []byte, int, error)
 func captured(ctx context.Context, ns string) string {
 	out, _ := exec.CommandContext(ctx, "kubectl", "--kubeconfig", kubeconfig, "-n", ns, "get", "deploy,rs,pods,events", "-o", "yaml").CombinedOutput()
 	return string(out)
+}
+
+// clusterScopedLeft lists the admission objects named for namespace ns
+// (scenarios.ClusterScopedName) that still exist.
+func clusterScopedLeft(ctx context.Context, t *testing.T, ns string) []string {
+	t.Helper()
+	var left []string
+	keep := func(kind, name string) {
+		if strings.HasPrefix(name, scenarios.ClusterScopedName(ns, "")) {
+			left = append(left, kind+"/"+name)
+		}
+	}
+	ar := client.AdmissionregistrationV1()
+	webhooks, err := ar.ValidatingWebhookConfigurations().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range webhooks.Items {
+		keep("validatingwebhookconfiguration", o.Name)
+	}
+	policies, err := ar.ValidatingAdmissionPolicies().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range policies.Items {
+		keep("validatingadmissionpolicy", o.Name)
+	}
+	bindings, err := ar.ValidatingAdmissionPolicyBindings().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range bindings.Items {
+		keep("validatingadmissionpolicybinding", o.Name)
+	}
+	return left
 }

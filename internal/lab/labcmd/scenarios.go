@@ -42,7 +42,9 @@ func newApply(g *globals, s Streams) *cobra.Command {
 		Short: "Create a scenario's Deployment, and what it needs, in a new namespace",
 		Long: `Create a scenario in a new namespace (default: the scenario's name): the
 Deployment "web" and whatever the scenario needs (a ResourceQuota, namespace
-labels, node taints). untolerated-taint taints every node of the lab; remove
+labels, an admission policy or webhook, node taints). Cluster-scoped objects
+are named NAMESPACE-NAME and select the scenario's namespace only.
+untolerated-taint taints every node of the lab; remove
 the taint with: kubectl taint nodes --all lab.kubectl-chain.io/dedicated-`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: scenarioNames,
@@ -73,6 +75,47 @@ the taint with: kubectl taint nodes --all lab.kubectl-chain.io/dedicated-`,
 		},
 	}
 	cmd.Flags().StringVarP(&ns, "namespace", "n", "", "namespace to create the scenario in (default: the scenario's name)")
+	return cmd
+}
+
+func newDelete(g *globals, s Streams) *cobra.Command {
+	var ns string
+	cmd := &cobra.Command{
+		Use:   "delete SCENARIO [-n NAMESPACE]",
+		Short: "Delete a scenario: its namespace and the cluster-scoped objects apply created for it",
+		Long: `Delete what apply created for a scenario: the namespace (default: the
+scenario's name) and the admission policies and webhook configurations named
+after it. Deleting only the namespace would leave those behind, and they would
+apply again to a namespace created later with the same name. Node taints stay:
+remove them with: kubectl taint nodes --all lab.kubectl-chain.io/dedicated-`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: scenarioNames,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sc, err := scenarios.Get(args[0])
+			if err != nil {
+				return err
+			}
+			if ns == "" {
+				ns = sc.Name
+			}
+			l, err := lab.Open(g.name, g.stateDir, getenv)
+			if err != nil {
+				return err
+			}
+			client, err := adminClient(l)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
+			defer cancel()
+			if err := scenarios.Delete(ctx, client, sc, ns); err != nil {
+				return err
+			}
+			fmt.Fprintf(s.Out, "Scenario %q deleted from namespace %q (the namespace terminates in the background).\n", sc.Name, ns)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&ns, "namespace", "n", "", "namespace the scenario was applied in (default: the scenario's name)")
 	return cmd
 }
 

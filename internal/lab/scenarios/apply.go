@@ -91,7 +91,8 @@ func supported(o runtime.Object) error {
 	switch o.(type) {
 	case *corev1.Namespace, *appsv1.Deployment, *corev1.ConfigMap, *corev1.Secret, *corev1.PersistentVolumeClaim,
 		*corev1.ResourceQuota, *corev1.LimitRange,
-		*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding:
+		*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding,
+		*admissionv1.ValidatingWebhookConfiguration:
 		return nil
 	}
 	return fmt.Errorf("scenario object of unsupported type %T", o)
@@ -136,6 +137,14 @@ func create(ctx context.Context, c kubernetes.Interface, ns string, o runtime.Ob
 		if _, err = c.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, o, metav1.CreateOptions{}); err == nil {
 			err = waitDenied(ctx, c, ns)
 		}
+	case *admissionv1.ValidatingWebhookConfiguration:
+		o.Name = ClusterScopedName(ns, o.Name)
+		if err = scopeWebhooks(ctx, c, ns, o.Webhooks); err != nil {
+			return err
+		}
+		if _, err = c.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, o, metav1.CreateOptions{}); err == nil {
+			err = waitDenied(ctx, c, ns)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("creating %T in %s: %w", o, ns, err)
@@ -143,9 +152,11 @@ func create(ctx context.Context, c kubernetes.Interface, ns string, o runtime.Ob
 	return nil
 }
 
-// waitDenied waits until the API server enforces a new admission policy in
-// ns (it compiles policies in the background): until a dry-run pod is
-// rejected, at most 15 s.
+// waitDenied waits until the API server enforces a new admission policy or
+// webhook in ns (it loads them in the background): until a dry-run pod is
+// rejected (a policy's or webhook's denial, or a webhook that fails
+// closed), at most 15 s. The webhooks of the scenarios have no side
+// effects, so the API server calls them for a dry run.
 func waitDenied(ctx context.Context, c kubernetes.Interface, ns string) error {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: "admission-probe-"},
@@ -154,7 +165,7 @@ func waitDenied(ctx context.Context, c kubernetes.Interface, ns string) error {
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
 		_, err := c.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		if apierrors.IsForbidden(err) || apierrors.IsInvalid(err) {
+		if apierrors.IsForbidden(err) || apierrors.IsInvalid(err) || apierrors.IsInternalError(err) {
 			return nil
 		}
 		select {
@@ -205,6 +216,8 @@ func Delete(ctx context.Context, c kubernetes.Interface, s Scenario, ns string) 
 			errs = append(errs, ignoreNotFound(c.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Delete(ctx, ClusterScopedName(ns, o.Name), metav1.DeleteOptions{})))
 		case *admissionv1.ValidatingAdmissionPolicy:
 			errs = append(errs, ignoreNotFound(c.AdmissionregistrationV1().ValidatingAdmissionPolicies().Delete(ctx, ClusterScopedName(ns, o.Name), metav1.DeleteOptions{})))
+		case *admissionv1.ValidatingWebhookConfiguration:
+			errs = append(errs, ignoreNotFound(c.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, ClusterScopedName(ns, o.Name), metav1.DeleteOptions{})))
 		}
 	}
 	errs = append(errs, ignoreNotFound(c.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})))

@@ -61,6 +61,8 @@ var all = []Scenario{
 	{Name: "quota-requires-limits", Summary: "a ResourceQuota on limits.cpu and limits.memory, pods without limits", Health: chain.Broken, Link: chain.LinkPods, Cause: "QuotaRequiresResources"},
 	{Name: "serviceaccount-missing", Summary: "serviceAccountName web-runner, which does not exist", Health: chain.Broken, Link: chain.LinkPods, Cause: "ServiceAccountNotFound"},
 	{Name: "admission-policy-denied", Summary: "a ValidatingAdmissionPolicy requiring a label the pods lack", Health: chain.Broken, Link: chain.LinkPods, Cause: "AdmissionPolicyDenied"},
+	{Name: "webhook-denied", Summary: "a validating webhook, served by the lab, that denies pods without the label team", Health: chain.Broken, Link: chain.LinkPods, Cause: "WebhookDenied"},
+	{Name: "webhook-unavailable", Summary: "a validating webhook with failurePolicy Fail whose Service policy-webhook does not exist", Health: chain.Broken, Link: chain.LinkPods, Cause: "WebhookUnavailable"},
 	{Name: "insufficient-cpu", Summary: "pods requesting 64 cpus", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "InsufficientCPU"},
 	{Name: "untolerated-taint", Summary: "every node tainted " + taintKey + "=scenario:NoSchedule, pods without the toleration", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "UntoleratedTaint",
 		TaintNodes: &corev1.Taint{Key: taintKey, Value: "scenario", Effect: corev1.TaintEffectNoSchedule}, Exclusive: true},
