@@ -1,0 +1,301 @@
+package e2e
+
+// The bench command (README, "Benchmarks"):
+//
+//	go test ./internal/e2e -run '^$' -bench . -benchtime 1x
+//
+// Each benchmark prints its figures with b.ReportMetric; none of them fails
+// on a figure: budgets are read, not asserted, so a busy machine gives a
+// slow figure rather than a flaky test.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// BenchmarkLabUp starts a second 3-node lab beside the shared one: the time
+// `lab up` takes to return healthy (goal: 10 s on 2 cores) and the resident
+// memory of all its processes at rest.
+func BenchmarkLabUp(b *testing.B) {
+	var took time.Duration
+	var rss int64
+	for i := 0; i < b.N; i++ {
+		dir := filepath.Join(b.TempDir(), "lab")
+		if err := startReaper(dir, dir); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		out, err := labAt(dir, "up", "--nodes", "3")
+		took = time.Since(start)
+		if err != nil {
+			b.Fatalf("lab up: %v\n%s", err, out)
+		}
+		time.Sleep(5 * time.Second) // at rest: past the first heartbeats
+		rss = labRSS(b, dir)
+		if out, err := labAt(dir, "down"); err != nil {
+			b.Fatalf("lab down: %v\n%s", err, out)
+		}
+	}
+	b.ReportMetric(took.Seconds(), "s-up-to-healthy")
+	b.ReportMetric(float64(rss)/(1<<20), "MB-lab-rss")
+}
+
+// BenchmarkApplyToAvailable creates a healthy 3-replica Deployment on the
+// shared lab and times it to Available (goal: 2 s), then times kubectl-chain
+// from process start to verdict on it (goal: 300 ms).
+func BenchmarkApplyToAvailable(b *testing.B) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var avail, verdictTook time.Duration
+	for i := 0; i < b.N; i++ {
+		ns := createNamespaceIn(ctx, b, client, fmt.Sprintf("bench-available-%d", i))
+		start := time.Now()
+		if _, err := client.AppsV1().Deployments(ns).Create(ctx, healthyDeployment("web", 3), metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		waitAvailableIn(ctx, b, client, ns, "web")
+		avail = time.Since(start)
+		verdictTook = timeVerdict(ctx, b, kubeconfig, ns, "web")
+	}
+	b.ReportMetric(float64(avail.Milliseconds()), "ms-apply-to-available")
+	b.ReportMetric(float64(verdictTook.Milliseconds()), "ms-chain-verdict")
+}
+
+// BenchmarkScale starts a lab of 100 nodes, rolls out 5,000 pods (10
+// Deployments of 500) and reports how long until all are available, how
+// far the simulated kubelet lags behind the scheduler (from a pod's
+// PodScheduled to its Ready condition: a kubelet falling behind shows a
+// growing lag), the lab's memory, and kubectl-chain's time on a 500-pod
+// Deployment.
+func BenchmarkScale(b *testing.B) {
+	const nodes, deployments, replicas = 100, 10, 500
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	dir := filepath.Join(b.TempDir(), "lab")
+	if err := startReaper(dir, dir); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	if out, err := labAt(dir, "up", "--nodes", strconv.Itoa(nodes)); err != nil {
+		b.Fatalf("lab up: %v\n%s", err, out)
+	}
+	b.ReportMetric(time.Since(start).Seconds(), "s-up-100-nodes")
+	defer func() {
+		if out, err := labAt(dir, "down"); err != nil {
+			b.Errorf("lab down: %v\n%s", err, out)
+		}
+	}()
+	kc, err := labAt(dir, "kubeconfig")
+	if err != nil {
+		b.Fatal(err)
+	}
+	kc = strings.TrimSpace(kc)
+	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 100, 200
+	c, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < b.N; i++ {
+		ns := createNamespaceIn(ctx, b, c, fmt.Sprintf("bench-scale-%d", i))
+		start := time.Now()
+		for d := 0; d < deployments; d++ {
+			if _, err := c.AppsV1().Deployments(ns).Create(ctx, healthyDeployment(fmt.Sprintf("web-%d", d), replicas), metav1.CreateOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for d := 0; d < deployments; d++ {
+			waitAvailableIn(ctx, b, c, ns, fmt.Sprintf("web-%d", d))
+		}
+		b.ReportMetric(time.Since(start).Seconds(), "s-5000-pods-available")
+		lags := kubeletLags(ctx, b, c, ns)
+		if len(lags) != deployments*replicas {
+			b.Errorf("%d pods ready, want %d", len(lags), deployments*replicas)
+		}
+		b.ReportMetric(percentile(lags, 50).Seconds(), "s-kubelet-lag-p50")
+		b.ReportMetric(percentile(lags, 99).Seconds(), "s-kubelet-lag-p99")
+		b.ReportMetric(percentile(lags, 100).Seconds(), "s-kubelet-lag-max")
+		b.ReportMetric(float64(labRSS(b, dir))/(1<<20), "MB-lab-rss-5000-pods")
+		b.ReportMetric(float64(timeVerdict(ctx, b, kc, ns, "web-0").Milliseconds()), "ms-chain-verdict-500-pods")
+	}
+}
+
+// BenchmarkWaitVerdict times `kubectl-chain --wait` from apply to verdict on
+// a bad image and on a crash loop, beside `kubectl rollout status` on the
+// same Deployment, which fails only at the progress deadline (600 s). It
+// runs rollout status for at most 60 s unless KUBECTL_CHAIN_BENCH_FULL=1,
+// which lets it run to the deadline (about 10 minutes).
+func BenchmarkWaitVerdict(b *testing.B) {
+	cases := []struct {
+		name   string
+		mutate func(*appsv1.Deployment)
+	}{
+		{"bad-image", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = missingImage }},
+		// An app that fails while it starts: it exits 1 after 2 s, before
+		// its readiness probe (5 s) ever passes. (One that turns ready and
+		// crashes later completes the rollout first, for rollout status
+		// and --wait alike.)
+		{"crash-loop", func(d *appsv1.Deployment) {
+			slowReadiness(d, 5)
+			d.Spec.Template.Annotations = map[string]string{"lab.kubectl-chain.io/exit-code": "1", "lab.kubectl-chain.io/exit-after": "2s"}
+		}},
+	}
+	rolloutTimeout := 60 * time.Second
+	if os.Getenv("KUBECTL_CHAIN_BENCH_FULL") != "" {
+		rolloutTimeout = 11 * time.Minute
+	}
+	kubectl, kubectlErr := exec.LookPath("kubectl")
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+			defer cancel()
+			for i := 0; i < b.N; i++ {
+				ns := createNamespaceIn(ctx, b, client, fmt.Sprintf("bench-wait-%s-%d", tc.name, i))
+				d := healthyDeployment("web", 2)
+				tc.mutate(d)
+				start := time.Now()
+				if _, err := client.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{}); err != nil {
+					b.Fatal(err)
+				}
+				var wg sync.WaitGroup
+				var rollout time.Duration
+				var rolloutOut string
+				var rolloutErr error
+				if kubectlErr == nil {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						out, err := exec.CommandContext(ctx, kubectl, "--kubeconfig", kubeconfig, "-n", ns, "rollout", "status", "deploy/web",
+							"--timeout", rolloutTimeout.String()).CombinedOutput()
+						rollout, rolloutOut, rolloutErr = time.Since(start), lastLine(string(out)), err
+					}()
+				}
+				out, err := exec.CommandContext(ctx, chainBin, "deploy/web", "-n", ns, "--wait", "--timeout", "10m", "--kubeconfig", kubeconfig).CombinedOutput()
+				chainTook := time.Since(start)
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+					b.Errorf("kubectl-chain --wait: %v, want exit 1\n%s", err, out)
+				}
+				b.ReportMetric(chainTook.Seconds(), "s-chain-wait-verdict")
+				b.Logf("kubectl-chain --wait: %.1f s: %s", chainTook.Seconds(), lastLine(string(out)))
+				if kubectlErr != nil {
+					b.Logf("kubectl rollout status not run: %v", kubectlErr)
+					continue
+				}
+				wg.Wait()
+				b.ReportMetric(rollout.Seconds(), "s-rollout-status")
+				b.Logf("kubectl rollout status --timeout %v: %.1f s (error: %v): %s", rolloutTimeout, rollout.Seconds(), rolloutErr, rolloutOut)
+			}
+		})
+	}
+}
+
+// labRSS sums the resident memory of the lab's processes (their pid files).
+func labRSS(b *testing.B, dir string) int64 {
+	b.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "pids", "*.pid"))
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no pid files in %s: %v", dir, err)
+	}
+	var total int64
+	for _, f := range files {
+		pid, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		status, err := os.ReadFile(filepath.Join("/proc", strings.TrimSpace(string(pid)), "status"))
+		if err != nil {
+			b.Fatalf("reading %s's memory: %v", filepath.Base(f), err)
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+				b.Logf("%s: %d MB", strings.TrimSuffix(filepath.Base(f), ".pid"), kb>>10)
+				total += kb << 10
+			}
+		}
+	}
+	return total
+}
+
+// timeVerdict runs kubectl-chain once on the Deployment and returns the
+// time from process start to exit.
+func timeVerdict(ctx context.Context, b *testing.B, kc, ns, name string) time.Duration {
+	b.Helper()
+	start := time.Now()
+	out, err := exec.CommandContext(ctx, chainBin, "deploy/"+name, "-n", ns, "--kubeconfig", kc).CombinedOutput()
+	took := time.Since(start)
+	if err != nil {
+		b.Errorf("kubectl-chain deploy/%s: %v\n%s", name, err, out)
+	}
+	return took
+}
+
+// kubeletLags is, for each ready pod, the time from its PodScheduled
+// condition (the scheduler's bind) to its Ready condition (the kubelet).
+func kubeletLags(ctx context.Context, b *testing.B, c kubernetes.Interface, ns string) []time.Duration {
+	b.Helper()
+	var lags []time.Duration
+	opts := metav1.ListOptions{Limit: 500}
+	for {
+		pods, err := c.CoreV1().Pods(ns).List(ctx, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, p := range pods.Items {
+			var scheduled, ready time.Time
+			for _, cond := range p.Status.Conditions {
+				switch {
+				case cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionTrue:
+					scheduled = cond.LastTransitionTime.Time
+				case cond.Type == corev1.PodReady && cond.Status == corev1.ConditionTrue:
+					ready = cond.LastTransitionTime.Time
+				}
+			}
+			if !scheduled.IsZero() && !ready.IsZero() {
+				lags = append(lags, ready.Sub(scheduled))
+			}
+		}
+		if pods.Continue == "" {
+			return lags
+		}
+		opts.Continue = pods.Continue
+	}
+}
+
+func percentile(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := (len(s)*p + 99) / 100
+	if i > 0 {
+		i--
+	}
+	return s[i]
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
