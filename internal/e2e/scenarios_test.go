@@ -46,10 +46,25 @@ func TestExclusiveScenarios(t *testing.T) {
 		}
 		t.Run(sc.Name, func(t *testing.T) {
 			if sc.TaintNodes != nil {
+				// Runs after runScenario's cleanup (lab delete), which
+				// must have removed the taint; if not, remove it so the
+				// tests after this one run on clean nodes.
 				taint := *sc.TaintNodes
 				t.Cleanup(func() {
-					if err := scenarios.UntaintNodes(context.Background(), client, taint); err != nil {
-						t.Errorf("removing the taint: %v", err)
+					ctx := context.Background()
+					nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, n := range nodes.Items {
+						for _, have := range n.Spec.Taints {
+							if have.Key == taint.Key {
+								t.Errorf("lab delete left the taint %s on %s", taint.Key, n.Name)
+							}
+						}
+					}
+					if t.Failed() {
+						_ = scenarios.UntaintNodes(ctx, client, taint)
 					}
 				})
 			}
@@ -65,8 +80,10 @@ func runScenario(t *testing.T, sc scenarios.Scenario) {
 	defer cancel()
 	ns := "sc-" + sc.Name
 	t.Cleanup(func() {
-		if err := scenarios.Delete(context.Background(), client, sc, ns); err != nil {
-			t.Errorf("deleting the scenario: %v", err)
+		// As a user would: the lab binary's delete, which also removes the
+		// scenario's cluster-scoped objects and node taints.
+		if out, err := lab("delete", sc.Name, "-n", ns); err != nil {
+			t.Errorf("lab delete %s: %v\n%s", sc.Name, err, out)
 		}
 		if left := clusterScopedLeft(context.Background(), t, ns); len(left) > 0 {
 			t.Errorf("Delete left cluster-scoped objects of the scenario: %v", left)

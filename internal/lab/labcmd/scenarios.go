@@ -85,9 +85,9 @@ func newDelete(g *globals, s Streams) *cobra.Command {
 		Short: "Delete a scenario: its namespace and the cluster-scoped objects apply created for it",
 		Long: `Delete what apply created for a scenario: the namespace (default: the
 scenario's name) and the admission policies and webhook configurations named
-after it. Deleting only the namespace would leave those behind, and they would
-apply again to a namespace created later with the same name. Node taints stay:
-remove them with: kubectl taint nodes --all lab.kubectl-chain.io/dedicated-`,
+after it, and the node taint a scenario put on every node. Deleting only the
+namespace would leave those behind, and they would apply again to a namespace
+created later with the same name.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: scenarioNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -110,6 +110,11 @@ remove them with: kubectl taint nodes --all lab.kubectl-chain.io/dedicated-`,
 			defer cancel()
 			if err := scenarios.Delete(ctx, client, sc, ns); err != nil {
 				return err
+			}
+			if sc.TaintNodes != nil {
+				if err := scenarios.UntaintNodes(ctx, client, *sc.TaintNodes); err != nil {
+					return fmt.Errorf("removing the taint %s from the nodes: %w", sc.TaintNodes.Key, err)
+				}
 			}
 			fmt.Fprintf(s.Out, "Scenario %q deleted from namespace %q (the namespace terminates in the background).\n", sc.Name, ns)
 			return nil
