@@ -35,9 +35,12 @@ import (
 //   - lab.kubectl-chain.io/exit-after: a Go duration, default 1s;
 //   - lab.kubectl-chain.io/memory-usage: a quantity; above the container's
 //     memory limit the container is OOMKilled (exit 137) after exit-after;
-//   - lab.kubectl-chain.io/readiness: "fail": HTTP readiness probes answer 503;
-//   - lab.kubectl-chain.io/liveness: "fail": HTTP liveness probes answer 503,
+//   - lab.kubectl-chain.io/readiness: "fail": the readiness probe fails: HTTP
+//     answers 503, exec exits 1, TCP socket is refused, gRPC is NOT_SERVING;
+//   - lab.kubectl-chain.io/liveness: "fail": the liveness probe fails alike,
 //     and after failureThreshold failures the kubelet kills and restarts it;
+//   - lab.kubectl-chain.io/probe-output: what a failing exec probe's command
+//     prints (the Unhealthy event carries it), default nothing;
 //   - lab.kubectl-chain.io/sandbox: "fail" (pod-wide only): the node's CNI
 //     plugin cannot set up the pod's network, as on a node labelled
 //     lab.kubectl-chain.io/sandbox=fail.
@@ -58,6 +61,7 @@ const (
 	KeyMemoryUsage = "memory-usage"
 	KeyReadiness   = "readiness"
 	KeyLiveness    = "liveness"
+	KeyProbeOutput = "probe-output"
 	KeySandbox     = "sandbox"
 	// ValueFail asks a probe or the sandbox to fail.
 	ValueFail = "fail"
@@ -95,6 +99,7 @@ func (Lab) Run(pod *corev1.Pod, c *corev1.Container) RunOutcome {
 		Ready:          true,
 		ReadinessFails: get(KeyReadiness) == ValueFail,
 		LivenessFails:  get(KeyLiveness) == ValueFail,
+		ProbeOutput:    get(KeyProbeOutput),
 	}
 	after := defaultExitAfter
 	if d, err := time.ParseDuration(get(KeyExitAfter)); err == nil && d >= 0 {
