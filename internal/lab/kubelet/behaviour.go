@@ -52,6 +52,16 @@ type RunOutcome struct {
 	ReadinessFails bool
 	LivenessFails  bool
 	ProbeOutput    string
+	// Stop is how the container ends when the kubelet stops it (the pod
+	// is deleted): the zero Stop exits 0 at once on SIGTERM.
+	Stop Stop
+}
+
+// Stop is how long a container takes to exit on SIGTERM and its exit code;
+// past the grace period the kubelet SIGKILLs it (exit 137).
+type Stop struct {
+	After time.Duration
+	Code  int32
 }
 
 // Exit is how and when a container ends on its own.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // upstreamDir is k8s.io/kubernetes v1.37.2 in the module cache (downloaded if
@@ -165,6 +166,12 @@ func TestFormatsMatchKubelet(t *testing.T) {
 		{"pkg/volume/util/operationexecutor/operation_executor.go", msgMountSetUp},
 		{"pkg/volume/util/operationexecutor/operation_generator.go", mountSetUp},
 		{"pkg/kubelet/util/format/pod.go", "%s_%s(%s)"},
+		// Termination.
+		{"pkg/kubelet/container/runtime.go", reasonStatusUnknown},
+		{"pkg/kubelet/status/status_manager.go", msgStatusUnknown},
+		{"pkg/kubelet/status/generate.go", reasonPodCompleted},
+		{"pkg/kubelet/status/generate.go", reasonPodFailed},
+		{"pkg/kubelet/types/constants.go", msgSandboxNotReady},
 	}
 	checkLiterals(t, dir, tests)
 	// The exec prober's failure output is the command's output as is, the
@@ -175,6 +182,7 @@ func TestFormatsMatchKubelet(t *testing.T) {
 		{"pkg/probe/tcp/tcp.go", "return probe.Failure, err.Error(), nil"},
 		{"pkg/probe/probe.go", "Unknown Result = " + strconv.Quote(probeUnknown)},
 		{"pkg/kubelet/prober/prober.go", `"%s probe errored and resulted in %s state: %s", probeType, result, err)`},
+		{"pkg/kubelet/kuberuntime/kuberuntime_manager.go", "minimumGracePeriodInSeconds = " + strconv.Itoa(int(minimumGracePeriod/time.Second))},
 	})
 	checkLiterals(t, moduleDir(t, "google.golang.org/grpc@v1.82.1"), []literal{
 		{"health/grpc_health_v1/health.pb.go", grpcNotServing},

@@ -41,6 +41,12 @@ import (
 //     and after failureThreshold failures the kubelet kills and restarts it;
 //   - lab.kubectl-chain.io/probe-output: what a failing exec probe's command
 //     prints (the Unhealthy event carries it), default nothing;
+//   - lab.kubectl-chain.io/stop-after: a Go duration, how long the container
+//     takes to exit on SIGTERM when its pod is deleted, default 0; past the
+//     grace period (terminationGracePeriodSeconds, after a preStop sleep) the
+//     kubelet SIGKILLs it: exit 137;
+//   - lab.kubectl-chain.io/stop-exit-code: its exit code on SIGTERM, default 0
+//     (143 is a program that SIGTERM ends without a handler);
 //   - lab.kubectl-chain.io/sandbox: "fail" (pod-wide only): the node's CNI
 //     plugin cannot set up the pod's network, as on a node labelled
 //     lab.kubectl-chain.io/sandbox=fail.
@@ -56,13 +62,15 @@ const AnnotationPrefix = "lab.kubectl-chain.io/"
 
 // Annotation keys, without AnnotationPrefix and container name.
 const (
-	KeyExitCode    = "exit-code"
-	KeyExitAfter   = "exit-after"
-	KeyMemoryUsage = "memory-usage"
-	KeyReadiness   = "readiness"
-	KeyLiveness    = "liveness"
-	KeyProbeOutput = "probe-output"
-	KeySandbox     = "sandbox"
+	KeyExitCode     = "exit-code"
+	KeyExitAfter    = "exit-after"
+	KeyMemoryUsage  = "memory-usage"
+	KeyReadiness    = "readiness"
+	KeyLiveness     = "liveness"
+	KeyProbeOutput  = "probe-output"
+	KeyStopAfter    = "stop-after"
+	KeyStopExitCode = "stop-exit-code"
+	KeySandbox      = "sandbox"
 	// ValueFail asks a probe or the sandbox to fail.
 	ValueFail = "fail"
 )
@@ -100,6 +108,12 @@ func (Lab) Run(pod *corev1.Pod, c *corev1.Container) RunOutcome {
 		ReadinessFails: get(KeyReadiness) == ValueFail,
 		LivenessFails:  get(KeyLiveness) == ValueFail,
 		ProbeOutput:    get(KeyProbeOutput),
+	}
+	if d, err := time.ParseDuration(get(KeyStopAfter)); err == nil && d >= 0 {
+		out.Stop.After = d
+	}
+	if code, err := strconv.ParseInt(get(KeyStopExitCode), 10, 32); err == nil {
+		out.Stop.Code = int32(code)
 	}
 	after := defaultExitAfter
 	if d, err := time.ParseDuration(get(KeyExitAfter)); err == nil && d >= 0 {
