@@ -76,7 +76,7 @@ func TestLabFaults(t *testing.T) {
 	if _, err := c.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(ctx, t, "the pod scheduled by the restarted scheduler", func() bool {
+	poll(ctx, t, "the pod scheduled by the restarted scheduler", func() bool {
 		p, err := c.CoreV1().Pods("default").Get(ctx, pod.Name, metav1.GetOptions{})
 		return err == nil && p.Spec.NodeName != ""
 	})
@@ -85,7 +85,7 @@ func TestLabFaults(t *testing.T) {
 	// the API server writes again.
 	killComponent(t, layout, state.Etcd)
 	waitRestart(ctx, t, layout, state.Etcd, 1)
-	waitFor(ctx, t, "a write through the API server after etcd's restart", func() bool {
+	poll(ctx, t, "a write through the API server after etcd's restart", func() bool {
 		_, err := c.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "after"}}, metav1.CreateOptions{})
 		return err == nil
 	})
@@ -111,7 +111,7 @@ func TestLabFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	gaveUp := time.Now()
-	waitFor(ctx, t, "the supervisor to give up on the scheduler", func() bool {
+	poll(ctx, t, "the supervisor to give up on the scheduler", func() bool {
 		sv, _ := state.ReadSupervision(layout)
 		return sv.Find(state.Scheduler).GaveUp != ""
 	})
@@ -198,7 +198,7 @@ func waitRestart(ctx context.Context, t *testing.T, l state.Layout, c string, n 
 	t.Helper()
 	var r state.Run
 	start := time.Now()
-	waitFor(ctx, t, c+" restarted", func() bool {
+	poll(ctx, t, c+" restarted", func() bool {
 		sv, _ := state.ReadSupervision(l)
 		r = sv.Find(c)
 		return r.Restarts() == n && r.Pid > 0
@@ -214,7 +214,7 @@ func waitRestart(ctx context.Context, t *testing.T, l state.Layout, c string, n 
 func takePort(ctx context.Context, t *testing.T, port int) net.Listener {
 	t.Helper()
 	var l net.Listener
-	waitFor(ctx, t, fmt.Sprintf("port %d to be free", port), func() bool {
+	poll(ctx, t, fmt.Sprintf("port %d to be free", port), func() bool {
 		var err error
 		l, err = net.Listen("tcp", net.JoinHostPort(state.Host, strconv.Itoa(port)))
 		return err == nil
@@ -247,16 +247,4 @@ func labClient(t *testing.T, l state.Layout) kubernetes.Interface {
 		t.Fatal(err)
 	}
 	return c
-}
-
-// waitFor polls ok every 50 ms until it holds or ctx ends.
-func waitFor(ctx context.Context, t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	for !ok() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("waiting for %s: %v", what, ctx.Err())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }
