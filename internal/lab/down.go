@@ -44,11 +44,12 @@ func (l Lab) Down(out io.Writer) error {
 	return nil
 }
 
-// stopStages is the order of shutdown: the API server's clients, then the
-// API server, then etcd. Stopped together, the API server can hang on its
-// storage going away under it until SIGKILL.
+// stopStages is the order of shutdown: the API server's clients (and the
+// webhook server it calls), then the API server, then etcd. Stopped
+// together, the API server can hang on its storage going away under it
+// until SIGKILL. Every component is in a stage (TestStopStagesCoverComponents).
 var stopStages = [][]string{
-	{state.Kubelet, state.Scheduler, state.ControllerManager},
+	{state.Kubelet, state.Scheduler, state.ControllerManager, state.AdmissionWebhook},
 	{state.APIServer},
 	{state.Etcd},
 }

@@ -233,3 +233,19 @@ func TestStatusOfALabWithoutSupervisor(t *testing.T) {
 		t.Errorf("status lacks %q:\n%s", want, b.String())
 	}
 }
+
+// TestStopStagesCoverComponents: a component down does not stop would
+// outlive its lab.
+func TestStopStagesCoverComponents(t *testing.T) {
+	staged := map[string]bool{}
+	for _, stage := range stopStages {
+		for _, c := range stage {
+			staged[c] = true
+		}
+	}
+	for _, c := range state.Components {
+		if !staged[c] {
+			t.Errorf("down never stops %s: add it to stopStages", c)
+		}
+	}
+}
