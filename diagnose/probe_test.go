@@ -85,6 +85,54 @@ var klProbeCases = []klCase{
 		},
 	},
 	{
+		// pkg/probe/exec/exec.go returns the command's output as is, newline included (as the lab writes it).
+		name: "liveness exec output with its newline", reason: "Unhealthy",
+		message: "Liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory\n",
+		ok:      true,
+		want: Decoded{
+			Cause:    LivenessProbeFailed,
+			Summary:  `liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory`,
+			NextStep: `run the probe by hand (kubectl exec POD -- ...) and fix spec.template.spec.containers[].livenessProbe or the app; if the app only starts slowly, add or lengthen a startupProbe`,
+			Details:  []chain.Detail{{Key: "probe", Value: "liveness"}, {Key: "output", Value: "cat: can't open '/tmp/healthy': No such file or directory"}},
+		},
+	},
+	{
+		// pkg/probe/exec/exec.go: a command that exits 1 printing nothing ("test -f /tmp/healthy").
+		name: "liveness exec silent", reason: "Unhealthy",
+		message: "Liveness probe failed: ",
+		ok:      true,
+		want: Decoded{
+			Cause:    LivenessProbeFailed,
+			Summary:  `liveness probe failed`,
+			NextStep: `run the probe by hand (kubectl exec POD -- ...) and fix spec.template.spec.containers[].livenessProbe or the app; if the app only starts slowly, add or lengthen a startupProbe`,
+			Details:  []chain.Detail{{Key: "probe", Value: "liveness"}},
+		},
+	},
+	{
+		// pkg/probe/tcp/tcp.go: err.Error() of the dial, as the lab's readiness-tcp-failing scenario writes it.
+		name: "readiness tcp refused", reason: "Unhealthy",
+		message: `Readiness probe failed: dial tcp 10.244.1.2:5432: connect: connection refused`,
+		ok:      true,
+		want: Decoded{
+			Cause:    ReadinessProbeFailed,
+			Summary:  `readiness probe: connection refused on port 5432`,
+			NextStep: `nothing listens on the probed port: make spec.template.spec.containers[].readinessProbe's port match the containerPort the app listens on (and the app listen on the pod IP, not 127.0.0.1)`,
+			Details:  []chain.Detail{{Key: "probe", Value: "readiness"}, {Key: "target", Value: "10.244.1.2:5432"}, {Key: "failure", Value: "connection-refused"}},
+		},
+	},
+	{
+		// prober.go "%s probe errored and resulted in %s state: %s" with pkg/probe/util.go's `port %q not found`.
+		name: "readiness errored on a port name", reason: "Unhealthy",
+		message: `Readiness probe errored and resulted in unknown state: port "http" not found`,
+		ok:      true,
+		want: Decoded{
+			Cause:    ReadinessProbeFailed,
+			Summary:  `readiness probe could not run: port "http" not found`,
+			NextStep: `run the probe by hand (kubectl exec POD -- ...) and fix spec.template.spec.containers[].readinessProbe or the app`,
+			Details:  []chain.Detail{{Key: "probe", Value: "readiness"}, {Key: "output", Value: `port "http" not found`}},
+		},
+	},
+	{
 		// pkg/probe/grpc/grpc.go: "service unhealthy (responded with %q)"
 		name: "grpc not serving", reason: "Unhealthy",
 		message: `Readiness probe failed: service unhealthy (responded with "NOT_SERVING")`,

@@ -22,9 +22,12 @@ import (
 
 // The lab every test of the package shares.
 var (
-	labBin     string
-	chainBin   string
-	stateDir   string
+	labBin   string
+	chainBin string
+	stateDir string
+	// faultsDir is the state directory of the second lab TestLabFaults
+	// breaks; the reaper takes it down too.
+	faultsDir  string
 	kubeconfig string
 	client     kubernetes.Interface
 )
@@ -53,14 +56,14 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(tmp)
 	labBin, chainBin = filepath.Join(tmp, "kubectl-chain-lab"), filepath.Join(tmp, "kubectl-chain")
-	stateDir = filepath.Join(tmp, "lab")
+	stateDir, faultsDir = filepath.Join(tmp, "lab"), filepath.Join(tmp, "faults")
 	if err := build(map[string]string{labBin: "./cmd/kubectl-chain-lab", chainBin: "./cmd/kubectl-chain"}); err != nil {
 		return fail("%v", err)
 	}
 	// Components run detached from this process. The reaper tears the lab
 	// down when this process is gone, however it ends (a panic in a test, a
 	// -timeout, a kill); the deferred down covers the normal path.
-	if err := startReaper(stateDir, tmp); err != nil {
+	if err := startReaper(tmp, stateDir, faultsDir); err != nil {
 		return fail("starting the lab reaper: %v", err)
 	}
 	defer lab("down")
@@ -119,10 +122,14 @@ func labAt(dir string, args ...string) (string, error) {
 }
 
 // startReaper starts a detached shell that waits for this process to exit,
-// then runs `down` on the lab in dir and removes tmp.
-func startReaper(dir, tmp string) error {
-	script := fmt.Sprintf(`while kill -0 %d 2>/dev/null; do sleep 1; done; %s down --state-dir %s >/dev/null 2>&1; rm -rf %s`,
-		os.Getpid(), strconv.Quote(labBin), strconv.Quote(dir), strconv.Quote(tmp))
+// then runs `down` on each lab in dirs and removes tmp.
+func startReaper(tmp string, dirs ...string) error {
+	var quoted []string
+	for _, d := range dirs {
+		quoted = append(quoted, strconv.Quote(d))
+	}
+	script := fmt.Sprintf(`while kill -0 %d 2>/dev/null; do sleep 1; done; for d in %s; do %s down --state-dir "$d" >/dev/null 2>&1; done; rm -rf %s`,
+		os.Getpid(), strings.Join(quoted, " "), strconv.Quote(labBin), strconv.Quote(tmp))
 	cmd := exec.Command("/bin/sh", "-c", script)
 	// Its own session, out of reach of the signals that end this process group.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

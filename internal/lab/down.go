@@ -28,9 +28,8 @@ func (l Lab) Down(out io.Writer) error {
 		return err
 	}
 	defer release()
-	ps := l.Processes()
-	wasRunning := anyAlive(ps)
-	killed := l.stop(ps)
+	wasRunning := anyAlive(append(l.Processes(), l.Supervisor()))
+	killed := l.stopAll()
 	if err := os.RemoveAll(l.Layout.Dir); err != nil {
 		return fmt.Errorf("removing %s: %w", l.Layout.Dir, err)
 	}
@@ -45,13 +44,24 @@ func (l Lab) Down(out io.Writer) error {
 	return nil
 }
 
-// stopStages is the order of shutdown: the API server's clients, then the
-// API server, then etcd. Stopped together, the API server can hang on its
-// storage going away under it until SIGKILL.
+// stopStages is the order of shutdown: the API server's clients (and the
+// webhook server it calls), then the API server, then etcd. Stopped
+// together, the API server can hang on its storage going away under it
+// until SIGKILL. Every component is in a stage (TestStopStagesCoverComponents).
 var stopStages = [][]string{
-	{state.Kubelet, state.Scheduler, state.ControllerManager},
+	{state.Kubelet, state.Scheduler, state.ControllerManager, state.AdmissionWebhook},
 	{state.APIServer},
 	{state.Etcd},
+}
+
+// stopAll stops the supervisor first, so that it restarts nothing, then
+// every component; it returns the pids that needed SIGKILL.
+func (l Lab) stopAll() []int {
+	var killed []int
+	if sup := l.Supervisor(); sup.Alive {
+		killed = proc.Stop([]int{sup.Pid}, l.marker(), stopGrace)
+	}
+	return append(killed, l.stop(l.Processes())...)
 }
 
 // stop terminates the given processes of the lab stage by stage; it returns

@@ -16,6 +16,9 @@ import (
 type Lab struct {
 	Name   string
 	Layout state.Layout
+	// flags are the command-line flags that name this lab, for the
+	// commands the messages suggest.
+	flags string
 }
 
 // Open finds the lab called name (or the one in stateDir) without touching it.
@@ -24,10 +27,35 @@ func Open(name, stateDir string, getenv func(string) string) (Lab, error) {
 	if err != nil {
 		return Lab{}, err
 	}
-	return Lab{Name: name, Layout: state.Layout{Dir: dir}}, nil
+	l := Lab{Name: name, Layout: state.Layout{Dir: dir}}
+	switch {
+	case stateDir != "":
+		l.flags = " --state-dir " + dir
+	case name != DefaultName:
+		l.flags = " --name " + name
+	}
+	return l, nil
 }
 
-// Process is one component as its pid file and the kernel see it.
+// AtDir is the lab whose state directory is dir, for the processes a lab
+// runs, which get only that directory.
+func AtDir(dir string) Lab {
+	l := Lab{Layout: state.Layout{Dir: dir}}
+	if s, err := state.ReadSpec(l.Layout); err == nil {
+		l.Name = s.Name
+	}
+	return l
+}
+
+// DefaultName is the lab's name when --name is not given.
+const DefaultName = "lab"
+
+// Command is the kubectl chain lab command line of sub, with the flags that
+// name this lab.
+func (l Lab) Command(sub string) string { return "kubectl chain lab " + sub + l.flags }
+
+// Process is one component (or the supervisor) as its pid file and the
+// kernel see it.
 type Process struct {
 	Component string
 	Pid       int
@@ -42,6 +70,12 @@ func (l Lab) Processes() []Process {
 		out = append(out, Process{Component: c, Pid: pid, Alive: proc.Alive(pid, l.marker())})
 	}
 	return out
+}
+
+// Supervisor reports the lab's supervisor process.
+func (l Lab) Supervisor() Process {
+	pid, _ := proc.ReadPid(l.Layout.Pid(state.Supervisor))
+	return Process{Component: state.Supervisor, Pid: pid, Alive: proc.Alive(pid, l.marker())}
 }
 
 // marker is how a component's command line names its lab: the state

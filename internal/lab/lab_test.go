@@ -2,13 +2,21 @@ package lab
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/proc"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
 
 func testLab(t *testing.T) Lab {
@@ -124,6 +132,120 @@ func TestExplainNamesTheComponentAndAPortInUse(t *testing.T) {
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("explanation lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// spawnMarked starts a process whose command line carries the lab's state
+// directory, as the lab's own processes do, and records it as component c.
+func spawnMarked(t *testing.T, l Lab, c string) int {
+	t.Helper()
+	cmd, err := proc.Spawn("/bin/sh", []string{"-c", "while :; do sleep 1; done", "sh", l.Layout.Dir}, l.Layout.Log(c), l.Layout.Pid(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go cmd.Wait()
+	t.Cleanup(func() { proc.Stop([]int{cmd.Process.Pid}, l.marker(), 5*time.Second) })
+	return cmd.Process.Pid
+}
+
+func TestSecondUpOfARunningLab(t *testing.T) {
+	l := testLab(t)
+	if err := os.MkdirAll(l.Layout.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := state.WriteSpec(l.Layout, state.Spec{Name: "lab"}); err != nil {
+		t.Fatal(err)
+	}
+	// Only the supervisor lives: the lab still counts as running.
+	spawnMarked(t, l, state.Supervisor)
+	_, err := l.Up(context.Background(), UpOptions{Nodes: 1, NodeCPU: "1", NodeMemory: "1Gi", NodePods: 10, Timeout: time.Second, Progress: io.Discard})
+	var re *RunningError
+	if !errors.As(err, &re) {
+		t.Fatalf("second up: err = %v, want a RunningError", err)
+	}
+	want := `lab "lab" is already running (kubeconfig ` + l.Layout.Kubeconfig() + "); use it (`kubectl chain lab status --state-dir " +
+		l.Layout.Dir + "` shows its health), or stop it first with `kubectl chain lab down --state-dir " + l.Layout.Dir + "`"
+	if err.Error() != want {
+		t.Errorf("error:\n%s\nwant:\n%s", err, want)
+	}
+	if _, err := os.Stat(l.Layout.Spec()); err != nil {
+		t.Errorf("the running lab's state was touched: %v", err)
+	}
+}
+
+func TestUpClearsTheStateACrashLeft(t *testing.T) {
+	l := testLab(t)
+	for _, d := range []string{l.Layout.Pids(), l.Layout.Logs(), l.Layout.EtcdData()} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A pid that was a process of the lab and is gone, a corrupt pid file,
+	// and files a crash leaves: a log, etcd's data, a half-written record.
+	dead := exec.Command("/bin/true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		l.Layout.Spec():                                  `{"name":"lab"}`,
+		l.Layout.Pid(state.APIServer):                    fmt.Sprintf("%d\n", dead.Process.Pid),
+		l.Layout.Pid(state.Supervisor):                   "garbage",
+		l.Layout.Log(state.Etcd):                         "etcd is ready\n",
+		filepath.Join(l.Layout.EtcdData(), "member"):     "",
+		l.Layout.Supervision() + ".tmp":                  "{",
+		filepath.Join(l.Layout.Dir, "kubeconfigs.stale"): "",
+	}
+	for p, c := range files {
+		if err := os.WriteFile(p, []byte(c), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out bytes.Buffer
+	if err := l.clearStale(&out); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Removing the stale state of lab \"lab\" (no process alive: it crashed or the machine restarted).\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+	if _, err := os.Stat(l.Layout.Dir); !os.IsNotExist(err) {
+		t.Errorf("stale state still there: %v", err)
+	}
+}
+
+func TestStatusOfALabWithoutSupervisor(t *testing.T) {
+	l := testLab(t)
+	if err := os.MkdirAll(l.Layout.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range state.Components {
+		spawnMarked(t, l, c)
+	}
+	r := l.Status(time.Now())
+	if r.Running() {
+		t.Error("Running() with the supervisor dead")
+	}
+	var b strings.Builder
+	if err := r.Print(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "The supervisor is not running: a component that dies now stays dead."; !strings.Contains(b.String(), want) {
+		t.Errorf("status lacks %q:\n%s", want, b.String())
+	}
+}
+
+// TestStopStagesCoverComponents: a component down does not stop would
+// outlive its lab.
+func TestStopStagesCoverComponents(t *testing.T) {
+	staged := map[string]bool{}
+	for _, stage := range stopStages {
+		for _, c := range stage {
+			staged[c] = true
+		}
+	}
+	for _, c := range state.Components {
+		if !staged[c] {
+			t.Errorf("down never stops %s: add it to stopStages", c)
 		}
 	}
 }

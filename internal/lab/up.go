@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -62,8 +61,8 @@ func (o UpOptions) Validate() error {
 type RunningError struct{ Lab Lab }
 
 func (e *RunningError) Error() string {
-	return fmt.Sprintf("lab %q is already running (kubeconfig %s); use it, or stop it first with `kubectl chain lab down --name %s`",
-		e.Lab.Name, e.Lab.Layout.Kubeconfig(), e.Lab.Name)
+	return fmt.Sprintf("lab %q is already running (kubeconfig %s); use it (`%s` shows its health), or stop it first with `%s`",
+		e.Lab.Name, e.Lab.Layout.Kubeconfig(), e.Lab.Command("status"), e.Lab.Command("down"))
 }
 
 // Up creates and starts the lab and returns once it is healthy. It returns
@@ -90,16 +89,18 @@ func (l Lab) Up(ctx context.Context, o UpOptions) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	exits, err := l.startComponents(o.Executable)
+	watch, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	exits, err := l.startSupervisor(watch, o.Executable)
 	if err != nil {
-		l.stop(l.Processes())
 		return 0, err
 	}
 	err = l.waitHealthy(ctx, spec, o, exits)
 	if err == nil {
 		return time.Since(begin), nil
 	}
-	l.stop(l.Processes())
+	stopWatch()
+	l.stopAll()
 	if ctx.Err() != nil {
 		_ = os.RemoveAll(l.Layout.Dir)
 		return 0, fmt.Errorf("interrupted; lab %q stopped and removed", l.Name)
@@ -122,8 +123,7 @@ func (l Lab) clearStale(progress io.Writer) error {
 		}
 		return nil
 	}
-	ps := l.Processes()
-	if anyAlive(ps) {
+	if anyAlive(append(l.Processes(), l.Supervisor())) {
 		return &RunningError{Lab: l}
 	}
 	fmt.Fprintf(progress, "Removing the stale state of lab %q (no process alive: it crashed or the machine restarted).\n", l.Name)
@@ -151,19 +151,38 @@ func (l Lab) writeState(o UpOptions, now time.Time) (state.Spec, error) {
 	return spec, nil
 }
 
-// startComponents spawns every component at once (each retries until the
-// ones it needs answer) and reports on the channel any that exits.
-func (l Lab) startComponents(exe string) (<-chan exited, error) {
-	exits := make(chan exited, len(state.Components))
-	for _, c := range state.Components {
-		cmd, err := proc.Spawn(exe, l.componentArgs(c), l.Layout.Log(c), l.Layout.Pid(c))
-		if err != nil {
-			return nil, err
-		}
-		go func(c string, cmd *exec.Cmd) {
-			exits <- exited{component: c, err: cmd.Wait()}
-		}(c, cmd)
+// startSupervisor spawns the supervisor, which starts every component at
+// once (each retries until the ones it needs answer). The channel reports
+// the first component that exits (from supervisor.json, polled until ctx
+// ends) or the supervisor itself exiting.
+func (l Lab) startSupervisor(ctx context.Context, exe string) (<-chan exited, error) {
+	cmd, err := proc.Spawn(exe, l.supervisorArgs(), l.Layout.Log(state.Supervisor), l.Layout.Pid(state.Supervisor))
+	if err != nil {
+		return nil, err
 	}
+	exits := make(chan exited, 2)
+	go func() {
+		err := cmd.Wait()
+		exits <- exited{component: state.Supervisor, err: err}
+	}()
+	go func() {
+		t := time.NewTicker(pollInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			sv, _ := state.ReadSupervision(l.Layout)
+			for _, r := range sv.Components {
+				if r.LastExit != nil {
+					exits <- exited{component: r.Component, err: errors.New(r.LastExit.String())}
+					return
+				}
+			}
+		}
+	}()
 	return exits, nil
 }
 
@@ -220,6 +239,7 @@ func (l Lab) explain(err error) error {
 			b.WriteString("\na port the lab chose was taken by another process meanwhile: run `up` again to choose new ports")
 		}
 	}
-	fmt.Fprintf(&b, "\nthe processes are stopped; the logs stay in %s (`kubectl chain lab status`, `kubectl chain lab logs COMPONENT`); the next `up` or `down` removes them", l.Layout.Logs())
+	fmt.Fprintf(&b, "\nthe processes are stopped; the logs stay in %s (`%s`, `%s`); the next `up` or `down` removes them",
+		l.Layout.Logs(), l.Command("status"), l.Command("logs COMPONENT"))
 	return errors.New(b.String())
 }

@@ -45,10 +45,23 @@ type RunOutcome struct {
 	Ready bool
 	// Exit, when set, ends the container after it has run Exit.After.
 	Exit *Exit
-	// ReadinessFails and LivenessFails make the container's HTTP probes
-	// answer 503.
+	// ReadinessFails and LivenessFails make the container's probes fail:
+	// an HTTP probe gets 503, an exec probe's command exits 1 printing
+	// ProbeOutput, a TCP socket probe's connection is refused, a gRPC
+	// probe's service answers NOT_SERVING.
 	ReadinessFails bool
 	LivenessFails  bool
+	ProbeOutput    string
+	// Stop is how the container ends when the kubelet stops it (the pod
+	// is deleted): the zero Stop exits 0 at once on SIGTERM.
+	Stop Stop
+}
+
+// Stop is how long a container takes to exit on SIGTERM and its exit code;
+// past the grace period the kubelet SIGKILLs it (exit 137).
+type Stop struct {
+	After time.Duration
+	Code  int32
 }
 
 // Exit is how and when a container ends on its own.

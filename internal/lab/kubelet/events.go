@@ -76,10 +76,19 @@ const (
 
 	// pkg/kubelet/prober/prober.go and pkg/probe/http/http.go
 	msgProbeFailed   = "%s probe failed: %s"
+	msgProbeErrored  = "%s probe errored and resulted in %s state: %s"
 	msgHTTPStatus    = "HTTP probe failed with statuscode: %d"
 	probeReadiness   = "Readiness"
 	probeLiveness    = "Liveness"
 	failingProbeCode = 503
+	// pkg/probe/probe.go: the Result of a probe that could not run.
+	probeUnknown = "unknown"
+	// pkg/probe/util.go: ResolveContainerPort's errors.
+	msgPortNotFound = "port %q not found"
+	msgInvalidPort  = "invalid port number: %v"
+	// pkg/probe/grpc/grpc.go, with the health protocol's status name.
+	msgGRPCUnhealthy = "service unhealthy (responded with %q)"
+	grpcNotServing   = "NOT_SERVING"
 
 	// pkg/volume/util/operationexecutor/operation_executor.go: GenerateError's
 	// simple message "%v for volume %q %v" with the suffix ": " + err, for

@@ -28,6 +28,7 @@ func PodEventFormats() []EventFormat {
 		{warning, reasonBackOff, msgBackOffRestart},
 		{warning, reasonFailedMount, msgMountSetUp},
 		{warning, reasonUnhealthy, msgProbeFailed},
+		{warning, reasonUnhealthy, msgProbeErrored},
 		{warning, reasonFailedCreatePodSandBox, msgFailedCreateSandbox},
 		{warning, reasonFailedPullSecret, msgFailedPullSecret},
 		{warning, reasonErrImageNeverPull, msgNeverPull},

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // upstreamDir is k8s.io/kubernetes v1.37.2 in the module cache (downloaded if
@@ -44,6 +45,21 @@ func checkLiterals(t *testing.T, dir string, tests []literal) {
 }
 
 type literal struct{ file, text string }
+
+// checkCode fails for each snippet of Go code its file under dir lacks: the
+// statements that make a prober's output what the lab writes.
+func checkCode(t *testing.T, dir string, tests []literal) {
+	t.Helper()
+	for _, tt := range tests {
+		b, err := os.ReadFile(filepath.Join(dir, tt.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), tt.text) {
+			t.Errorf("%s does not contain %q", tt.file, tt.text)
+		}
+	}
+}
 
 // TestFormatsMatchContainerd checks the container runtime's error formats
 // the lab's pull and sandbox failures are built from.
@@ -139,14 +155,38 @@ func TestFormatsMatchKubelet(t *testing.T) {
 		{"pkg/kubelet/kuberuntime/kuberuntime_manager.go", msgFailedCreateSandbox},
 		{"pkg/kubelet/container/sync_result.go", reasonCrashLoopBackOff},
 		{"pkg/kubelet/prober/prober.go", msgProbeFailed},
+		{"pkg/kubelet/prober/prober.go", msgProbeErrored},
 		{"pkg/probe/http/http.go", msgHTTPStatus},
+		{"pkg/probe/probe.go", probeUnknown},
+		{"pkg/probe/util.go", msgPortNotFound},
+		{"pkg/probe/util.go", msgInvalidPort},
+		{"pkg/probe/grpc/grpc.go", msgGRPCUnhealthy},
 		{"pkg/kubelet/kubelet_pods.go", msgKeyNotFoundConfigMap},
 		{"pkg/kubelet/kubelet_pods.go", msgKeyNotFoundSecret},
 		{"pkg/volume/util/operationexecutor/operation_executor.go", msgMountSetUp},
 		{"pkg/volume/util/operationexecutor/operation_generator.go", mountSetUp},
 		{"pkg/kubelet/util/format/pod.go", "%s_%s(%s)"},
+		// Termination.
+		{"pkg/kubelet/container/runtime.go", reasonStatusUnknown},
+		{"pkg/kubelet/status/status_manager.go", msgStatusUnknown},
+		{"pkg/kubelet/status/generate.go", reasonPodCompleted},
+		{"pkg/kubelet/status/generate.go", reasonPodFailed},
+		{"pkg/kubelet/types/constants.go", msgSandboxNotReady},
 	}
 	checkLiterals(t, dir, tests)
+	// The exec prober's failure output is the command's output as is, the
+	// TCP prober's the dial error's text (tcpRefused, tested against a real
+	// dial); "%s probe errored" carries Unknown's name and the port error.
+	checkCode(t, dir, []literal{
+		{"pkg/probe/exec/exec.go", "return probe.Failure, string(data), nil"},
+		{"pkg/probe/tcp/tcp.go", "return probe.Failure, err.Error(), nil"},
+		{"pkg/probe/probe.go", "Unknown Result = " + strconv.Quote(probeUnknown)},
+		{"pkg/kubelet/prober/prober.go", `"%s probe errored and resulted in %s state: %s", probeType, result, err)`},
+		{"pkg/kubelet/kuberuntime/kuberuntime_manager.go", "minimumGracePeriodInSeconds = " + strconv.Itoa(int(minimumGracePeriod/time.Second))},
+	})
+	checkLiterals(t, moduleDir(t, "google.golang.org/grpc@v1.82.1"), []literal{
+		{"health/grpc_health_v1/health.pb.go", grpcNotServing},
+	})
 	// The prober prints probeType's String().
 	checkLiterals(t, dir, []literal{
 		{"pkg/kubelet/prober/prober_manager.go", probeReadiness},

@@ -35,9 +35,18 @@ import (
 //   - lab.kubectl-chain.io/exit-after: a Go duration, default 1s;
 //   - lab.kubectl-chain.io/memory-usage: a quantity; above the container's
 //     memory limit the container is OOMKilled (exit 137) after exit-after;
-//   - lab.kubectl-chain.io/readiness: "fail": HTTP readiness probes answer 503;
-//   - lab.kubectl-chain.io/liveness: "fail": HTTP liveness probes answer 503,
+//   - lab.kubectl-chain.io/readiness: "fail": the readiness probe fails: HTTP
+//     answers 503, exec exits 1, TCP socket is refused, gRPC is NOT_SERVING;
+//   - lab.kubectl-chain.io/liveness: "fail": the liveness probe fails alike,
 //     and after failureThreshold failures the kubelet kills and restarts it;
+//   - lab.kubectl-chain.io/probe-output: what a failing exec probe's command
+//     prints (the Unhealthy event carries it), default nothing;
+//   - lab.kubectl-chain.io/stop-after: a Go duration, how long the container
+//     takes to exit on SIGTERM when its pod is deleted, default 0; past the
+//     grace period (terminationGracePeriodSeconds, after a preStop sleep) the
+//     kubelet SIGKILLs it: exit 137;
+//   - lab.kubectl-chain.io/stop-exit-code: its exit code on SIGTERM, default 0
+//     (143 is a program that SIGTERM ends without a handler);
 //   - lab.kubectl-chain.io/sandbox: "fail" (pod-wide only): the node's CNI
 //     plugin cannot set up the pod's network, as on a node labelled
 //     lab.kubectl-chain.io/sandbox=fail.
@@ -53,12 +62,15 @@ const AnnotationPrefix = "lab.kubectl-chain.io/"
 
 // Annotation keys, without AnnotationPrefix and container name.
 const (
-	KeyExitCode    = "exit-code"
-	KeyExitAfter   = "exit-after"
-	KeyMemoryUsage = "memory-usage"
-	KeyReadiness   = "readiness"
-	KeyLiveness    = "liveness"
-	KeySandbox     = "sandbox"
+	KeyExitCode     = "exit-code"
+	KeyExitAfter    = "exit-after"
+	KeyMemoryUsage  = "memory-usage"
+	KeyReadiness    = "readiness"
+	KeyLiveness     = "liveness"
+	KeyProbeOutput  = "probe-output"
+	KeyStopAfter    = "stop-after"
+	KeyStopExitCode = "stop-exit-code"
+	KeySandbox      = "sandbox"
 	// ValueFail asks a probe or the sandbox to fail.
 	ValueFail = "fail"
 )
@@ -95,6 +107,13 @@ func (Lab) Run(pod *corev1.Pod, c *corev1.Container) RunOutcome {
 		Ready:          true,
 		ReadinessFails: get(KeyReadiness) == ValueFail,
 		LivenessFails:  get(KeyLiveness) == ValueFail,
+		ProbeOutput:    get(KeyProbeOutput),
+	}
+	if d, err := time.ParseDuration(get(KeyStopAfter)); err == nil && d >= 0 {
+		out.Stop.After = d
+	}
+	if code, err := strconv.ParseInt(get(KeyStopExitCode), 10, 32); err == nil {
+		out.Stop.Code = int32(code)
 	}
 	after := defaultExitAfter
 	if d, err := time.ParseDuration(get(KeyExitAfter)); err == nil && d >= 0 {

@@ -50,13 +50,16 @@ func podStatus(pod *corev1.Pod, rec *podRecord, hostIP string, now time.Time) co
 	s.InitContainerStatuses = containerStatuses(pod, pod.Spec.InitContainers, rec.initContainers, waiting)
 	s.ContainerStatuses = containerStatuses(pod, pod.Spec.Containers, rec.containers, waiting)
 	s.Phase = podPhase(rec)
-
 	want := []corev1.PodCondition{
 		sandboxCondition(rec, gen),
 		initializedCondition(rec, gen),
 		readyCondition(rec, gen, corev1.PodReady),
 		readyCondition(rec, gen, corev1.ContainersReady),
 		condition(corev1.PodScheduled, gen, corev1.ConditionTrue, "", ""),
+	}
+	if rec.terminal {
+		s.Phase = terminalPhase(rec)
+		want = terminalConditions(rec, gen, s.Phase, want)
 	}
 	s.Conditions = mergeConditions(pod.Status.Conditions, want, now)
 	return s

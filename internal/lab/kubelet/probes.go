@@ -2,9 +2,14 @@ package kubelet
 
 import (
 	"fmt"
+	"net"
+	"os"
+	"strings"
+	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // promoteReady marks started and ready the containers whose first startup
@@ -67,13 +72,14 @@ func failureThreshold(p *corev1.Probe) int32 {
 	return p.FailureThreshold
 }
 
-// readinessFails: only HTTP probes are simulated failing, answering 503.
+// readinessFails and livenessFails: a container asked to fail its probe
+// fails it whatever the handler (HTTP, exec, TCP socket, gRPC).
 func readinessFails(spec *corev1.Container, cr *containerRecord) bool {
-	return cr.out.ReadinessFails && spec.ReadinessProbe != nil && spec.ReadinessProbe.HTTPGet != nil
+	return cr.out.ReadinessFails && spec.ReadinessProbe != nil
 }
 
 func livenessFails(spec *corev1.Container, cr *containerRecord) bool {
-	return cr.out.LivenessFails && spec.LivenessProbe != nil && spec.LivenessProbe.HTTPGet != nil
+	return cr.out.LivenessFails && spec.LivenessProbe != nil
 }
 
 // probe runs the container's failing probes that are due, as the kubelet's
@@ -83,10 +89,9 @@ func livenessFails(spec *corev1.Container, cr *containerRecord) bool {
 // liveness probe, will be restarted"), which then restarts.
 func (w *podWorker) probe(pod *corev1.Pod, spec *corev1.Container, cr *containerRecord, now time.Time) {
 	ref := containerRef(pod, spec, cr.init)
-	failed := fmt.Sprintf(msgHTTPStatus, failingProbeCode)
 	if readinessFails(spec, cr) {
 		if !now.Before(cr.nextReadiness) {
-			warn(w.a.events, ref, reasonUnhealthy, fmt.Sprintf(msgProbeFailed, probeReadiness, failed))
+			warn(w.a.events, ref, reasonUnhealthy, unhealthyMessage(probeReadiness, spec.ReadinessProbe, spec, w.rec.ip, cr.out.ProbeOutput))
 			cr.ready = false
 			cr.nextReadiness = now.Add(probePeriod(spec.ReadinessProbe))
 		}
@@ -94,7 +99,7 @@ func (w *podWorker) probe(pod *corev1.Pod, spec *corev1.Container, cr *container
 	}
 	if livenessFails(spec, cr) {
 		if !now.Before(cr.nextLiveness) {
-			warn(w.a.events, ref, reasonUnhealthy, fmt.Sprintf(msgProbeFailed, probeLiveness, failed))
+			warn(w.a.events, ref, reasonUnhealthy, unhealthyMessage(probeLiveness, spec.LivenessProbe, spec, w.rec.ip, cr.out.ProbeOutput))
 			cr.livenessFailures++
 			cr.nextLiveness = now.Add(probePeriod(spec.LivenessProbe))
 			if cr.livenessFailures >= failureThreshold(spec.LivenessProbe) {
@@ -107,4 +112,86 @@ func (w *podWorker) probe(pod *corev1.Pod, spec *corev1.Container, cr *container
 		}
 		w.after(cr.nextLiveness)
 	}
+}
+
+// unhealthyMessage is the Unhealthy event of one failed run of probe p:
+// the prober's "%s probe failed: %s" with the output of the handler's
+// prober (pkg/probe/...), or "%s probe errored ..." when the kubelet cannot
+// even run it (a named port the container does not declare).
+func unhealthyMessage(kind string, p *corev1.Probe, c *corev1.Container, podIP, execOutput string) string {
+	out, err := probeFailure(p, c, podIP, execOutput)
+	if err != nil {
+		return fmt.Sprintf(msgProbeErrored, kind, probeUnknown, err)
+	}
+	return fmt.Sprintf(msgProbeFailed, kind, out)
+}
+
+// probeFailure is what each prober returns as the output of a failure:
+//   - HTTP: the status line check of pkg/probe/http/http.go (503 here);
+//   - exec: the command's combined output, verbatim (pkg/probe/exec/exec.go
+//     returns string(data)): the pod's probe-output annotation, a line;
+//   - TCP socket: err.Error() of the dial (pkg/probe/tcp/tcp.go), Go's own
+//     "dial tcp IP:PORT: connect: connection refused";
+//   - gRPC: the health service answering NOT_SERVING (pkg/probe/grpc/grpc.go).
+//
+// The error is the kubelet's when it cannot resolve the probe's port.
+func probeFailure(p *corev1.Probe, c *corev1.Container, podIP, execOutput string) (string, error) {
+	switch {
+	case p.Exec != nil:
+		if execOutput != "" && !strings.HasSuffix(execOutput, "\n") {
+			execOutput += "\n"
+		}
+		return execOutput, nil
+	case p.TCPSocket != nil:
+		port, err := resolveContainerPort(p.TCPSocket.Port, c)
+		if err != nil {
+			return "", err
+		}
+		host := p.TCPSocket.Host
+		if host == "" {
+			host = podIP
+		}
+		return tcpRefused(host, port), nil
+	case p.GRPC != nil:
+		return fmt.Sprintf(msgGRPCUnhealthy, grpcNotServing), nil
+	case p.HTTPGet != nil:
+		if _, err := resolveContainerPort(p.HTTPGet.Port, c); err != nil {
+			return "", err
+		}
+	}
+	return fmt.Sprintf(msgHTTPStatus, failingProbeCode), nil
+}
+
+// resolveContainerPort is pkg/probe/util.go's ResolveContainerPort: a port
+// number, or the containerPort of the container's port of that name.
+func resolveContainerPort(param intstr.IntOrString, c *corev1.Container) (int, error) {
+	port := param.IntValue()
+	if param.Type == intstr.String {
+		port = 0
+		for _, p := range c.Ports {
+			if p.Name == param.StrVal {
+				port = int(p.ContainerPort)
+			}
+		}
+		if port == 0 {
+			return 0, fmt.Errorf(msgPortNotFound, param.StrVal)
+		}
+	}
+	if port > 0 && port < 65536 {
+		return port, nil
+	}
+	return port, fmt.Errorf(msgInvalidPort, port)
+}
+
+// tcpRefused is the error Go's dialer returns when nothing listens on
+// host:port, built from the same net.OpError a real dial returns (a test
+// compares it with one); a host name that does not resolve fails the lookup
+// first.
+func tcpRefused(host string, port int) string {
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return (&net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}}).Error()
+	}
+	return (&net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: ip, Port: port},
+		Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}).Error()
 }

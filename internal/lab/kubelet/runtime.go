@@ -32,6 +32,7 @@ type containerRecord struct {
 	finishedAt time.Time
 	exitCode   int32
 	reason     string // of the terminated state
+	message    string // of the terminated state
 	started    bool
 	ready      bool
 
@@ -63,14 +64,14 @@ func (c *containerRecord) wait(reason, message string) {
 
 // exit ends the running instance at t.
 func (c *containerRecord) exit(t time.Time, code int32, reason string) {
-	c.phase, c.finishedAt, c.exitCode, c.reason = containerExited, t, code, reason
+	c.phase, c.finishedAt, c.exitCode, c.reason, c.message = containerExited, t, code, reason, ""
 	c.started, c.ready, c.exitAt = false, false, time.Time{}
 }
 
 // terminated is the state of the instance that exited.
 func (c *containerRecord) terminated() *corev1.ContainerStateTerminated {
 	return &corev1.ContainerStateTerminated{
-		ExitCode: c.exitCode, Reason: c.reason, ContainerID: c.id,
+		ExitCode: c.exitCode, Reason: c.reason, Message: c.message, ContainerID: c.id,
 		StartedAt: metav1.NewTime(c.startedAt), FinishedAt: metav1.NewTime(c.finishedAt),
 	}
 }
@@ -89,8 +90,10 @@ func (c *containerRecord) initialized() bool {
 // podRecord is the simulated runtime's view of one pod: its sandbox and its
 // containers, each list in spec order.
 type podRecord struct {
-	startTime      time.Time
-	sandboxReady   bool
+	startTime    time.Time
+	sandboxReady bool
+	// terminal: the pod was deleted and its containers are stopped.
+	terminal       bool
 	ip             string
 	initContainers []*containerRecord
 	containers     []*containerRecord

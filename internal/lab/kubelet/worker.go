@@ -2,7 +2,6 @@ package kubelet
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -10,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/reference"
 	"k8s.io/client-go/util/flowcontrol"
@@ -109,33 +107,6 @@ func (w *podWorker) adopt(pod *corev1.Pod) bool {
 	w.a.ipam.reserve(rec.ip)
 	w.rec, w.volumesReady = rec, true
 	return true
-}
-
-// stop is the kubelet's termination of a deleted pod: a Killing event for
-// every running container, then the final delete (grace period 0, UID
-// precondition) that removes the pod from the API.
-func (w *podWorker) stop(ctx context.Context) {
-	pod := w.pod()
-	if w.rec != nil {
-		for i, cr := range w.rec.containers {
-			if cr.phase == containerRunning {
-				emit(w.a.events, containerRef(pod, &pod.Spec.Containers[i], false), reasonKilling, fmt.Sprintf(msgKilling, cr.name))
-			}
-		}
-		for i, cr := range w.rec.initContainers {
-			if cr.phase == containerRunning {
-				emit(w.a.events, containerRef(pod, &pod.Spec.InitContainers[i], true), reasonKilling, fmt.Sprintf(msgKilling, cr.name))
-			}
-		}
-		w.a.ipam.release(w.rec.ip)
-	}
-	err := w.a.client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{
-		GracePeriodSeconds: ptr.To[int64](0),
-		Preconditions:      metav1.NewUIDPreconditions(string(pod.UID)),
-	})
-	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		klog.ErrorS(err, "deleting the pod", "pod", klog.KObj(pod))
-	}
 }
 
 // writeStatus patches the pod's status when it differs from what is stored.

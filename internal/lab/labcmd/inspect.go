@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -35,15 +36,18 @@ var ErrSilent = errors.New("already reported")
 func newStatus(g *globals, s Streams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "status",
-		Short: "Show each component's pid and whether it runs; a dead one's last log lines",
-		Long:  "Show each component's pid and whether it runs, and a dead one's last log lines. Exits 1 unless every component runs.",
-		Args:  cobra.NoArgs,
+		Short: "Show each component's pid, state and restarts; a dead or restarted one's last log lines",
+		Long: `Show each component's pid, whether it runs, how often the lab's supervisor restarted
+it and how it last exited, with the last log lines of a dead or restarted one, and
+what to do when the supervisor gave up on it. Exits 1 unless every component and
+the supervisor run.`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			l, err := lab.Open(g.name, g.stateDir, getenv)
 			if err != nil {
 				return err
 			}
-			r := l.Status()
+			r := l.Status(time.Now())
 			if err := r.Print(s.Out); err != nil {
 				return err
 			}
@@ -55,15 +59,18 @@ func newStatus(g *globals, s Streams) *cobra.Command {
 	}
 }
 
+// logNames are the logs `logs` prints: each component's and the supervisor's.
+var logNames = append(append([]string(nil), state.Components...), state.Supervisor)
+
 func newLogs(g *globals, s Streams) *cobra.Command {
 	return &cobra.Command{
 		Use:       "logs COMPONENT",
-		Short:     "Print a component's log (" + strings.Join(state.Components, ", ") + ")",
+		Short:     "Print a component's log (" + strings.Join(logNames, ", ") + ")",
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: state.Components,
+		ValidArgs: logNames,
 		RunE: func(_ *cobra.Command, args []string) error {
-			if !state.IsComponent(args[0]) {
-				return fmt.Errorf("unknown component %q: choose one of %s", args[0], strings.Join(state.Components, ", "))
+			if !state.IsComponent(args[0]) && args[0] != state.Supervisor {
+				return fmt.Errorf("unknown component %q: choose one of %s", args[0], strings.Join(logNames, ", "))
 			}
 			l, err := lab.Open(g.name, g.stateDir, getenv)
 			if err != nil {

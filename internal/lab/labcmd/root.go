@@ -10,10 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab"
 )
 
 // DefaultName is the lab's name when --name is not given.
-const DefaultName = "lab"
+const DefaultName = lab.DefaultName
 
 // Streams are where the commands read and write.
 type Streams struct {
@@ -50,7 +52,7 @@ kubelet that plays virtual nodes. No Docker, no cloud.`,
 	f.StringVar(&g.name, "name", DefaultName, "name of the lab")
 	f.StringVar(&g.stateDir, "state-dir", "", "state directory of the lab (default $"+
 		"KUBECTL_CHAIN_LAB_HOME/NAME, else $XDG_STATE_HOME/kubectl-chain/labs/NAME, else ~/.local/state/kubectl-chain/labs/NAME)")
-	root.AddCommand(newUp(g, s), newDown(g, s), newStatus(g, s), newLogs(g, s), newKubeconfig(g, s), newScenarios(s), newApply(g, s), newDelete(g, s), newComponent())
+	root.AddCommand(newUp(g, s), newDown(g, s), newStatus(g, s), newLogs(g, s), newKubeconfig(g, s), newScenarios(s), newApply(g, s), newDelete(g, s), newComponent(), newSupervise())
 	return root
 }
 

@@ -34,7 +34,7 @@ directory until down.`,
 			if err != nil {
 				return err
 			}
-			printReady(s, g, l, o, took)
+			printReady(s, l, o, took)
 			return nil
 		},
 	}
@@ -47,15 +47,8 @@ directory until down.`,
 	return cmd
 }
 
-func printReady(s Streams, g *globals, l lab.Lab, o lab.UpOptions, took time.Duration) {
+func printReady(s Streams, l lab.Lab, o lab.UpOptions, took time.Duration) {
 	kc := l.Layout.Kubeconfig()
-	nameFlag := ""
-	switch {
-	case g.stateDir != "":
-		nameFlag = " --state-dir " + l.Layout.Dir
-	case l.Name != DefaultName:
-		nameFlag = " --name " + l.Name
-	}
 	fmt.Fprintf(s.Out, `Lab %q is ready in %.1fs with %d node(s).
 
 Kubeconfig: %s
@@ -66,6 +59,6 @@ Use it:
   kubectl chain deploy/NAME
 
 Stop it:
-  kubectl chain lab down%s
-`, l.Name, took.Seconds(), o.Nodes, kc, kc, nameFlag)
+  %s
+`, l.Name, took.Seconds(), o.Nodes, kc, kc, l.Command("down"))
 }

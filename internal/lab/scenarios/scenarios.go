@@ -86,7 +86,9 @@ var all = []Scenario{
 	{Name: "oomkilled", Summary: "a container using 300Mi with a 128Mi limit", Health: chain.Broken, Link: chain.LinkContainers, Cause: "OOMKilled"},
 	{Name: "init-container-failing", Summary: "an init container that exits 1", Health: chain.Broken, Link: chain.LinkContainers, Cause: "InitContainerFailed"},
 	{Name: "liveness-failing", Summary: "a liveness probe answering 503", Health: chain.Broken, Link: chain.LinkContainers, Cause: "LivenessProbeFailed"},
+	{Name: "liveness-exec-failing", Summary: "an exec liveness probe (cat /tmp/healthy) whose command fails", Health: chain.Broken, Link: chain.LinkContainers, Cause: "LivenessProbeFailed"},
 	{Name: "readiness-failing", Summary: "a readiness probe answering 503", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed"},
+	{Name: "readiness-tcp-failing", Summary: "a TCP readiness probe on port 5432, where nothing listens", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed"},
 }
 
 // All is every scenario, in the chain's order.

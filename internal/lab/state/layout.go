@@ -46,6 +46,9 @@ func (l Layout) Pids() string { return filepath.Join(l.Dir, "pids") }
 // Pid is the pid file of a component process.
 func (l Layout) Pid(component string) string { return filepath.Join(l.Pids(), component+".pid") }
 
+// Supervision is supervisor.json, the supervisor's record of restarts.
+func (l Layout) Supervision() string { return filepath.Join(l.Dir, "supervisor.json") }
+
 // Lock is held by `up` and `down` so two of them never race on one lab.
 func (l Layout) Lock() string { return filepath.Join(l.Dir, ".lock") }
 

@@ -1,0 +1,99 @@
+package kubelet
+
+import (
+	"net"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// TestTCPRefusedIsARealDialError dials a loopback port nothing listens on
+// and checks that the lab's TCP probe output is the same text.
+func TestTCPRefusedIsARealDialError(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	conn, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
+	if err == nil {
+		conn.Close()
+		t.Skip("something listens on the port just closed; cannot observe a refused dial")
+	}
+	if got := tcpRefused("127.0.0.1", port); got != err.Error() {
+		t.Errorf("tcpRefused = %q, a real dial says %q", got, err.Error())
+	}
+}
+
+func TestUnhealthyMessages(t *testing.T) {
+	web := &corev1.Container{Name: "web", Ports: []corev1.ContainerPort{{Name: "pg", ContainerPort: 5432}}}
+	tests := []struct {
+		name, kind string
+		probe      corev1.ProbeHandler
+		output     string
+		want       string
+	}{
+		{"http", probeReadiness, corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(8080)}}, "",
+			"Readiness probe failed: HTTP probe failed with statuscode: 503"},
+		{"exec", probeLiveness, corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"cat", "/tmp/healthy"}}},
+			"cat: can't open '/tmp/healthy': No such file or directory",
+			"Liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory\n"},
+		{"exec silent", probeLiveness, corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"test", "-f", "/tmp/healthy"}}}, "",
+			"Liveness probe failed: "},
+		{"tcp", probeReadiness, corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(5432)}}, "",
+			"Readiness probe failed: dial tcp 10.244.1.2:5432: connect: connection refused"},
+		{"tcp named port", probeReadiness, corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromString("pg")}}, "",
+			"Readiness probe failed: dial tcp 10.244.1.2:5432: connect: connection refused"},
+		{"tcp host", probeLiveness, corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Host: "10.96.0.10", Port: intstr.FromInt32(53)}}, "",
+			"Liveness probe failed: dial tcp 10.96.0.10:53: connect: connection refused"},
+		{"tcp unknown port name", probeReadiness, corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromString("http")}}, "",
+			`Readiness probe errored and resulted in unknown state: port "http" not found`},
+		{"grpc", probeReadiness, corev1.ProbeHandler{GRPC: &corev1.GRPCAction{Port: 9090}}, "",
+			`Readiness probe failed: service unhealthy (responded with "NOT_SERVING")`},
+	}
+	for _, tt := range tests {
+		p := &corev1.Probe{ProbeHandler: tt.probe}
+		if diff := cmp.Diff(tt.want, unhealthyMessage(tt.kind, p, web, "10.244.1.2", tt.output)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+func TestWorkerExecLivenessAndTCPReadinessFail(t *testing.T) {
+	pod := scheduledPod()
+	pod.Annotations = map[string]string{
+		"lab.kubectl-chain.io/web.liveness":     "fail",
+		"lab.kubectl-chain.io/web.probe-output": "cat: can't open '/tmp/healthy': No such file or directory",
+		"lab.kubectl-chain.io/proxy.readiness":  "fail",
+	}
+	pod.Spec.Containers[0].LivenessProbe = &corev1.Probe{PeriodSeconds: 2, FailureThreshold: 2,
+		ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"cat", "/tmp/healthy"}}}}
+	pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "proxy", Image: "registry.lab.internal/proxy:v1",
+		ReadinessProbe: &corev1.Probe{PeriodSeconds: 2, ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(15021)}}}})
+	client, sink, clk, ctx := startLabWorker(t, pod)
+	p := waitPod(t, ctx, client, func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+	if p.Status.ContainerStatuses[1].Ready {
+		t.Error("proxy ready with a failing readiness probe")
+	}
+	step(t, ctx, clk, 2*time.Second) // the second liveness failure: killed and restarted
+	waitPod(t, ctx, client, func(p *corev1.Pod) bool { return p.Status.ContainerStatuses[0].RestartCount == 1 })
+
+	var got []recordedEvent
+	for _, e := range sink.list() {
+		if e.Reason == "Unhealthy" || e.Reason == "Killing" {
+			got = append(got, e)
+		}
+	}
+	liveness := recordedEvent{"spec.containers{web}", "Warning", "Unhealthy", "Liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory\n"}
+	readiness := recordedEvent{"spec.containers{proxy}", "Warning", "Unhealthy", "Readiness probe failed: dial tcp 10.244.1.2:15021: connect: connection refused"}
+	want := []recordedEvent{liveness, readiness, liveness,
+		{"spec.containers{web}", "Normal", "Killing", "Container web failed liveness probe, will be restarted"}}
+	if diff := cmp.Diff(want, got[:min(len(got), len(want))]); diff != "" {
+		t.Errorf("probe events (-want +got):\n%s", diff)
+	}
+}
