@@ -20,8 +20,9 @@ func writeFinding(p *printer, now time.Time, f chain.Finding, status chain.Statu
 	}
 	for _, e := range f.Evidence {
 		p.para(detailIndent, messageIndent+2, evidenceHead(now, e)...)
-		if e.Message != "" {
-			p.para(messageIndent, messageIndent, span{role: rolePlain, text: e.Message})
+		// Probe output often ends in a newline; a trailing one is no text.
+		if msg := strings.TrimRight(e.Message, "\n"); msg != "" {
+			p.para(messageIndent, messageIndent, span{role: rolePlain, text: msg})
 		}
 	}
 	for _, d := range f.Details {
