@@ -44,34 +44,18 @@ func newApply(g *globals, s Streams) *cobra.Command {
 Deployment "web" and whatever the scenario needs (a ResourceQuota, namespace
 labels, an admission policy or webhook, node taints). Cluster-scoped objects
 are named NAMESPACE-NAME and select the scenario's namespace only.
-untolerated-taint taints every node of the lab; remove
-the taint with: kubectl taint nodes --all lab.kubectl-chain.io/dedicated-`,
+untolerated-taint taints every node of the lab; delete removes the taint.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: scenarioNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sc, err := scenarios.Get(args[0])
-			if err != nil {
-				return err
-			}
-			if ns == "" {
-				ns = sc.Name
-			}
-			l, err := lab.Open(g.name, g.stateDir, getenv)
-			if err != nil {
-				return err
-			}
-			client, err := adminClient(l)
-			if err != nil {
-				return err
-			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
-			defer cancel()
-			if err := scenarios.Apply(ctx, client, sc, ns); err != nil {
-				return err
-			}
-			fmt.Fprintf(s.Out, "Scenario %q applied in namespace %q.\n\nDiagnose it:\n  export KUBECONFIG=%s\n  kubectl chain deploy/%s -n %s --wait\n",
-				sc.Name, ns, l.Layout.Kubeconfig(), scenarios.Deployment, ns)
-			return nil
+			return onScenario(cmd.Context(), g, args[0], ns, func(ctx context.Context, client kubernetes.Interface, l lab.Lab, sc scenarios.Scenario, ns string) error {
+				if err := scenarios.Apply(ctx, client, sc, ns); err != nil {
+					return err
+				}
+				fmt.Fprintf(s.Out, "Scenario %q applied in namespace %q.\n\nDiagnose it:\n  export KUBECONFIG=%s\n  kubectl chain deploy/%s -n %s --wait\n",
+					sc.Name, ns, l.Layout.Kubeconfig(), scenarios.Deployment, ns)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVarP(&ns, "namespace", "n", "", "namespace to create the scenario in (default: the scenario's name)")
@@ -91,37 +75,46 @@ created later with the same name.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: scenarioNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sc, err := scenarios.Get(args[0])
-			if err != nil {
-				return err
-			}
-			if ns == "" {
-				ns = sc.Name
-			}
-			l, err := lab.Open(g.name, g.stateDir, getenv)
-			if err != nil {
-				return err
-			}
-			client, err := adminClient(l)
-			if err != nil {
-				return err
-			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
-			defer cancel()
-			if err := scenarios.Delete(ctx, client, sc, ns); err != nil {
-				return err
-			}
-			if sc.TaintNodes != nil {
-				if err := scenarios.UntaintNodes(ctx, client, *sc.TaintNodes); err != nil {
-					return fmt.Errorf("removing the taint %s from the nodes: %w", sc.TaintNodes.Key, err)
+			return onScenario(cmd.Context(), g, args[0], ns, func(ctx context.Context, client kubernetes.Interface, _ lab.Lab, sc scenarios.Scenario, ns string) error {
+				if err := scenarios.Delete(ctx, client, sc, ns); err != nil {
+					return err
 				}
-			}
-			fmt.Fprintf(s.Out, "Scenario %q deleted from namespace %q (the namespace terminates in the background).\n", sc.Name, ns)
-			return nil
+				if sc.TaintNodes != nil {
+					if err := scenarios.UntaintNodes(ctx, client, *sc.TaintNodes); err != nil {
+						return fmt.Errorf("removing the taint %s from the nodes: %w", sc.TaintNodes.Key, err)
+					}
+				}
+				fmt.Fprintf(s.Out, "Scenario %q deleted from namespace %q (the namespace terminates in the background).\n", sc.Name, ns)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVarP(&ns, "namespace", "n", "", "namespace the scenario was applied in (default: the scenario's name)")
 	return cmd
+}
+
+// onScenario finds the scenario, connects to the lab as its admin and runs
+// do with a minute to finish, in ns or the namespace named after the
+// scenario.
+func onScenario(ctx context.Context, g *globals, name, ns string, do func(context.Context, kubernetes.Interface, lab.Lab, scenarios.Scenario, string) error) error {
+	sc, err := scenarios.Get(name)
+	if err != nil {
+		return err
+	}
+	if ns == "" {
+		ns = sc.Name
+	}
+	l, err := lab.Open(g.name, g.stateDir, getenv)
+	if err != nil {
+		return err
+	}
+	client, err := adminClient(l)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	return do(ctx, client, l, sc, ns)
 }
 
 func scenarioNames(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
