@@ -2,7 +2,7 @@ package e2e
 
 // The bench command (README, "Benchmarks"):
 //
-//	go test ./internal/e2e -run '^$' -bench . -benchtime 1x
+//	go test ./internal/e2e -run '^$' -bench . -benchtime 1x -timeout 40m -v
 //
 // Each benchmark prints its figures with b.ReportMetric; none of them fails
 // on a figure: budgets are read, not asserted, so a busy machine gives a
@@ -12,9 +12,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -137,10 +139,12 @@ func BenchmarkScale(b *testing.B) {
 		for name, u := range after {
 			total += u.cpu - before[name].cpu
 		}
-		for name, u := range after {
-			used := u.cpu - before[name].cpu
-			b.Logf("rollout cpu: %s %.1f s (%.0f%%)", name, used.Seconds(), 100*used.Seconds()/total.Seconds())
+		var parts []string
+		for _, name := range slices.Sorted(maps.Keys(after)) {
+			used := after[name].cpu - before[name].cpu
+			parts = append(parts, fmt.Sprintf("%s %.1f s (%.0f%%)", name, used.Seconds(), 100*used.Seconds()/total.Seconds()))
 		}
+		b.Logf("CPU used during the rollout: %s", strings.Join(parts, "; "))
 		b.ReportMetric(total.Seconds()/took.Seconds(), "cores-busy-lab")
 		b.ReportMetric((after["kubelet"].cpu - before["kubelet"].cpu).Seconds(), "cpu-s-kubelet")
 		lags := kubeletLags(ctx, b, c, ns)
@@ -269,9 +273,14 @@ func labUsage(b *testing.B, dir string) map[string]usage {
 				}
 			}
 		}
-		b.Logf("%s: %d MB, %.1f cpu-s", name, u.rss>>20, u.cpu.Seconds())
 		out[name] = u
 	}
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(out)) {
+		parts = append(parts, fmt.Sprintf("%s %d MB %.1f cpu-s", name, out[name].rss>>20, out[name].cpu.Seconds()))
+	}
+	// One line: a benchmark's log is cut after 10.
+	b.Logf("lab processes: %s", strings.Join(parts, "; "))
 	return out
 }
 
