@@ -29,7 +29,8 @@ func (pc *podCtx) betweenCrashes(st corev1.ContainerStatus, t corev1.ContainerSt
 // that killed it is the cause if the kubelet said so, else the termination.
 func (pc *podCtx) crashed(st corev1.ContainerStatus, t corev1.ContainerStateTerminated, field string, extra ...chain.Evidence) {
 	ev := append([]chain.Evidence{terminatedEvidence(pc.obj, field, t)}, extra...)
-	for _, e := range pc.containerEvents(st.Name, false) {
+	events := pc.containerEvents(st.Name, false)
+	for _, e := range events {
 		if !duringRun(e, t) {
 			continue // about an earlier run: it did not end this one
 		}
@@ -42,6 +43,18 @@ func (pc *podCtx) crashed(st corev1.ContainerStatus, t corev1.ContainerStateTerm
 			return
 		}
 	}
+	// Killed (SIGKILL or SIGTERM, not by the OOM killer) with no event
+	// about this run yet: events reach the API server after the status, so
+	// a kill seconds ago may not have its Unhealthy or Killing event
+	// updated yet. A probe that killed the earlier runs killed this one.
+	if killedBySignal(t) {
+		for _, e := range events {
+			if d, ok := Probe(e.Reason, eventMessage(e)); ok && d.Cause != ReadinessProbeFailed && e.Count > 1 {
+				pc.add(d, e.First, st.RestartCount, append(ev, eventEvidence(e))...)
+				return
+			}
+		}
+	}
 	if t.Reason == "StartError" || t.Reason == "ContainerCannotRun" {
 		if d, ok := ContainerStart(t.Reason, t.Message); ok {
 			pc.add(d, t.StartedAt.Time, st.RestartCount+1, ev...)
@@ -49,6 +62,12 @@ func (pc *podCtx) crashed(st corev1.ContainerStatus, t corev1.ContainerStateTerm
 		}
 	}
 	pc.add(Termination(st.Name, t), t.StartedAt.Time, st.RestartCount, ev...)
+}
+
+// killedBySignal says a run ended by SIGKILL or SIGTERM (exit 137 or 143)
+// from outside the container: the kubelet stopping it, not the OOM killer.
+func killedBySignal(t corev1.ContainerStateTerminated) bool {
+	return (t.ExitCode == 137 || t.ExitCode == 143) && t.Reason != "OOMKilled"
 }
 
 // eventSlack absorbs clock skew between the kubelet's event times and the
