@@ -197,7 +197,7 @@ func TestFormatsMatchKubelet(t *testing.T) {
 		{"pkg/kubelet/prober/prober.go", `"%s probe errored and resulted in %s state: %s", probeType, result, err)`},
 		{"pkg/kubelet/kuberuntime/kuberuntime_manager.go", "minimumGracePeriodInSeconds = " + strconv.Itoa(int(minimumGracePeriod/time.Second))},
 	})
-	checkLiterals(t, moduleDir(t, "google.golang.org/grpc@v1.82.1"), []literal{
+	checkLiterals(t, moduleDir(t, "google.golang.org/grpc@v1.83.2"), []literal{
 		{"health/grpc_health_v1/health.pb.go", grpcNotServing},
 	})
 	// The prober prints probeType's String().
