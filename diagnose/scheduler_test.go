@@ -159,6 +159,16 @@ var schedulingCases = []schedCase{
 		want: SchedulingResult{Nodes: 3, Preemption: notHelpful3[1:], Reasons: []Decoded{
 			{Cause: UnboundPVC, Summary: "pod has unbound immediate PersistentVolumeClaims",
 				NextStep: "kubectl describe pvc in the pod's namespace: an Immediate-binding claim waits for a matching PersistentVolume or for its StorageClass provisioner"}}}},
+	{name: "unbound immediate PVC, as v1.37.2 writes it",
+		// The lab's pvc-provisioning-failed scenario, verbatim from the
+		// kube-scheduler of v1.37.2: PreFilter rejects the pod before any
+		// node is tried, and FitError.Error appends the PostFilter plugins'
+		// status message (Diagnosis.PostFilterMsg, framework/types.go),
+		// here "not found" where other pods get a preemption clause.
+		reason: "Unschedulable", message: "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. not found",
+		want: SchedulingResult{Nodes: 2, Reasons: []Decoded{
+			{Cause: UnboundPVC, Summary: "pod has unbound immediate PersistentVolumeClaims",
+				NextStep: "kubectl describe pvc in the pod's namespace: an Immediate-binding claim waits for a matching PersistentVolume or for its StorageClass provisioner"}}}},
 	{name: "no persistent volume to bind",
 		// plugins/volumebinding/binder.go ErrReasonBindConflict
 		reason: "Unschedulable", message: "0/3 nodes are available: 3 node(s) didn't find available persistent volumes to bind." + notHelpful3,

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -45,4 +46,20 @@ func BenchmarkBinarySize(b *testing.B) {
 		size = buildRelease(b)
 	}
 	b.ReportMetric(float64(size)/(1<<20), "MB")
+}
+
+// TestNoLabDependencies keeps what only the lab needs out of the diagnosis
+// binary: the Kubernetes components, kind, the provisioner library.
+func TestNoLabDependencies(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, banned := range []string{"k8s.io/kubernetes/", "sigs.k8s.io/kind/", "sigs.k8s.io/sig-storage-lib-external-provisioner/"} {
+			if strings.HasPrefix(dep, banned) {
+				t.Errorf("kubectl-chain imports %s: only kubectl-chain-lab may", dep)
+			}
+		}
+	}
 }

@@ -18,6 +18,8 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
 
 // The lab every test of the package shares.
@@ -142,7 +144,7 @@ func startReaper(tmp string, dirs ...string) error {
 // componentLogs is every component's log, for a lab that failed to start.
 func componentLogs() string {
 	var b strings.Builder
-	for _, c := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet"} {
+	for _, c := range state.Components {
 		out, _ := lab("logs", c)
 		lines := strings.Split(out, "\n")
 		if len(lines) > 40 {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/kindlab"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/proc"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
@@ -15,7 +16,11 @@ const stopGrace = 10 * time.Second
 
 // Down stops every process of the lab and removes its state directory. A lab
 // that does not run is not an error: Down says so and returns nil.
-func (l Lab) Down(out io.Writer) error {
+func (l Lab) Down(out io.Writer) error { return l.DownWith(out, nil) }
+
+// DownWith is Down with the runner of docker for a kind lab (nil: this
+// machine's docker).
+func (l Lab) DownWith(out io.Writer, run kindlab.Runner) error {
 	if !l.exists() {
 		fmt.Fprintf(out, "Lab %q is not running (no state in %s).\n", l.Name, l.Layout.Dir)
 		return nil
@@ -28,6 +33,9 @@ func (l Lab) Down(out io.Writer) error {
 		return err
 	}
 	defer release()
+	if spec, err := l.Spec(); err == nil && spec.Engine == EngineKind {
+		return l.downKind(out, spec, UpOptions{Run: run}.run())
+	}
 	wasRunning := anyAlive(append(l.Processes(), l.Supervisor()))
 	killed := l.stopAll()
 	if err := os.RemoveAll(l.Layout.Dir); err != nil {
@@ -49,7 +57,7 @@ func (l Lab) Down(out io.Writer) error {
 // together, the API server can hang on its storage going away under it
 // until SIGKILL. Every component is in a stage (TestStopStagesCoverComponents).
 var stopStages = [][]string{
-	{state.Kubelet, state.Scheduler, state.ControllerManager, state.AdmissionWebhook},
+	{state.Kubelet, state.Scheduler, state.ControllerManager, state.AdmissionWebhook, state.StorageProvisioner},
 	{state.APIServer},
 	{state.Etcd},
 }

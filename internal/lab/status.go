@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/kindlab"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
 
@@ -22,6 +23,8 @@ type ComponentStatus struct {
 	// gave up. Zero when the supervisor never wrote one.
 	Run       state.Run
 	LastLines []string
+	// Role and DockerState are a kind node container's role and state.
+	Role, DockerState string
 }
 
 // State is one word for the component: running, restarting (dead, the
@@ -50,6 +53,9 @@ type Report struct {
 	Components []ComponentStatus
 	// flags name this lab on the command line.
 	flags string
+	// Engine is EngineKind for a kind lab, whose Components are its node
+	// containers; Err says why they could not be listed.
+	Engine, KindCluster, Err string
 }
 
 // command is a kubectl chain lab command line for this lab.
@@ -60,7 +66,7 @@ func (r Report) recreate() string { return r.command("down") + " && " + r.comman
 
 // Running reports a lab whose every component and supervisor lives.
 func (r Report) Running() bool {
-	if len(r.Components) == 0 || !r.Supervisor.Alive {
+	if len(r.Components) == 0 || r.Err != "" || (r.Engine != EngineKind && !r.Supervisor.Alive) {
 		return false
 	}
 	for _, c := range r.Components {
@@ -72,16 +78,24 @@ func (r Report) Running() bool {
 }
 
 // Status inspects the lab; a lab without state has no components.
-func (l Lab) Status(now time.Time) Report {
+func (l Lab) Status(now time.Time) Report { return l.StatusWith(now, nil) }
+
+// StatusWith is Status with the runner of docker for a kind lab (nil: this
+// machine's docker).
+func (l Lab) StatusWith(now time.Time, run kindlab.Runner) Report {
 	r := Report{Name: l.Name, Dir: l.Layout.Dir, Now: now, flags: l.flags}
 	if !l.exists() {
 		return r
 	}
-	if s, err := state.ReadSpec(l.Layout); err == nil {
-		r.Server = s.APIServerURL()
-	}
 	if _, err := os.Stat(l.Layout.Kubeconfig()); err == nil {
 		r.Kubeconfig = l.Layout.Kubeconfig()
+	}
+	s, err := state.ReadSpec(l.Layout)
+	if err == nil && s.Engine == EngineKind {
+		return l.statusKind(r, s, UpOptions{Run: run}.run())
+	}
+	if err == nil {
+		r.Server = s.APIServerURL()
 	}
 	r.Supervisor = l.Supervisor()
 	sv, _ := state.ReadSupervision(l.Layout)
@@ -100,6 +114,9 @@ func (l Lab) Status(now time.Time) Report {
 
 // Print writes the report for a person.
 func (r Report) Print(w io.Writer) error {
+	if r.Engine == EngineKind {
+		return r.printKind(w)
+	}
 	if len(r.Components) == 0 {
 		_, err := fmt.Fprintf(w, "Lab %q is not running (no state in %s).\n", r.Name, r.Dir)
 		return err
@@ -207,4 +224,25 @@ func ago(d time.Duration) string {
 		return d.Round(100 * time.Millisecond).String()
 	}
 	return d.Round(time.Second).String()
+}
+
+// printKind writes a kind lab's report: its node containers.
+func (r Report) printKind(w io.Writer) error {
+	fmt.Fprintf(w, "Lab %q on kind cluster %q (state: %s)\n", r.Name, r.KindCluster, r.Dir)
+	if r.Kubeconfig != "" {
+		fmt.Fprintf(w, "Kubeconfig: %s\n", r.Kubeconfig)
+	}
+	if r.Err != "" {
+		fmt.Fprintf(w, "\n%s\n", r.Err)
+	}
+	if len(r.Components) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 3, ' ', 0)
+	fmt.Fprintln(tw, "NODE CONTAINER\tROLE\tSTATE")
+	for _, c := range r.Components {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Component, c.Role, c.DockerState)
+	}
+	return tw.Flush()
 }

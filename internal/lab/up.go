@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/kindlab"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/pki"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/proc"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
@@ -38,12 +39,28 @@ type UpOptions struct {
 	Executable string
 	// Progress receives one line per step (stderr in the command).
 	Progress io.Writer
+	// Engine is "" (the lab's own control plane) or EngineKind.
+	Engine string
+	// NodeImage is the kind node image (EngineKind only; kind's default
+	// when empty).
+	NodeImage string
+	// Run runs docker for the kind engine; nil runs it on this machine.
+	Run kindlab.Runner
 }
 
 // Validate rejects shapes the lab cannot run.
 func (o UpOptions) Validate() error {
+	if _, err := ParseEngine(o.Engine); err != nil {
+		return err
+	}
 	if o.Nodes < 1 || o.Nodes > MaxNodes {
 		return fmt.Errorf("--nodes must be between 1 and %d, got %d", MaxNodes, o.Nodes)
+	}
+	if o.Engine == EngineKind {
+		return nil
+	}
+	if o.NodeImage != "" {
+		return fmt.Errorf("--node-image is a kind node image: it needs --engine %s", EngineKind)
 	}
 	for flag, q := range map[string]string{"--node-cpu": o.NodeCPU, "--node-memory": o.NodeMemory} {
 		v, err := resource.ParseQuantity(q)
@@ -72,6 +89,9 @@ func (l Lab) Up(ctx context.Context, o UpOptions) (time.Duration, error) {
 	begin := time.Now()
 	if err := o.Validate(); err != nil {
 		return 0, err
+	}
+	if o.Engine == EngineKind {
+		return l.upKind(ctx, o)
 	}
 	if err := l.clearStale(o.Progress); err != nil {
 		return 0, err
@@ -123,7 +143,7 @@ func (l Lab) clearStale(progress io.Writer) error {
 		}
 		return nil
 	}
-	if anyAlive(append(l.Processes(), l.Supervisor())) {
+	if anyAlive(append(l.Processes(), l.Supervisor())) || l.isKind() {
 		return &RunningError{Lab: l}
 	}
 	fmt.Fprintf(progress, "Removing the stale state of lab %q (no process alive: it crashed or the machine restarted).\n", l.Name)

@@ -14,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/pki"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/storage"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/webhook"
 )
 
@@ -37,9 +39,11 @@ type check struct {
 // lifecycle controller removed the not-ready taint, so the controller-manager
 // works); and namespace "default" has its ServiceAccount and kube-root-ca.crt
 // (the serviceaccount and root-ca-cert-publisher controllers ran), so a
-// Deployment applied right away creates pods at once; and the admission
+// Deployment applied right away creates pods at once; the admission
 // webhook server answers over TLS as the API server will call it, and is
-// published for the scenarios.
+// published for the scenarios; and the storage provisioner's RBAC and the
+// default StorageClass are installed, so a claim applied right away is
+// provisioned.
 func healthChecks(n int, hook webhook.Endpoint) []check {
 	return []check{
 		{"API server ready", apiServerReady},
@@ -50,6 +54,7 @@ func healthChecks(n int, hook webhook.Endpoint) []check {
 		{"admission webhook serving, published in " + webhook.ConfigMapNamespace + "/" + webhook.ConfigMapName, func(ctx context.Context, c kubernetes.Interface) (bool, error) {
 			return webhookReady(ctx, c, hook)
 		}},
+		{"default StorageClass " + storage.DefaultClass + " installed", storageInstalled},
 	}
 }
 
@@ -128,6 +133,12 @@ func defaultNamespaceReady(ctx context.Context, c kubernetes.Interface) (bool, e
 		return false, nil
 	}
 	return true, nil
+}
+
+// storageInstalled installs the storage provisioner's RBAC and the default
+// StorageClass; an error is retried like any check that does not hold yet.
+func storageInstalled(ctx context.Context, c kubernetes.Interface) (bool, error) {
+	return storage.Install(ctx, c, pki.StorageProvisionerUser) == nil, nil
 }
 
 // waitHealthy runs the checks in order, each until it holds, and fails as

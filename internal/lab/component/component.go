@@ -1,6 +1,6 @@
 // Package component runs one process of a lab: embedded etcd, upstream's
 // kube-apiserver, kube-controller-manager and kube-scheduler from
-// k8s.io/kubernetes, or the simulated kubelet. The lab binary re-executes
+// k8s.io/kubernetes, the simulated kubelet, or the storage provisioner. The lab binary re-executes
 // itself once per component, because the upstream commands own process-wide
 // state (signal handlers, klog flags, feature gates, metrics registries).
 //
@@ -17,18 +17,20 @@ import (
 
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/kubelet"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/storage"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/webhook"
 )
 
 type runner func(ctx context.Context, l state.Layout, s state.Spec) error
 
 var runners = map[string]runner{
-	state.Etcd:              runEtcd,
-	state.APIServer:         runAPIServer,
-	state.ControllerManager: runControllerManager,
-	state.Scheduler:         runScheduler,
-	state.Kubelet:           runKubelet,
-	state.AdmissionWebhook:  runAdmissionWebhook,
+	state.Etcd:               runEtcd,
+	state.APIServer:          runAPIServer,
+	state.ControllerManager:  runControllerManager,
+	state.Scheduler:          runScheduler,
+	state.Kubelet:            runKubelet,
+	state.AdmissionWebhook:   runAdmissionWebhook,
+	state.StorageProvisioner: runStorageProvisioner,
 }
 
 // Run runs the named component of the lab in dir until it stops or ctx ends.
@@ -68,4 +70,16 @@ func runAdmissionWebhook(ctx context.Context, l state.Layout, s state.Spec) erro
 	ctx, stop := withTermination(ctx)
 	defer stop()
 	return webhook.Run(ctx, s.AdmissionWebhookAddr(), l.Cert(state.AdmissionWebhook), l.Key(state.AdmissionWebhook), os.Stdout)
+}
+
+// runStorageProvisioner serves the default StorageClass (internal/lab/storage)
+// as its own user; `up` installs that user's RBAC and the class.
+func runStorageProvisioner(ctx context.Context, l state.Layout, _ state.Spec) error {
+	ctx, stop := withTermination(ctx)
+	defer stop()
+	kc := l.ComponentKubeconfig(state.StorageProvisioner)
+	if err := awaitAPIServer(ctx, kc); err != nil {
+		return err
+	}
+	return storage.Run(ctx, kc, l.Volumes())
 }

@@ -113,18 +113,32 @@ const (
 
 func ptrTrue(b *bool) bool { return b != nil && *b }
 
-// volumeError is one volume that cannot be set up.
-type volumeError struct{ volume, err string }
+// volumeError is one volume that cannot be set up. A silent one is not
+// reported in an event (see claimVolume).
+type volumeError struct {
+	volume, err string
+	silent      bool
+}
 
-// volumeErrors are the ConfigMap and Secret volumes of pod whose object is
-// missing (pkg/volume/configmap and pkg/volume/secret SetUpAt), in spec
-// order; optional ones mount empty.
+// volumeErrors are the volumes of pod that cannot be set up, in spec order:
+// ConfigMap and Secret volumes whose object is missing (pkg/volume/configmap
+// and pkg/volume/secret SetUpAt; optional ones mount empty), and claims
+// that are not bound or whose volume does not pass its plugin's check.
 func volumeErrors(ctx context.Context, client kubernetes.Interface, pod *corev1.Pod) []volumeError {
 	var out []volumeError
 	for _, v := range pod.Spec.Volumes {
 		var name string
 		var optional, secret bool
 		switch {
+		case v.PersistentVolumeClaim != nil:
+			cv := resolveClaim(ctx, client, pod, v)
+			switch {
+			case cv.processErr != "":
+				out = append(out, volumeError{volume: v.Name, err: cv.processErr, silent: true})
+			case cv.setUpErr != "":
+				out = append(out, volumeError{volume: cv.pv, err: cv.setUpErr})
+			}
+			continue
 		case v.ConfigMap != nil:
 			name, optional = v.ConfigMap.Name, ptrTrue(v.ConfigMap.Optional)
 		case v.Secret != nil:

@@ -21,6 +21,10 @@ const leaseDurationSeconds = 40
 // zones are assigned round robin, so topology spread has three domains.
 var zones = []string{"lab-zone-a", "lab-zone-b", "lab-zone-c"}
 
+// Zone is the zone of the i-th (0-based) node; the kind engine zones its
+// workers the same way.
+func Zone(i int) string { return zones[i%len(zones)] }
+
 // Config is what the simulated kubelet needs: where the API server is, and
 // each node it plays with the credentials of that node.
 type Config struct {
@@ -70,7 +74,7 @@ func ConfigFromSpec(l state.Layout, s state.Spec) (Config, error) {
 			Name: name, Index: i,
 			CertFile: l.Cert(id), KeyFile: l.Key(id),
 			CPU: cpu, Memory: mem, Pods: s.Nodes.Pods,
-			Zone: zones[i%len(zones)],
+			Zone: Zone(i),
 		})
 	}
 	return c, nil

@@ -172,6 +172,19 @@ func TestFormatsMatchKubelet(t *testing.T) {
 		{"pkg/kubelet/status/generate.go", reasonPodCompleted},
 		{"pkg/kubelet/status/generate.go", reasonPodFailed},
 		{"pkg/kubelet/types/constants.go", msgSandboxNotReady},
+		// Claims and hostPath volumes (volumes_pvc.go).
+		{"pkg/kubelet/volumemanager/populator/desired_state_of_world_populator.go", msgProcessingPVC},
+		{"pkg/kubelet/volumemanager/populator/desired_state_of_world_populator.go", msgFetchPVC},
+		{"pkg/kubelet/volumemanager/populator/desired_state_of_world_populator.go", msgPVCNotBound},
+		{"pkg/kubelet/volumemanager/populator/desired_state_of_world_populator.go", msgFetchPV},
+		{"pkg/kubelet/volumemanager/populator/desired_state_of_world_populator.go", msgPVNoClaimRef},
+		{"pkg/kubelet/volumemanager/populator/desired_state_of_world_populator.go", msgPVOtherClaim},
+		{"pkg/volume/hostpath/host_path.go", msgHostPathTypeUnknown},
+		{"pkg/volume/hostpath/host_path.go", msgHostPathType},
+		{"pkg/volume/hostpath/host_path.go", "directory"},
+		{"pkg/volume/hostpath/host_path.go", "file"},
+		{"pkg/volume/util/hostutil/hostutil.go", msgPathNotExist},
+		{"pkg/volume/util/hostutil/hostutil.go", msgUnknownFileType},
 	}
 	checkLiterals(t, dir, tests)
 	// The exec prober's failure output is the command's output as is, the
@@ -184,7 +197,7 @@ func TestFormatsMatchKubelet(t *testing.T) {
 		{"pkg/kubelet/prober/prober.go", `"%s probe errored and resulted in %s state: %s", probeType, result, err)`},
 		{"pkg/kubelet/kuberuntime/kuberuntime_manager.go", "minimumGracePeriodInSeconds = " + strconv.Itoa(int(minimumGracePeriod/time.Second))},
 	})
-	checkLiterals(t, moduleDir(t, "google.golang.org/grpc@v1.82.1"), []literal{
+	checkLiterals(t, moduleDir(t, "google.golang.org/grpc@v1.83.2"), []literal{
 		{"health/grpc_health_v1/health.pb.go", grpcNotServing},
 	})
 	// The prober prints probeType's String().

@@ -116,6 +116,10 @@ func (w *podWorker) syncVolumes(ctx context.Context, pod *corev1.Pod) bool {
 		return true
 	}
 	for _, e := range errs {
+		if e.silent {
+			klog.InfoS("Error processing volume", "pod", klog.KObj(pod), "volumeName", e.volume, "err", e.err)
+			continue
+		}
 		warn(w.a.events, podRef(pod), reasonFailedMount, fmt.Sprintf(msgMountSetUp, mountSetUp, e.volume, ": "+e.err))
 	}
 	w.mountDelay = min(max(2*w.mountDelay, initialMountRetry), maxMountRetry)

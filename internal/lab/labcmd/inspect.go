@@ -24,7 +24,7 @@ func newDown(g *globals, s Streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return l.Down(s.Out)
+			return l.DownWith(s.Out, g.run)
 		},
 	}
 }
@@ -47,7 +47,7 @@ the supervisor run.`,
 			if err != nil {
 				return err
 			}
-			r := l.Status(time.Now())
+			r := l.StatusWith(time.Now(), g.run)
 			if err := r.Print(s.Out); err != nil {
 				return err
 			}
@@ -75,6 +75,9 @@ func newLogs(g *globals, s Streams) *cobra.Command {
 			l, err := lab.Open(g.name, g.stateDir, getenv)
 			if err != nil {
 				return err
+			}
+			if spec, err := l.Spec(); err == nil && spec.Engine == lab.EngineKind {
+				return lab.ErrKindLogs
 			}
 			f, err := os.Open(l.Layout.Log(args[0]))
 			if os.IsNotExist(err) {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubectl-chain/kubectl-chain/internal/lab"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/kindlab"
 )
 
 // DefaultName is the lab's name when --name is not given.
@@ -26,18 +27,23 @@ type Streams struct {
 type globals struct {
 	name     string
 	stateDir string
+	// run runs docker for a kind lab; nil runs it on this machine (tests
+	// set a fake).
+	run kindlab.Runner
 }
 
 // NewRoot is the kubectl-chain-lab command.
-func NewRoot(s Streams) *cobra.Command {
-	g := &globals{}
+func NewRoot(s Streams) *cobra.Command { return newRoot(s, &globals{}) }
+
+func newRoot(s Streams, g *globals) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kubectl-chain-lab",
 		Short: "A local Kubernetes control plane with virtual nodes, to reproduce every link of a Deployment's chain",
 		Long: `kubectl chain lab runs a real control plane on this machine: embedded etcd and the
 kube-apiserver, kube-controller-manager and kube-scheduler of Kubernetes v1.37.2,
 each in its own process, with TLS, RBAC and Node authorization, plus a simulated
-kubelet that plays virtual nodes. No Docker, no cloud.`,
+kubelet that plays virtual nodes. No Docker, no cloud. With Docker,
+up --engine kind runs the same lab on a kind cluster with real kubelets.`,
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl chain lab"},
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-chain/kubectl-chain/internal/lab"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/kindlab"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/scenarios"
 )
 
@@ -22,13 +23,17 @@ func newScenarios(s Streams) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			w := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "SCENARIO\tLINK\tCAUSE\tWHAT")
+			fmt.Fprintln(w, "SCENARIO\tLINK\tCAUSE\tENGINES\tWHAT")
 			for _, sc := range scenarios.All() {
 				link, cause := string(sc.Link), string(sc.Cause)
 				if link == "" {
 					link, cause = "-", string(sc.Health)
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", sc.Name, link, cause, sc.Summary)
+				engines := lab.EngineLab + "," + lab.EngineKind
+				if sc.LabOnly != "" {
+					engines = lab.EngineLab
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", sc.Name, link, cause, engines, sc.Summary)
 			}
 			return w.Flush()
 		},
@@ -42,14 +47,21 @@ func newApply(g *globals, s Streams) *cobra.Command {
 		Short: "Create a scenario's Deployment, and what it needs, in a new namespace",
 		Long: `Create a scenario in a new namespace (default: the scenario's name): the
 Deployment "web" and whatever the scenario needs (a ResourceQuota, namespace
-labels, an admission policy or webhook, node taints). Cluster-scoped objects
-are named NAMESPACE-NAME and select the scenario's namespace only.
-untolerated-taint taints every node of the lab; delete removes the taint.`,
+labels, an admission policy or webhook, a StorageClass, node taints).
+Cluster-scoped objects are named NAMESPACE-NAME and select the scenario's
+namespace only. untolerated-taint taints every node of the lab; delete removes
+the taint. On a kind lab, scenarios whose failure only the lab's own engine
+plays are refused (ENGINES in kubectl chain lab scenarios), and the lab's
+image is replaced by a pause image the kind nodes hold.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: scenarioNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return onScenario(cmd.Context(), g, args[0], ns, func(ctx context.Context, client kubernetes.Interface, l lab.Lab, sc scenarios.Scenario, ns string) error {
-				if err := scenarios.Apply(ctx, client, sc, ns); err != nil {
+				opts, err := applyOptions(ctx, l, client, sc)
+				if err != nil {
+					return err
+				}
+				if err := scenarios.ApplyWith(ctx, client, sc, ns, opts); err != nil {
 					return err
 				}
 				fmt.Fprintf(s.Out, "Scenario %q applied in namespace %q.\n\nDiagnose it:\n  export KUBECONFIG=%s\n  kubectl chain deploy/%s -n %s --wait\n",
@@ -123,6 +135,26 @@ func scenarioNames(*cobra.Command, []string, string) ([]string, cobra.ShellCompD
 		names = append(names, sc.Name)
 	}
 	return names, cobra.ShellCompDirectiveNoFileComp
+}
+
+// applyOptions adapt a scenario to the lab's engine: on kind, lab-only
+// scenarios are refused and the lab's image is replaced by one the nodes
+// hold.
+func applyOptions(ctx context.Context, l lab.Lab, client kubernetes.Interface, sc scenarios.Scenario) (scenarios.Options, error) {
+	spec, err := l.Spec()
+	if err != nil || spec.Engine != lab.EngineKind {
+		return scenarios.Options{}, nil
+	}
+	o := scenarios.Options{RealKubelet: true}
+	if sc.LabOnly != "" {
+		return o, nil // ApplyWith refuses it with the reason
+	}
+	img, err := kindlab.StandInImage(ctx, client)
+	if err != nil {
+		return o, err
+	}
+	o.Images = map[string]string{scenarios.LabImage: img}
+	return o, nil
 }
 
 // adminClient connects with the lab's admin kubeconfig.

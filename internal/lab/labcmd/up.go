@@ -20,6 +20,18 @@ node is Ready. Its certificates, kubeconfig, logs and pids stay in the lab's sta
 directory until down.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			engine, err := lab.ParseEngine(o.Engine)
+			if err != nil {
+				return err
+			}
+			o.Engine = engine
+			if engine == lab.EngineKind {
+				for _, f := range []string{"node-cpu", "node-memory", "node-pods"} {
+					if cmd.Flags().Changed(f) {
+						return fmt.Errorf("--%s shapes the lab's virtual nodes and does not apply to --engine kind, whose nodes offer this machine's resources", f)
+					}
+				}
+			}
 			l, err := lab.Open(g.name, g.stateDir, getenv)
 			if err != nil {
 				return err
@@ -28,8 +40,12 @@ directory until down.`,
 			if err != nil {
 				return fmt.Errorf("finding this executable to start the components: %w", err)
 			}
-			o.Executable, o.Progress = exe, s.ErrOut
-			fmt.Fprintf(s.ErrOut, "Starting lab %q with %d node(s) (state: %s)\n", l.Name, o.Nodes, l.Layout.Dir)
+			o.Executable, o.Progress, o.Run = exe, s.ErrOut, g.run
+			how := ""
+			if engine == lab.EngineKind {
+				how = " on kind"
+			}
+			fmt.Fprintf(s.ErrOut, "Starting lab %q%s with %d node(s) (state: %s)\n", l.Name, how, o.Nodes, l.Layout.Dir)
 			took, err := l.Up(cmd.Context(), o)
 			if err != nil {
 				return err
@@ -44,12 +60,18 @@ directory until down.`,
 	f.StringVar(&o.NodeMemory, "node-memory", "8Gi", "memory capacity of each node")
 	f.IntVar(&o.NodePods, "node-pods", 110, "pod capacity of each node")
 	f.DurationVar(&o.Timeout, "timeout", 3*time.Minute, "how long to wait for the lab to become healthy")
+	f.StringVar(&o.Engine, "engine", lab.EngineLab, "lab: the lab's own control plane and simulated kubelet (no Docker); kind: a kind cluster in Docker, with real kubelets")
+	f.StringVar(&o.NodeImage, "node-image", "", "kind node image (--engine kind; default kind's own for its version)")
 	return cmd
 }
 
 func printReady(s Streams, l lab.Lab, o lab.UpOptions, took time.Duration) {
 	kc := l.Layout.Kubeconfig()
-	fmt.Fprintf(s.Out, `Lab %q is ready in %.1fs with %d node(s).
+	workers := ""
+	if o.Engine == lab.EngineKind {
+		workers = " worker"
+	}
+	fmt.Fprintf(s.Out, `Lab %q is ready in %.1fs with %d%s node(s).
 
 Kubeconfig: %s
 
@@ -60,5 +82,5 @@ Use it:
 
 Stop it:
   %s
-`, l.Name, took.Seconds(), o.Nodes, kc, kc, l.Command("down"))
+`, l.Name, took.Seconds(), o.Nodes, workers, kc, kc, l.Command("down"))
 }

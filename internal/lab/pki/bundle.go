@@ -19,7 +19,9 @@ var apiServerIP = net.IPv4(10, 96, 0, 1)
 
 // Identities are every certificate of a lab. The control-plane users are the
 // ones RBAC's bootstrap policy knows (system:kube-controller-manager,
-// system:kube-scheduler); each virtual node gets its own system:node:NAME in
+// system:kube-scheduler); the storage provisioner is a user of its own
+// (StorageProvisionerUser) that the lab's RBAC addon grants what an external
+// provisioner needs; each virtual node gets its own system:node:NAME in
 // system:nodes so the Node authorizer and NodeRestriction admission treat the
 // simulated kubelet exactly as a real one.
 func Identities(s state.Spec) []Identity {
@@ -39,6 +41,7 @@ func Identities(s state.Spec) []Identity {
 		// The API server calls the lab's webhook at https://127.0.0.1:PORT
 		// and checks this certificate against the caBundle (the lab's CA).
 		{state.AdmissionWebhook, Request{CommonName: "kubectl-chain-lab-admission-webhook", DNSNames: []string{"localhost"}, IPs: loopback, Server: true}},
+		{state.StorageProvisioner, Request{CommonName: StorageProvisionerUser, Client: true}},
 	}
 	for _, n := range s.NodeNames() {
 		ids = append(ids, Identity{state.NodeIdentity(n), Request{
@@ -66,9 +69,10 @@ func Generate(l state.Layout, s state.Spec, now time.Time) error {
 		return err
 	}
 	kubeconfigs := map[string]string{
-		"admin":                 l.Kubeconfig(),
-		state.ControllerManager: l.ComponentKubeconfig(state.ControllerManager),
-		state.Scheduler:         l.ComponentKubeconfig(state.Scheduler),
+		"admin":                  l.Kubeconfig(),
+		state.ControllerManager:  l.ComponentKubeconfig(state.ControllerManager),
+		state.Scheduler:          l.ComponentKubeconfig(state.Scheduler),
+		state.StorageProvisioner: l.ComponentKubeconfig(state.StorageProvisioner),
 	}
 	for _, id := range Identities(s) {
 		cert, key, err := ca.Issue(id.Request, now)
@@ -92,6 +96,11 @@ func Generate(l state.Layout, s state.Spec, now time.Time) error {
 	}
 	return nil
 }
+
+// StorageProvisionerUser is the user name in the storage provisioner's
+// client certificate, the subject of its ClusterRoleBinding. Not in the
+// "system:" namespace of names, which Kubernetes reserves for itself.
+const StorageProvisionerUser = "kubectl-chain-lab:storage-provisioner"
 
 // FrontProxyClientName is the identity the API server proxies to aggregated
 // API servers with, and the only name their request-header auth accepts.

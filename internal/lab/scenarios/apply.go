@@ -12,6 +12,7 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -20,11 +21,39 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
-// Apply creates the scenario in namespace ns: the namespace (with the
+// Options adapt a scenario to the cluster it is applied on.
+type Options struct {
+	// RealKubelet is a cluster of real kubelets (the kind engine): LabOnly
+	// scenarios are refused there.
+	RealKubelet bool
+	// Images replaces image references of the pod template, for a cluster
+	// whose nodes cannot pull the lab catalogue's images; the replaced
+	// containers get imagePullPolicy IfNotPresent.
+	Images map[string]string
+}
+
+// LabOnlyError is a LabOnly scenario applied on real kubelets.
+type LabOnlyError struct{ Scenario Scenario }
+
+func (e *LabOnlyError) Error() string {
+	return fmt.Sprintf("scenario %q reproduces only on the simulated kubelet of the default engine: %s; on this lab choose a scenario `kubectl chain lab scenarios` lists for kind, or start a lab without --engine kind",
+		e.Scenario.Name, e.Scenario.LabOnly)
+}
+
+// Apply creates the scenario in namespace ns on the lab's simulated
+// kubelet; see ApplyWith.
+func Apply(ctx context.Context, c kubernetes.Interface, s Scenario, ns string) error {
+	return ApplyWith(ctx, c, s, ns, Options{})
+}
+
+// ApplyWith creates the scenario in namespace ns: the namespace (with the
 // manifest's namespace labels), the taint on every node if the scenario has
 // one, then each object of the manifest in order. The namespace must not
 // exist yet, so a scenario always starts clean.
-func Apply(ctx context.Context, c kubernetes.Interface, s Scenario, ns string) error {
+func ApplyWith(ctx context.Context, c kubernetes.Interface, s Scenario, ns string, o Options) error {
+	if o.RealKubelet && s.LabOnly != "" {
+		return &LabOnlyError{Scenario: s}
+	}
 	raw, err := s.Manifest()
 	if err != nil {
 		return err
@@ -33,6 +62,7 @@ func Apply(ctx context.Context, c kubernetes.Interface, s Scenario, ns string) e
 	if err != nil {
 		return fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
+	localize(objs, ns, o.Images)
 	nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{labelScenario: s.Name}}}
 	for _, o := range objs {
 		if n, ok := o.(*corev1.Namespace); ok {
@@ -58,6 +88,35 @@ func Apply(ctx context.Context, c kubernetes.Interface, s Scenario, ns string) e
 		}
 	}
 	return nil
+}
+
+// localize points the manifest's claims at its own StorageClasses, which
+// are named with ClusterScopedName, and replaces images.
+func localize(objs []runtime.Object, ns string, images map[string]string) {
+	classes := map[string]bool{}
+	for _, o := range objs {
+		if sc, ok := o.(*storagev1.StorageClass); ok {
+			classes[sc.Name] = true
+		}
+	}
+	for _, o := range objs {
+		switch o := o.(type) {
+		case *corev1.PersistentVolumeClaim:
+			if n := o.Spec.StorageClassName; n != nil && classes[*n] {
+				renamed := ClusterScopedName(ns, *n)
+				o.Spec.StorageClassName = &renamed
+			}
+		case *appsv1.Deployment:
+			spec := &o.Spec.Template.Spec
+			for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+				for i := range cs {
+					if img, ok := images[cs[i].Image]; ok {
+						cs[i].Image, cs[i].ImagePullPolicy = img, corev1.PullIfNotPresent
+					}
+				}
+			}
+		}
+	}
 }
 
 // labelScenario marks the namespaces Apply created.
@@ -90,7 +149,7 @@ func decode(raw []byte) ([]runtime.Object, error) {
 func supported(o runtime.Object) error {
 	switch o.(type) {
 	case *corev1.Namespace, *appsv1.Deployment, *corev1.ConfigMap, *corev1.Secret, *corev1.PersistentVolumeClaim,
-		*corev1.ResourceQuota, *corev1.LimitRange,
+		*corev1.ResourceQuota, *corev1.LimitRange, *storagev1.StorageClass,
 		*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding,
 		*admissionv1.ValidatingWebhookConfiguration:
 		return nil
@@ -125,6 +184,9 @@ func create(ctx context.Context, c kubernetes.Interface, ns string, o runtime.Ob
 		_, err = c.CoreV1().ResourceQuotas(ns).Create(ctx, o, metav1.CreateOptions{})
 	case *corev1.LimitRange:
 		_, err = c.CoreV1().LimitRanges(ns).Create(ctx, o, metav1.CreateOptions{})
+	case *storagev1.StorageClass:
+		o.Name = ClusterScopedName(ns, o.Name)
+		_, err = c.StorageV1().StorageClasses().Create(ctx, o, metav1.CreateOptions{})
 	case *admissionv1.ValidatingAdmissionPolicy:
 		o.Name = ClusterScopedName(ns, o.Name)
 		_, err = c.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, o, metav1.CreateOptions{})
@@ -218,6 +280,8 @@ func Delete(ctx context.Context, c kubernetes.Interface, s Scenario, ns string) 
 			errs = append(errs, ignoreNotFound(c.AdmissionregistrationV1().ValidatingAdmissionPolicies().Delete(ctx, ClusterScopedName(ns, o.Name), metav1.DeleteOptions{})))
 		case *admissionv1.ValidatingWebhookConfiguration:
 			errs = append(errs, ignoreNotFound(c.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, ClusterScopedName(ns, o.Name), metav1.DeleteOptions{})))
+		case *storagev1.StorageClass:
+			errs = append(errs, ignoreNotFound(c.StorageV1().StorageClasses().Delete(ctx, ClusterScopedName(ns, o.Name), metav1.DeleteOptions{})))
 		}
 	}
 	errs = append(errs, ignoreNotFound(c.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})))

@@ -22,6 +22,10 @@ var manifests embed.FS
 // Deployment is the name of every scenario's Deployment.
 const Deployment = "web"
 
+// LabImage is the image of the scenarios' healthy containers, in the lab's
+// image catalogue; a kind lab replaces it (Options.Images).
+const LabImage = "registry.lab.internal/web:v1"
+
 // Scenario is one reproducible rollout and the verdict it must get.
 type Scenario struct {
 	Name    string
@@ -37,6 +41,10 @@ type Scenario struct {
 	// whole lab, so it is applied alone (Exclusive).
 	TaintNodes *corev1.Taint
 	Exclusive  bool
+	// LabOnly, when set, says why the scenario reproduces only on the
+	// simulated kubelet (an annotation or image of the lab's catalogue that
+	// a real kubelet does not honour); `apply` refuses it on a kind lab.
+	LabOnly string
 }
 
 // Manifest is the scenario's YAML: a stream of documents, namespaced objects
@@ -51,9 +59,18 @@ const taintKey = kubelet.AnnotationPrefix + "dedicated"
 
 const defaultDeadline = 60 * time.Second
 
+// Why a scenario is LabOnly.
+const (
+	labAnnotation = "its failure is asked of the simulated kubelet with a lab.kubectl-chain.io/ pod annotation, which a real kubelet ignores"
+	labImages     = "its failure comes from the lab's image catalogue (registry.lab.internal), which a real node cannot reach at all"
+	labExec       = "its probe command runs in the lab's image, which a kind lab replaces with the pause image (no shell, no cat)"
+	labWebhook    = "its webhook is served by the lab's admission-webhook component, which a kind lab does not run"
+)
+
 // all is the catalogue, in the chain's order.
 var all = []Scenario{
 	{Name: "healthy", Summary: "3 replicas that pull, start and turn ready", Health: chain.Healthy},
+	{Name: "pvc-bound", Summary: "a pod mounting a claim on the default StorageClass, provisioned and bound", Health: chain.Healthy},
 	{Name: "paused", Summary: "a Deployment created paused", Health: chain.Broken, Link: chain.LinkStored, Cause: "DeploymentPaused"},
 	{Name: "quota-exceeded", Summary: "a ResourceQuota of 200m cpu, pods of 250m each", Health: chain.Broken, Link: chain.LinkPods, Cause: "QuotaExceeded"},
 	{Name: "podsecurity-restricted", Summary: "a namespace enforcing the restricted Pod Security Standard, pods that do not comply", Health: chain.Broken, Link: chain.LinkPods, Cause: "PodSecurityRejected"},
@@ -61,7 +78,7 @@ var all = []Scenario{
 	{Name: "quota-requires-limits", Summary: "a ResourceQuota on limits.cpu and limits.memory, pods without limits", Health: chain.Broken, Link: chain.LinkPods, Cause: "QuotaRequiresResources"},
 	{Name: "serviceaccount-missing", Summary: "serviceAccountName web-runner, which does not exist", Health: chain.Broken, Link: chain.LinkPods, Cause: "ServiceAccountNotFound"},
 	{Name: "admission-policy-denied", Summary: "a ValidatingAdmissionPolicy requiring a label the pods lack", Health: chain.Broken, Link: chain.LinkPods, Cause: "AdmissionPolicyDenied"},
-	{Name: "webhook-denied", Summary: "a validating webhook, served by the lab, that denies pods without the label team", Health: chain.Broken, Link: chain.LinkPods, Cause: "WebhookDenied"},
+	{Name: "webhook-denied", Summary: "a validating webhook, served by the lab, that denies pods without the label team", Health: chain.Broken, Link: chain.LinkPods, Cause: "WebhookDenied", LabOnly: labWebhook},
 	{Name: "webhook-unavailable", Summary: "a validating webhook with failurePolicy Fail whose Service policy-webhook does not exist", Health: chain.Broken, Link: chain.LinkPods, Cause: "WebhookUnavailable"},
 	{Name: "insufficient-cpu", Summary: "pods requesting 64 cpus", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "InsufficientCPU"},
 	{Name: "untolerated-taint", Summary: "every node tainted " + taintKey + "=scenario:NoSchedule, pods without the toleration", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "UntoleratedTaint",
@@ -70,8 +87,9 @@ var all = []Scenario{
 	{Name: "pod-anti-affinity", Summary: "4 replicas that refuse to share a zone, 3 zones", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "PodAntiAffinityConflict"},
 	{Name: "topology-spread", Summary: "4 replicas spread over zones with maxSkew 1 and minDomains 5, 3 zones", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "TopologySpreadUnsatisfied"},
 	{Name: "pvc-missing", Summary: "a volume from PersistentVolumeClaim web-data, which does not exist", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "PVCNotFound"},
-	{Name: "image-not-found", Summary: "image registry.lab.internal/web:does-not-exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImageNotFound"},
-	{Name: "image-unauthorized", Summary: "a private image without imagePullSecrets", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImagePullUnauthorized"},
+	{Name: "pvc-provisioning-failed", Summary: "a 5Gi claim on a StorageClass capped at 1Gi: the provisioner refuses it, the claim stays Pending", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "UnboundPVC"},
+	{Name: "image-not-found", Summary: "image registry.lab.internal/web:does-not-exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImageNotFound", LabOnly: labImages},
+	{Name: "image-unauthorized", Summary: "a private image without imagePullSecrets", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImagePullUnauthorized", LabOnly: labImages},
 	{Name: "registry-unreachable", Summary: "an image on a registry host that does not resolve", Health: chain.Broken, Link: chain.LinkContainers, Cause: "RegistryUnreachable"},
 	{Name: "invalid-image-name", Summary: "an image reference with upper-case letters", Health: chain.Broken, Link: chain.LinkContainers, Cause: "InvalidImageName"},
 	{Name: "image-never-pulled", Summary: "imagePullPolicy Never with an image no node holds", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImageNeverPulled"},
@@ -80,14 +98,14 @@ var all = []Scenario{
 	{Name: "configmap-key-missing", Summary: "an env var from key DATABASE_URL, which ConfigMap web-config lacks", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ConfigKeyNotFound"},
 	{Name: "mount-configmap-missing", Summary: "a volume from ConfigMap web-config, which does not exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "VolumeConfigMapNotFound"},
 	{Name: "mount-secret-missing", Summary: "a volume from Secret web-tls, which does not exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "VolumeSecretNotFound"},
-	{Name: "sandbox-failing", Summary: "pods whose sandbox network setup fails (CNI plugin missing)", Health: chain.Broken, Link: chain.LinkContainers, Cause: "SandboxCreationFailed"},
-	{Name: "crashloop", Summary: "a container that exits 1 after a second", Health: chain.Broken, Link: chain.LinkContainers, Cause: "CrashLoopBackOff"},
-	{Name: "container-completed", Summary: "a container that exits 0 after a second, restarted as restartPolicy Always wants", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ContainerCompleted"},
-	{Name: "oomkilled", Summary: "a container using 300Mi with a 128Mi limit", Health: chain.Broken, Link: chain.LinkContainers, Cause: "OOMKilled"},
-	{Name: "init-container-failing", Summary: "an init container that exits 1", Health: chain.Broken, Link: chain.LinkContainers, Cause: "InitContainerFailed"},
-	{Name: "liveness-failing", Summary: "a liveness probe answering 503", Health: chain.Broken, Link: chain.LinkContainers, Cause: "LivenessProbeFailed"},
-	{Name: "liveness-exec-failing", Summary: "an exec liveness probe (cat /tmp/healthy) whose command fails", Health: chain.Broken, Link: chain.LinkContainers, Cause: "LivenessProbeFailed"},
-	{Name: "readiness-failing", Summary: "a readiness probe answering 503", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed"},
+	{Name: "sandbox-failing", Summary: "pods whose sandbox network setup fails (CNI plugin missing)", Health: chain.Broken, Link: chain.LinkContainers, Cause: "SandboxCreationFailed", LabOnly: labAnnotation},
+	{Name: "crashloop", Summary: "a container that exits 1 after a second", Health: chain.Broken, Link: chain.LinkContainers, Cause: "CrashLoopBackOff", LabOnly: labAnnotation},
+	{Name: "container-completed", Summary: "a container that exits 0 after a second, restarted as restartPolicy Always wants", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ContainerCompleted", LabOnly: labAnnotation},
+	{Name: "oomkilled", Summary: "a container using 300Mi with a 128Mi limit", Health: chain.Broken, Link: chain.LinkContainers, Cause: "OOMKilled", LabOnly: labAnnotation},
+	{Name: "init-container-failing", Summary: "an init container that exits 1", Health: chain.Broken, Link: chain.LinkContainers, Cause: "InitContainerFailed", LabOnly: labAnnotation},
+	{Name: "liveness-failing", Summary: "a liveness probe answering 503", Health: chain.Broken, Link: chain.LinkContainers, Cause: "LivenessProbeFailed", LabOnly: labAnnotation},
+	{Name: "liveness-exec-failing", Summary: "an exec liveness probe (cat /tmp/healthy) whose command fails", Health: chain.Broken, Link: chain.LinkContainers, Cause: "LivenessProbeFailed", LabOnly: labExec},
+	{Name: "readiness-failing", Summary: "a readiness probe answering 503", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed", LabOnly: labAnnotation},
 	{Name: "readiness-tcp-failing", Summary: "a TCP readiness probe on port 5432, where nothing listens", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed"},
 }
 

@@ -1,13 +1,22 @@
 package scenarios
 
 import (
+	"context"
+	"errors"
+	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/storage"
 )
 
 // TestCatalogue checks every scenario: a unique name usable as a namespace,
@@ -66,5 +75,66 @@ func TestCatalogue(t *testing.T) {
 	}
 	if _, err := Get("no-such-scenario"); err == nil {
 		t.Error("Get of an unknown scenario: no error")
+	}
+}
+
+// TestLocalize checks that a manifest's claims follow its StorageClasses to
+// their namespaced names, that other claims keep theirs, and that images
+// are replaced with IfNotPresent.
+func TestLocalize(t *testing.T) {
+	sc, err := Get("pvc-provisioning-failed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sc.Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := "standard"
+	objs = append(objs, &corev1.PersistentVolumeClaim{Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: &other}})
+	localize(objs, "ns1", map[string]string{"registry.lab.internal/web:v1": "example.invalid/stand-in:1"})
+	var got []string
+	for _, o := range objs {
+		switch o := o.(type) {
+		case *storagev1.StorageClass:
+			if o.Provisioner != storage.ProvisionerName {
+				t.Errorf("StorageClass provisioner %q, want the lab's %q", o.Provisioner, storage.ProvisionerName)
+			}
+		case *corev1.PersistentVolumeClaim:
+			got = append(got, *o.Spec.StorageClassName)
+		case *appsv1.Deployment:
+			c := o.Spec.Template.Spec.Containers[0]
+			got = append(got, c.Image, string(c.ImagePullPolicy))
+		}
+	}
+	want := []string{"ns1-capped", "example.invalid/stand-in:1", "IfNotPresent", "standard"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("localized (-want +got):\n%s", diff)
+	}
+}
+
+// TestLabOnlyRefusedOnRealKubelets checks that a lab-only scenario is
+// refused before anything is created, with the reason.
+func TestLabOnlyRefusedOnRealKubelets(t *testing.T) {
+	sc, err := Get("crashloop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fake.NewClientset()
+	err = ApplyWith(context.Background(), c, sc, "ns1", Options{RealKubelet: true})
+	var lo *LabOnlyError
+	if !errors.As(err, &lo) || !strings.Contains(err.Error(), "lab.kubectl-chain.io/") {
+		t.Fatalf("error = %v, want a LabOnlyError with its reason", err)
+	}
+	if nss, _ := c.CoreV1().Namespaces().List(context.Background(), metav1.ListOptions{}); len(nss.Items) != 0 {
+		t.Errorf("namespaces created: %d", len(nss.Items))
+	}
+	healthy, _ := Get("healthy")
+	if healthy.LabOnly != "" {
+		t.Errorf("healthy is lab-only: %s", healthy.LabOnly)
 	}
 }

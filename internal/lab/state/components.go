@@ -11,10 +11,13 @@ const (
 	// AdmissionWebhook is the lab's own webhook server (internal/lab/webhook),
 	// which admission scenarios point their webhook configurations at.
 	AdmissionWebhook = "admission-webhook"
+	// StorageProvisioner serves the default StorageClass: it provisions a
+	// hostPath PersistentVolume under the lab's state directory per claim.
+	StorageProvisioner = "storage-provisioner"
 )
 
 // Components are every process of a lab, in start order.
-var Components = []string{Etcd, APIServer, ControllerManager, Scheduler, Kubelet, AdmissionWebhook}
+var Components = []string{Etcd, APIServer, ControllerManager, Scheduler, Kubelet, AdmissionWebhook, StorageProvisioner}
 
 // IsComponent reports whether name is one of Components.
 func IsComponent(name string) bool {

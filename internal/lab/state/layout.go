@@ -34,6 +34,10 @@ func (l Layout) ComponentKubeconfig(component string) string {
 // EtcdData is the embedded etcd's data directory.
 func (l Layout) EtcdData() string { return filepath.Join(l.Dir, "etcd") }
 
+// Volumes is the directory under which the storage provisioner creates one
+// directory per PersistentVolume.
+func (l Layout) Volumes() string { return filepath.Join(l.Dir, "volumes") }
+
 // Logs is the directory of the per-component logs.
 func (l Layout) Logs() string { return filepath.Join(l.Dir, "logs") }
 

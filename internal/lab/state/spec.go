@@ -13,9 +13,17 @@ import (
 type Spec struct {
 	Name    string    `json:"name"`
 	Created time.Time `json:"created"`
-	Nodes   NodeShape `json:"nodes"`
-	Ports   Ports     `json:"ports"`
+	// Engine is EngineKind for a lab on a kind cluster; empty for the
+	// lab's own control plane and simulated kubelet.
+	Engine string `json:"engine,omitempty"`
+	// KindCluster is the kind cluster of a kind lab.
+	KindCluster string    `json:"kindCluster,omitempty"`
+	Nodes       NodeShape `json:"nodes"`
+	Ports       Ports     `json:"ports"`
 }
+
+// EngineKind is the Engine of a lab on a kind cluster.
+const EngineKind = "kind"
 
 // NodeShape is how many virtual nodes there are and what each one offers.
 type NodeShape struct {
