@@ -63,13 +63,7 @@ func (l Lab) upKind(ctx context.Context, o UpOptions) (time.Duration, error) {
 	if err := kindlab.CheckDocker(ctx, o.run()); err != nil {
 		return 0, err
 	}
-	if err := l.clearStale(o.Progress); err != nil {
-		return 0, err
-	}
-	if err := os.MkdirAll(l.Layout.Dir, 0o700); err != nil {
-		return 0, err
-	}
-	release, err := lock(l.Layout.Lock())
+	release, err := l.claim(o.Progress)
 	if err != nil {
 		return 0, err
 	}

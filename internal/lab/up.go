@@ -93,13 +93,7 @@ func (l Lab) Up(ctx context.Context, o UpOptions) (time.Duration, error) {
 	if o.Engine == EngineKind {
 		return l.upKind(ctx, o)
 	}
-	if err := l.clearStale(o.Progress); err != nil {
-		return 0, err
-	}
-	if err := os.MkdirAll(l.Layout.Dir, 0o700); err != nil {
-		return 0, err
-	}
-	release, err := lock(l.Layout.Lock())
+	release, err := l.claim(o.Progress)
 	if err != nil {
 		return 0, err
 	}
@@ -126,6 +120,19 @@ func (l Lab) Up(ctx context.Context, o UpOptions) (time.Duration, error) {
 		return 0, fmt.Errorf("interrupted; lab %q stopped and removed", l.Name)
 	}
 	return 0, l.explain(err)
+}
+
+// claim makes the lab's directory ready for a new lab, whatever engine:
+// a stale one is cleared (a running lab is refused), the directory exists,
+// and the returned release frees the lock `up` holds meanwhile.
+func (l Lab) claim(progress io.Writer) (release func(), err error) {
+	if err := l.clearStale(progress); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(l.Layout.Dir, 0o700); err != nil {
+		return nil, err
+	}
+	return lock(l.Layout.Lock())
 }
 
 // clearStale refuses a running lab and removes the state a crashed one left.
