@@ -41,14 +41,9 @@ func newCaptureCommand(o *Options) *cobra.Command {
 				return usageErrorf("capture one Deployment at a time")
 			}
 			o.names = names
-			if err := o.checkKubeconfig(); err != nil {
+			if err := o.useKubeconfig(); err != nil {
 				return err
 			}
-			ns, _, err := o.ConfigFlags.ToRawKubeConfigLoader().Namespace()
-			if err != nil {
-				return translate(err)
-			}
-			o.namespace = ns
 			return c.run(cmd.Context(), o)
 		},
 	}

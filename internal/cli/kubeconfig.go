@@ -13,6 +13,20 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
 
+// useKubeconfig checks the kubeconfig and takes the namespace from -n or
+// the current context.
+func (o *Options) useKubeconfig() error {
+	if err := o.checkKubeconfig(); err != nil {
+		return err
+	}
+	ns, _, err := o.ConfigFlags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return translate(err)
+	}
+	o.namespace = ns
+	return nil
+}
+
 // checkKubeconfig catches the two kubeconfig mistakes client-go reports
 // confusingly: none at all (it would dial localhost:8080) and a --context
 // that does not exist.

@@ -133,15 +133,7 @@ func (o *Options) Complete(args []string) error {
 	if len(o.Files) > 0 {
 		return nil // offline: no kubeconfig is read
 	}
-	if err := o.checkKubeconfig(); err != nil {
-		return err
-	}
-	ns, _, err := o.ConfigFlags.ToRawKubeConfigLoader().Namespace()
-	if err != nil {
-		return translate(err)
-	}
-	o.namespace = ns
-	return nil
+	return o.useKubeconfig()
 }
 
 // Validate checks what flags alone cannot.
