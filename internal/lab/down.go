@@ -14,13 +14,10 @@ import (
 // stopGrace is how long components get to exit on SIGTERM before SIGKILL.
 const stopGrace = 10 * time.Second
 
-// Down stops every process of the lab and removes its state directory. A lab
-// that does not run is not an error: Down says so and returns nil.
-func (l Lab) Down(out io.Writer) error { return l.DownWith(out, nil) }
-
-// DownWith is Down with the runner of docker for a kind lab (nil: this
-// machine's docker).
-func (l Lab) DownWith(out io.Writer, run kindlab.Runner) error {
+// Down stops every process of the lab and removes its state directory; run
+// runs docker for a kind lab (nil: this machine's docker). A lab that does
+// not run is not an error: Down says so and returns nil.
+func (l Lab) Down(out io.Writer, run kindlab.Runner) error {
 	if !l.exists() {
 		fmt.Fprintf(out, "Lab %q is not running (no state in %s).\n", l.Name, l.Layout.Dir)
 		return nil

@@ -39,14 +39,14 @@ func TestKindLabWithoutDocker(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	err := l.DownWith(&out, noDocker)
+	err := l.Down(&out, noDocker)
 	if err == nil || !strings.Contains(err.Error(), `cannot delete kind cluster "chain-lab-lab"`) || !strings.Contains(err.Error(), "state stays") {
-		t.Errorf("DownWith error = %v", err)
+		t.Errorf("Down error = %v", err)
 	}
 	if _, err := os.Stat(l.Layout.Spec()); err != nil {
 		t.Errorf("lab.json gone after a failed down: %v", err)
 	}
-	r := l.StatusWith(time.Now(), noDocker)
+	r := l.Status(time.Now(), noDocker)
 	if r.Running() || !strings.Contains(r.Err, "Cannot connect to the Docker daemon") {
 		t.Errorf("status = running %v, err %q", r.Running(), r.Err)
 	}

@@ -30,7 +30,7 @@ func testLab(t *testing.T) Lab {
 func TestDownWhenNothingRuns(t *testing.T) {
 	l := testLab(t)
 	var out bytes.Buffer
-	if err := l.Down(&out); err != nil {
+	if err := l.Down(&out, nil); err != nil {
 		t.Fatal(err)
 	}
 	if want := "Lab \"lab\" is not running (no state in " + l.Layout.Dir + ").\n"; out.String() != want {
@@ -48,7 +48,7 @@ func TestDownRemovesStaleState(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := l.Down(&out); err != nil {
+	if err := l.Down(&out, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "was not running; removed its stale state") {
@@ -67,7 +67,7 @@ func TestRefusesForeignDirectory(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(l.Layout.Dir, "notes.txt"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Down(&bytes.Buffer{}); err == nil {
+	if err := l.Down(&bytes.Buffer{}, nil); err == nil {
 		t.Error("Down removed a directory that is not a lab's")
 	}
 	if err := l.clearStale(&bytes.Buffer{}); err == nil {
@@ -221,7 +221,7 @@ func TestStatusOfALabWithoutSupervisor(t *testing.T) {
 	for _, c := range state.Components {
 		spawnMarked(t, l, c)
 	}
-	r := l.Status(time.Now())
+	r := l.Status(time.Now(), nil)
 	if r.Running() {
 		t.Error("Running() with the supervisor dead")
 	}

@@ -77,12 +77,9 @@ func (r Report) Running() bool {
 	return true
 }
 
-// Status inspects the lab; a lab without state has no components.
-func (l Lab) Status(now time.Time) Report { return l.StatusWith(now, nil) }
-
-// StatusWith is Status with the runner of docker for a kind lab (nil: this
-// machine's docker).
-func (l Lab) StatusWith(now time.Time, run kindlab.Runner) Report {
+// Status inspects the lab; a lab without state has no components. run runs
+// docker for a kind lab (nil: this machine's docker).
+func (l Lab) Status(now time.Time, run kindlab.Runner) Report {
 	r := Report{Name: l.Name, Dir: l.Layout.Dir, Now: now, flags: l.flags}
 	if !l.exists() {
 		return r

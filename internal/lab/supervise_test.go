@@ -105,7 +105,7 @@ func TestSuperviseRestartsAKilledComponent(t *testing.T) {
 
 	// status names it, its restart and its last exit.
 	var b strings.Builder
-	if err := l.Status(time.Now()).Print(&b); err != nil {
+	if err := l.Status(time.Now(), nil).Print(&b); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"kube-scheduler was restarted once; the last one was killed by SIGKILL", "  serving"} {
@@ -131,7 +131,7 @@ func TestSuperviseGivesUpOnACrashAtOnce(t *testing.T) {
 		t.Errorf("started again after giving up: %d starts", again.Starts)
 	}
 	var b strings.Builder
-	rep := l.Status(time.Now())
+	rep := l.Status(time.Now(), nil)
 	if rep.Running() {
 		t.Error("a lab with a failed component reports Running")
 	}

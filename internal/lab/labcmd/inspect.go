@@ -24,7 +24,7 @@ func newDown(g *globals, s Streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return l.DownWith(s.Out, g.run)
+			return l.Down(s.Out, g.run)
 		},
 	}
 }
@@ -47,7 +47,7 @@ the supervisor run.`,
 			if err != nil {
 				return err
 			}
-			r := l.StatusWith(time.Now(), g.run)
+			r := l.Status(time.Now(), g.run)
 			if err := r.Print(s.Out); err != nil {
 				return err
 			}
