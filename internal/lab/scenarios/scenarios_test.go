@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes/fake"
 
@@ -82,18 +83,7 @@ func TestCatalogue(t *testing.T) {
 // their namespaced names, that other claims keep theirs, and that images
 // are replaced with IfNotPresent.
 func TestLocalize(t *testing.T) {
-	sc, err := Get("pvc-provisioning-failed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := sc.Manifest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs, err := decode(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs := manifestObjects(t, "pvc-provisioning-failed")
 	other := "standard"
 	objs = append(objs, &corev1.PersistentVolumeClaim{Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: &other}})
 	localize(objs, "ns1", map[string]string{"registry.lab.internal/web:v1": "example.invalid/stand-in:1"})
@@ -137,4 +127,22 @@ func TestLabOnlyRefusedOnRealKubelets(t *testing.T) {
 	if healthy.LabOnly != "" {
 		t.Errorf("healthy is lab-only: %s", healthy.LabOnly)
 	}
+}
+
+// manifestObjects decodes the named scenario's manifest.
+func manifestObjects(t *testing.T, name string) []runtime.Object {
+	t.Helper()
+	sc, err := Get(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sc.Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
 }

@@ -16,19 +16,7 @@ import (
 // webhookOf decodes the scenario's webhook configuration.
 func webhookOf(t *testing.T, name string) *admissionv1.ValidatingWebhookConfiguration {
 	t.Helper()
-	sc, err := Get(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := sc.Manifest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs, err := decode(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range objs {
+	for _, o := range manifestObjects(t, name) {
 		if w, ok := o.(*admissionv1.ValidatingWebhookConfiguration); ok {
 			return w
 		}
