@@ -30,6 +30,14 @@ func (l instantLab) Pull(pod *corev1.Pod, c *corev1.Container, image string) Pul
 func startLabWorker(t *testing.T, pod *corev1.Pod, objs ...runtime.Object) (*fake.Clientset, *recordingSink, *clocktesting.FakeClock, context.Context) {
 	t.Helper()
 	client := fake.NewClientset(append([]runtime.Object{pod}, objs...)...)
+	_, sink, clk, ctx := runLabWorker(t, client, pod)
+	return client, sink, clk, ctx
+}
+
+// runLabWorker starts the worker of pod, with the lab's behaviour and a fake
+// clock, on a node agent that talks to client.
+func runLabWorker(t *testing.T, client *fake.Clientset, pod *corev1.Pod) (*podWorker, *recordingSink, *clocktesting.FakeClock, context.Context) {
+	t.Helper()
 	sink := &recordingSink{}
 	clk := clocktesting.NewFakeClock(t1)
 	cfg := Config{Clock: clk, BehaviourFor: func(*corev1.Pod) Behaviour { return instantLab{} }}
@@ -38,7 +46,7 @@ func startLabWorker(t *testing.T, pod *corev1.Pod, objs ...runtime.Object) (*fak
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
 	go w.run(ctx)
-	return client, sink, clk, ctx
+	return w, sink, clk, ctx
 }
 
 // step moves the fake clock once the worker waits on it.

@@ -79,14 +79,7 @@ func startTerminationWorker(t *testing.T, pod *corev1.Pod) (*podWorker, *fake.Cl
 	client := fake.NewClientset(pod)
 	last := &lastBeforeDelete{}
 	last.watch(client)
-	sink := &recordingSink{}
-	clk := clocktesting.NewFakeClock(t1)
-	cfg := Config{Clock: clk, BehaviourFor: func(*corev1.Pod) Behaviour { return instantLab{} }}
-	a := newNodeAgent(NodeConfig{Name: "lab-node-1"}, cfg, client, sink, "6.1.0")
-	w := newPodWorker(a, pod)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	t.Cleanup(cancel)
-	go w.run(ctx)
+	w, sink, clk, ctx := runLabWorker(t, client, pod)
 	waitPod(t, ctx, client, func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
 	return w, client, sink, clk, last, ctx
 }
