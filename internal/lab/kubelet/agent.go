@@ -28,13 +28,17 @@ type nodeAgent struct {
 	hostIP       string
 	images       *imageStore
 	ipam         *ipam
+	status       *statusManager
 
-	node        *corev1.Node // as registered
-	readySince  time.Time
-	lease       *coordinationv1.Lease
-	mu          sync.Mutex
-	workers     map[types.UID]*workerHandle
-	workerGroup sync.WaitGroup
+	node       *corev1.Node // as registered
+	readySince time.Time
+	// The images and time of the last status posted.
+	reportedImages []corev1.ContainerImage
+	reportedAt     time.Time
+	lease          *coordinationv1.Lease
+	mu             sync.Mutex
+	workers        map[types.UID]*workerHandle
+	workerGroup    sync.WaitGroup
 }
 
 type workerHandle struct {
@@ -47,6 +51,7 @@ func newNodeAgent(n NodeConfig, c Config, client kubernetes.Interface, events ev
 		cfg: n, client: client, events: events, clock: c.Clock,
 		behaviourFor: c.BehaviourFor, heartbeat: c.Heartbeat, kernel: kernel,
 		hostIP: nodeIP(n.Index), images: newImageStore(), ipam: newIPAM(n.Index),
+		status:  newStatusManager(client, c.Clock),
 		workers: map[types.UID]*workerHandle{},
 	}
 }
@@ -67,6 +72,7 @@ func (a *nodeAgent) run(ctx context.Context, pods cache.SharedIndexInformer) err
 	}); err != nil {
 		return err
 	}
+	go a.status.run(ctx)
 	go pods.RunWithContext(ctx)
 	a.heartbeatLoop(ctx)
 	a.workerGroup.Wait()
@@ -122,6 +128,7 @@ func (a *nodeAgent) onPodDeleted(obj any) {
 // forget drops a finished worker, unless another one replaced it meanwhile.
 func (a *nodeAgent) forget(uid types.UID, h *workerHandle) {
 	h.cancel()
+	a.status.forget(h.w)
 	a.mu.Lock()
 	if a.workers[uid] == h {
 		delete(a.workers, uid)

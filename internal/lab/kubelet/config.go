@@ -10,10 +10,15 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
 
-// HeartbeatPeriod is how often each node renews its Lease and posts its
+// HeartbeatPeriod is how often each node renews its Lease and computes its
 // status: the kubelet's nodeStatusUpdateFrequency, and a quarter of the
 // 40 s lease the node lifecycle controller waits out before NotReady.
 const HeartbeatPeriod = 10 * time.Second
+
+// statusReportPeriod is the kubelet's nodeStatusReportFrequency default: a
+// status that did not change is posted only this often; the Lease is what
+// tells the node lifecycle controller the node is alive.
+const statusReportPeriod = 5 * time.Minute
 
 // leaseDurationSeconds is the kubelet's nodeLeaseDurationSeconds default.
 const leaseDurationSeconds = 40

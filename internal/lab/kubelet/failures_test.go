@@ -27,7 +27,7 @@ func (l instantLab) Pull(pod *corev1.Pod, c *corev1.Container, image string) Pul
 }
 
 // startLabWorker runs a worker with the lab's behaviour on a fake clock.
-func startLabWorker(t *testing.T, pod *corev1.Pod, objs ...runtime.Object) (*fake.Clientset, *recordingSink, *clocktesting.FakeClock, context.Context) {
+func startLabWorker(t *testing.T, pod *corev1.Pod, objs ...runtime.Object) (*fake.Clientset, *recordingSink, *labClock, context.Context) {
 	t.Helper()
 	client := fake.NewClientset(append([]runtime.Object{pod}, objs...)...)
 	_, sink, clk, ctx := runLabWorker(t, client, pod)
@@ -36,23 +36,39 @@ func startLabWorker(t *testing.T, pod *corev1.Pod, objs ...runtime.Object) (*fak
 
 // runLabWorker starts the worker of pod, with the lab's behaviour and a fake
 // clock, on a node agent that talks to client.
-func runLabWorker(t *testing.T, client *fake.Clientset, pod *corev1.Pod) (*podWorker, *recordingSink, *clocktesting.FakeClock, context.Context) {
+func runLabWorker(t *testing.T, client *fake.Clientset, pod *corev1.Pod) (*podWorker, *recordingSink, *labClock, context.Context) {
+	t.Helper()
+	return runWorker(t, client, pod, instantLab{})
+}
+
+// runWorker starts the worker of pod with behaviour b on a fake clock, and
+// its node's status manager.
+func runWorker(t *testing.T, client *fake.Clientset, pod *corev1.Pod, b Behaviour) (*podWorker, *recordingSink, *labClock, context.Context) {
 	t.Helper()
 	sink := &recordingSink{}
 	clk := clocktesting.NewFakeClock(t1)
-	cfg := Config{Clock: clk, BehaviourFor: func(*corev1.Pod) Behaviour { return instantLab{} }}
+	cfg := Config{Clock: clk, BehaviourFor: func(*corev1.Pod) Behaviour { return b }}
 	a := newNodeAgent(NodeConfig{Name: "lab-node-1"}, cfg, client, sink, "6.1.0")
 	w := newPodWorker(a, pod)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
+	go a.status.run(ctx)
 	go w.run(ctx)
-	return w, sink, clk, ctx
+	return w, sink, &labClock{clk, a.status}, ctx
 }
 
-// step moves the fake clock once the worker waits on it.
-func step(t *testing.T, ctx context.Context, clk *clocktesting.FakeClock, d time.Duration) {
+// labClock is a worker's fake clock and its node's status manager.
+type labClock struct {
+	*clocktesting.FakeClock
+	status *statusManager
+}
+
+// step moves the fake clock once the worker waits on it and every status
+// it computed is written: the status manager writes the newest status of a
+// pod, so a state the clock moved past unwritten would never be seen.
+func step(t *testing.T, ctx context.Context, clk *labClock, d time.Duration) {
 	t.Helper()
-	for !clk.HasWaiters() {
+	for !clk.HasWaiters() || !clk.status.idle() {
 		if ctx.Err() != nil {
 			t.Fatal("the worker never waited on the clock")
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -18,7 +19,7 @@ func (a *nodeAgent) register(ctx context.Context) error {
 	nodes := a.client.CoreV1().Nodes()
 	created, err := nodes.Create(ctx, newNode(a.cfg, a.kernel, now), metav1.CreateOptions{})
 	if err == nil {
-		a.node, a.readySince = created, now
+		a.node, a.readySince, a.reportedAt = created, now, now
 		return nil
 	}
 	if !apierrors.IsAlreadyExists(err) {
@@ -62,8 +63,9 @@ func (a *nodeAgent) announce() {
 	}
 }
 
-// heartbeatLoop renews the Lease and posts node status every period until
-// ctx ends, so the node lifecycle controller never marks the node NotReady.
+// heartbeatLoop renews the Lease every period until ctx ends, so the node
+// lifecycle controller never marks the node NotReady, and posts the node's
+// status when it changed.
 func (a *nodeAgent) heartbeatLoop(ctx context.Context) {
 	if err := a.renewLease(ctx); err != nil {
 		klog.ErrorS(err, "renewing the node lease", "node", a.cfg.Name)
@@ -76,25 +78,45 @@ func (a *nodeAgent) heartbeatLoop(ctx context.Context) {
 			return
 		case <-t.C():
 		}
-		if err := a.renewLease(ctx); err != nil && ctx.Err() == nil {
-			klog.ErrorS(err, "renewing the node lease", "node", a.cfg.Name)
-		}
-		if err := a.postStatus(ctx); err != nil && ctx.Err() == nil {
-			klog.ErrorS(err, "posting the node status", "node", a.cfg.Name)
-		}
+		a.beat(ctx)
 	}
+}
+
+// beat is one heartbeat: renew the Lease, then post the node's status if it
+// changed or the report period passed since the last post.
+func (a *nodeAgent) beat(ctx context.Context) {
+	if err := a.renewLease(ctx); err != nil && ctx.Err() == nil {
+		klog.ErrorS(err, "renewing the node lease", "node", a.cfg.Name)
+	}
+	if !a.statusChanged() && a.clock.Since(a.reportedAt) < statusReportPeriod {
+		return
+	}
+	if err := a.postStatus(ctx); err != nil && ctx.Err() == nil {
+		klog.ErrorS(err, "posting the node status", "node", a.cfg.Name)
+	}
+}
+
+// statusChanged reports whether the node's status differs from the last
+// one posted, as the kubelet's updateNode does: the conditions of a lab
+// node never change, so only its images can.
+func (a *nodeAgent) statusChanged() bool {
+	return !apiequality.Semantic.DeepEqual(a.images.nodeImages(), a.reportedImages)
 }
 
 // postStatus patches the node's conditions (merged by type) and images, as
 // the kubelet's PatchNodeStatus does, leaving other writers' fields alone.
 func (a *nodeAgent) postStatus(ctx context.Context) error {
+	images := a.images.nodeImages()
 	patch, err := json.Marshal(map[string]any{"status": map[string]any{
 		"conditions": nodeConditions(a.readySince, a.clock.Now()),
-		"images":     a.images.nodeImages(),
+		"images":     images,
 	}})
 	if err != nil {
 		return err
 	}
-	_, err = a.client.CoreV1().Nodes().Patch(ctx, a.cfg.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
-	return err
+	if _, err := a.client.CoreV1().Nodes().Patch(ctx, a.cfg.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
+		return err
+	}
+	a.reportedImages, a.reportedAt = images, a.clock.Now()
+	return nil
 }

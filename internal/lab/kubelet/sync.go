@@ -42,13 +42,22 @@ func (w *podWorker) run(ctx context.Context) {
 	w.behaviour = w.a.behaviourFor(w.pod())
 	if !w.adopt(w.pod()) && !w.deleting() {
 		w.rec = newPodRecord(w.pod(), w.a.clock.Now())
-		w.writeStatus(ctx)
+		w.writeStatus()
 		w.sync(ctx)
 	}
 	for !w.deleting() {
+		if ctx.Err() != nil {
+			return
+		}
 		var due <-chan time.Time
 		var t clock.Timer
 		if at, ok := w.nextDue(); ok {
+			// Already due: a timer of the last round may have fired
+			// while an update woke the worker.
+			if !at.After(w.a.clock.Now()) {
+				w.sync(ctx)
+				continue
+			}
 			t = w.a.clock.NewTimer(at.Sub(w.a.clock.Now()))
 			due = t.C()
 		}
@@ -96,7 +105,7 @@ func (w *podWorker) sync(ctx context.Context) {
 	if w.syncVolumes(ctx, pod) && w.syncSandbox(pod) {
 		w.syncContainers(ctx, pod)
 	}
-	w.writeStatus(ctx)
+	w.writeStatus()
 }
 
 // syncVolumes mounts the pod's volumes; a failed mount is retried with the

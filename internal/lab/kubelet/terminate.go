@@ -49,7 +49,9 @@ func (w *podWorker) stop(ctx context.Context) {
 		if !w.kill(ctx, pod) {
 			return
 		}
-		w.writeStatus(ctx)
+		w.writeStatus()
+		// The terminal status lands before the pod is removed.
+		w.a.status.flush(ctx, w)
 		w.a.ipam.release(w.rec.ip)
 	}
 	err := w.a.client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
-	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 )
 
@@ -74,7 +73,7 @@ func waitDeleted(t *testing.T, ctx context.Context, client *fake.Clientset) {
 
 // startTerminationWorker runs a lab worker for pod and records its last
 // status before the kubelet's final delete.
-func startTerminationWorker(t *testing.T, pod *corev1.Pod) (*podWorker, *fake.Clientset, *recordingSink, *clocktesting.FakeClock, *lastBeforeDelete, context.Context) {
+func startTerminationWorker(t *testing.T, pod *corev1.Pod) (*podWorker, *fake.Clientset, *recordingSink, *labClock, *lastBeforeDelete, context.Context) {
 	t.Helper()
 	client := fake.NewClientset(pod)
 	last := &lastBeforeDelete{}

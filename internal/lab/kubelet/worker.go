@@ -1,18 +1,15 @@
 package kubelet
 
 import (
-	"context"
 	"strconv"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/reference"
 	"k8s.io/client-go/util/flowcontrol"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 )
 
@@ -109,35 +106,31 @@ func (w *podWorker) adopt(pod *corev1.Pod) bool {
 	return true
 }
 
-// writeStatus patches the pod's status when it differs from what is stored.
-// It retries until the write lands, the pod is gone or recreated (NotFound,
-// or the UID precondition fails), or the worker stops: a status the kubelet
-// gave up on would leave the pod stuck in its last reported state.
-func (w *podWorker) writeStatus(ctx context.Context) {
+// writeStatus hands the node's status manager the pod's status when it
+// differs from what the kubelet last reported (or, before its first report,
+// from what is stored), and goes on: the manager writes it when its turn
+// comes, as the kubelet's status manager does.
+func (w *podWorker) writeStatus() {
 	w.promoteReady()
-	delay := 100 * time.Millisecond
-	for {
-		pod := w.pod()
-		want := podStatus(pod, w.rec, w.a.hostIP, w.a.clock.Now())
-		if apiequality.Semantic.DeepEqual(want, pod.Status) {
-			return
-		}
-		patched, err := patchPodStatus(ctx, w.a.client, pod, want)
-		if err == nil {
-			w.update(patched)
-			return
-		}
-		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) || ctx.Err() != nil {
-			return
-		}
-		klog.ErrorS(err, "updating the pod status", "pod", klog.KObj(pod))
-		select {
-		case <-ctx.Done():
-			return
-		case <-w.a.clock.After(delay):
-		}
-		delay = min(2*delay, 2*time.Second)
+	view := w.view()
+	want := podStatus(view, w.rec, w.a.hostIP, w.a.clock.Now())
+	if apiequality.Semantic.DeepEqual(want, view.Status) {
+		return
 	}
+	w.a.status.set(w, want)
+}
+
+// view is the pod as the kubelet sees it: as stored, with the fields the
+// kubelet owns as it last reported them, written yet or not.
+func (w *podWorker) view() *corev1.Pod {
+	pod := w.pod()
+	s, ok := w.a.status.reported(w)
+	if !ok {
+		return pod
+	}
+	v := *pod
+	v.Status = rebase(pod.Status, s)
+	return &v
 }
 
 // containerRef is the involvedObject of a container's events:

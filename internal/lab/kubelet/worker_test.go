@@ -54,6 +54,7 @@ func TestWorkerRunsAndStopsHealthyPod(t *testing.T) {
 	w := newPodWorker(a, pod)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	go a.status.run(ctx)
 	done := make(chan struct{})
 	go func() { w.run(ctx); close(done) }()
 
@@ -107,17 +108,10 @@ func waitPod(t *testing.T, ctx context.Context, c *fake.Clientset, ok func(*core
 }
 
 // startWorker runs a worker for pod on a fake client and clock.
-func startWorker(t *testing.T, pod *corev1.Pod) (*podWorker, *fake.Clientset, *recordingSink, *clocktesting.FakeClock, context.Context) {
+func startWorker(t *testing.T, pod *corev1.Pod) (*podWorker, *fake.Clientset, *recordingSink, *labClock, context.Context) {
 	t.Helper()
 	client := fake.NewClientset(pod)
-	sink := &recordingSink{}
-	clk := clocktesting.NewFakeClock(t1)
-	cfg := Config{Clock: clk, BehaviourFor: func(*corev1.Pod) Behaviour { return instantPull{} }}
-	a := newNodeAgent(NodeConfig{Name: "lab-node-1"}, cfg, client, sink, "6.1.0")
-	w := newPodWorker(a, pod)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	t.Cleanup(cancel)
-	go w.run(ctx)
+	w, sink, clk, ctx := runWorker(t, client, pod, instantPull{})
 	return w, client, sink, clk, ctx
 }
 
@@ -168,9 +162,6 @@ func TestWorkerWaitsForReadinessProbe(t *testing.T) {
 	if running.Status.ContainerStatuses[0].Ready {
 		t.Fatal("container ready before its readiness probe's initial delay")
 	}
-	for !clk.HasWaiters() {
-		time.Sleep(time.Millisecond)
-	}
-	clk.Step(5 * time.Second)
+	step(t, ctx, clk, 5*time.Second)
 	waitPod(t, ctx, client, func(p *corev1.Pod) bool { return p.Status.ContainerStatuses[0].Ready })
 }

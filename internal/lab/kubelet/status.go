@@ -1,0 +1,218 @@
+package kubelet
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+)
+
+// statusManager writes the pod statuses of one node the way the kubelet's
+// status manager does (pkg/kubelet/status/status_manager.go): pod workers
+// hand it the status they computed and go on without waiting for the API
+// server; one goroutine writes, a pod at a time, always the newest status
+// handed for that pod. A status overtaken before its turn is never written,
+// so under load a pod that starts at once gets one write instead of two,
+// and a slow API server delays the writes but never the pods' lives.
+type statusManager struct {
+	client kubernetes.Interface
+	clock  clock.Clock
+
+	mu sync.Mutex
+	// newest is the last status handed for each pod; queue holds the pods
+	// whose newest status is not written yet, oldest first.
+	newest  map[*podWorker]corev1.PodStatus
+	queue   []*podWorker
+	queued  map[*podWorker]bool
+	writing *podWorker
+	// changed is closed and replaced whenever a write ends or a status is
+	// handed over.
+	changed chan struct{}
+}
+
+func newStatusManager(client kubernetes.Interface, clk clock.Clock) *statusManager {
+	return &statusManager{
+		client: client, clock: clk,
+		newest: map[*podWorker]corev1.PodStatus{}, queued: map[*podWorker]bool{},
+		changed: make(chan struct{}),
+	}
+}
+
+// reported is the last status handed for w, if any.
+func (m *statusManager) reported(w *podWorker) (corev1.PodStatus, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.newest[w]
+	return s, ok
+}
+
+// set hands over w's newest status.
+func (m *statusManager) set(w *podWorker, s corev1.PodStatus) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.newest[w] = s
+	if !m.queued[w] {
+		m.queued[w] = true
+		m.queue = append(m.queue, w)
+	}
+	m.broadcast()
+}
+
+// forget drops what the manager holds for a worker that ended.
+func (m *statusManager) forget(w *podWorker) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.newest, w)
+	m.broadcast()
+}
+
+func (m *statusManager) broadcast() {
+	close(m.changed)
+	m.changed = make(chan struct{})
+}
+
+// pending reports whether a status of w waits for its write or is being
+// written, and the channel closed at the next change.
+func (m *statusManager) pending(w *podWorker) (bool, <-chan struct{}) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.queued[w] || m.writing == w, m.changed
+}
+
+// flush waits until every status handed for w is written or given up on.
+func (m *statusManager) flush(ctx context.Context, w *podWorker) {
+	for {
+		busy, changed := m.pending(w)
+		if !busy {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+	}
+}
+
+// idle reports whether nothing waits to be written.
+func (m *statusManager) idle() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.queue) == 0 && m.writing == nil
+}
+
+// next takes the oldest pod whose status waits, or nil once ctx ends.
+func (m *statusManager) next(ctx context.Context) (*podWorker, corev1.PodStatus) {
+	for {
+		m.mu.Lock()
+		if len(m.queue) > 0 {
+			w := m.queue[0]
+			m.queue = m.queue[1:]
+			delete(m.queued, w)
+			s, ok := m.newest[w]
+			if !ok {
+				// its worker ended (the pod was removed at once).
+				m.mu.Unlock()
+				continue
+			}
+			m.writing = w
+			m.mu.Unlock()
+			return w, s
+		}
+		changed := m.changed
+		m.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return nil, corev1.PodStatus{}
+		case <-changed:
+		}
+	}
+}
+
+// done ends a write; a write that failed for a passing reason is queued
+// again, unless a newer status already waits.
+func (m *statusManager) done(w *podWorker, retry bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.writing = nil
+	if retry && !m.queued[w] {
+		m.queued[w] = true
+		m.queue = append(m.queue, w)
+	}
+	m.broadcast()
+}
+
+// run writes statuses until ctx ends. A write that fails for a passing
+// reason (the API server down or overloaded) is retried after a back-off
+// that doubles to 2 s; one for a pod that is gone or was recreated under
+// the same name (NotFound, or the UID precondition) is dropped.
+func (m *statusManager) run(ctx context.Context) {
+	delay := 100 * time.Millisecond
+	for {
+		w, s := m.next(ctx)
+		if w == nil {
+			return
+		}
+		err := m.write(ctx, w, s)
+		transient := err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) && ctx.Err() == nil
+		m.done(w, transient)
+		if !transient {
+			delay = 100 * time.Millisecond
+			continue
+		}
+		klog.ErrorS(err, "updating the pod status", "pod", klog.KObj(w.pod()))
+		select {
+		case <-ctx.Done():
+			return
+		case <-m.clock.After(delay):
+		}
+		delay = min(2*delay, 2*time.Second)
+	}
+}
+
+// write patches the pod's stored status to s, leaving the fields other
+// components own as they are stored now.
+func (m *statusManager) write(ctx context.Context, w *podWorker, s corev1.PodStatus) error {
+	pod := w.pod()
+	want := rebase(pod.Status, s)
+	if apiequality.Semantic.DeepEqual(want, pod.Status) {
+		return nil
+	}
+	patched, err := patchPodStatus(ctx, m.client, pod, want)
+	if err == nil {
+		w.update(patched)
+	}
+	return err
+}
+
+// rebase is stored with the fields the kubelet owns taken from s: phase,
+// IPs, start time, container statuses and the kubelet's conditions. The
+// conditions of other components keep their place.
+func rebase(stored, s corev1.PodStatus) corev1.PodStatus {
+	out := *stored.DeepCopy()
+	k := s.DeepCopy()
+	out.ObservedGeneration = k.ObservedGeneration
+	out.Phase = k.Phase
+	out.HostIP, out.HostIPs = k.HostIP, k.HostIPs
+	out.PodIP, out.PodIPs = k.PodIP, k.PodIPs
+	out.StartTime = k.StartTime
+	out.InitContainerStatuses, out.ContainerStatuses = k.InitContainerStatuses, k.ContainerStatuses
+	owned := map[corev1.PodConditionType]bool{}
+	for _, c := range k.Conditions {
+		owned[c.Type] = true
+	}
+	out.Conditions = nil
+	for _, c := range stored.Conditions {
+		if !owned[c.Type] {
+			out.Conditions = append(out.Conditions, *c.DeepCopy())
+		}
+	}
+	out.Conditions = append(out.Conditions, k.Conditions...)
+	return out
+}
