@@ -29,6 +29,7 @@ type nodeAgent struct {
 	images       *imageStore
 	ipam         *ipam
 	status       *statusManager
+	progress     *progress
 
 	node       *corev1.Node // as registered
 	readySince time.Time

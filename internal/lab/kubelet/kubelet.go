@@ -38,6 +38,8 @@ func Run(ctx context.Context, c Config) error {
 		return errors.New("no nodes to run")
 	}
 	kernel := kernelVersion()
+	p := &progress{}
+	go p.logLoop(ctx, c.Clock)
 	var wg sync.WaitGroup
 	errs := make([]error, len(c.Nodes))
 	for i, n := range c.Nodes {
@@ -50,6 +52,7 @@ func Run(ctx context.Context, c Config) error {
 		defer broadcaster.Shutdown()
 		recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: n.Name})
 		agent := newNodeAgent(n, c, client, recorder, kernel)
+		agent.progress, agent.status.progress = p, p
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -21,15 +21,16 @@ import (
 // so under load a pod that starts at once gets one write instead of two,
 // and a slow API server delays the writes but never the pods' lives.
 type statusManager struct {
-	client kubernetes.Interface
-	clock  clock.Clock
+	client   kubernetes.Interface
+	clock    clock.Clock
+	progress *progress
 
 	mu sync.Mutex
 	// newest is the last status handed for each pod; queue holds the pods
 	// whose newest status is not written yet, oldest first.
 	newest  map[*podWorker]corev1.PodStatus
 	queue   []*podWorker
-	queued  map[*podWorker]bool
+	queued  map[*podWorker]time.Time
 	writing *podWorker
 	// changed is closed and replaced whenever a write ends or a status is
 	// handed over.
@@ -39,7 +40,7 @@ type statusManager struct {
 func newStatusManager(client kubernetes.Interface, clk clock.Clock) *statusManager {
 	return &statusManager{
 		client: client, clock: clk,
-		newest: map[*podWorker]corev1.PodStatus{}, queued: map[*podWorker]bool{},
+		newest: map[*podWorker]corev1.PodStatus{}, queued: map[*podWorker]time.Time{},
 		changed: make(chan struct{}),
 	}
 }
@@ -57,10 +58,7 @@ func (m *statusManager) set(w *podWorker, s corev1.PodStatus) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.newest[w] = s
-	if !m.queued[w] {
-		m.queued[w] = true
-		m.queue = append(m.queue, w)
-	}
+	m.enqueue(w)
 	m.broadcast()
 }
 
@@ -82,7 +80,8 @@ func (m *statusManager) broadcast() {
 func (m *statusManager) pending(w *podWorker) (bool, <-chan struct{}) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.queued[w] || m.writing == w, m.changed
+	_, queued := m.queued[w]
+	return queued || m.writing == w, m.changed
 }
 
 // flush waits until every status handed for w is written or given up on.
@@ -107,13 +106,15 @@ func (m *statusManager) idle() bool {
 	return len(m.queue) == 0 && m.writing == nil
 }
 
-// next takes the oldest pod whose status waits, or nil once ctx ends.
-func (m *statusManager) next(ctx context.Context) (*podWorker, corev1.PodStatus) {
+// next takes the oldest pod whose status waits, with the time it was
+// queued, or nil once ctx ends.
+func (m *statusManager) next(ctx context.Context) (*podWorker, corev1.PodStatus, time.Time) {
 	for {
 		m.mu.Lock()
 		if len(m.queue) > 0 {
 			w := m.queue[0]
 			m.queue = m.queue[1:]
+			since := m.queued[w]
 			delete(m.queued, w)
 			s, ok := m.newest[w]
 			if !ok {
@@ -123,13 +124,13 @@ func (m *statusManager) next(ctx context.Context) (*podWorker, corev1.PodStatus)
 			}
 			m.writing = w
 			m.mu.Unlock()
-			return w, s
+			return w, s, since
 		}
 		changed := m.changed
 		m.mu.Unlock()
 		select {
 		case <-ctx.Done():
-			return nil, corev1.PodStatus{}
+			return nil, corev1.PodStatus{}, time.Time{}
 		case <-changed:
 		}
 	}
@@ -141,11 +142,18 @@ func (m *statusManager) done(w *podWorker, retry bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.writing = nil
-	if retry && !m.queued[w] {
-		m.queued[w] = true
-		m.queue = append(m.queue, w)
+	if retry {
+		m.enqueue(w)
 	}
 	m.broadcast()
+}
+
+// enqueue puts w at the end of the queue unless it waits already.
+func (m *statusManager) enqueue(w *podWorker) {
+	if _, ok := m.queued[w]; !ok {
+		m.queued[w] = m.clock.Now()
+		m.queue = append(m.queue, w)
+	}
 }
 
 // run writes statuses until ctx ends. A write that fails for a passing
@@ -155,11 +163,14 @@ func (m *statusManager) done(w *podWorker, retry bool) {
 func (m *statusManager) run(ctx context.Context) {
 	delay := 100 * time.Millisecond
 	for {
-		w, s := m.next(ctx)
+		w, s, since := m.next(ctx)
 		if w == nil {
 			return
 		}
 		err := m.write(ctx, w, s)
+		if err == nil {
+			m.progress.statusWritten(m.clock.Since(since))
+		}
 		transient := err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) && ctx.Err() == nil
 		m.done(w, transient)
 		if !transient {

@@ -166,3 +166,18 @@ func leaseWrites(client *fake.Clientset) int {
 	}
 	return n
 }
+
+func TestQuantile(t *testing.T) {
+	ds := []time.Duration{4 * time.Second, time.Second, 3 * time.Second, 2 * time.Second}
+	for _, tt := range []struct {
+		q    float64
+		want time.Duration
+	}{{0.5, 2 * time.Second}, {0.99, 4 * time.Second}, {1, 4 * time.Second}, {0, time.Second}} {
+		if got := quantile(ds, tt.q); got != tt.want {
+			t.Errorf("quantile(%v) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+	if got := quantile(nil, 0.5); got != 0 {
+		t.Errorf("quantile of nothing = %v, want 0", got)
+	}
+}

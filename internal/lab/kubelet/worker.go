@@ -35,6 +35,10 @@ type podWorker struct {
 	mountDelay   time.Duration
 	// next is when the pod needs its next sync, zero for never.
 	next time.Time
+	// seen is when the node saw the pod; readyTold whether its first
+	// Ready went into the kubelet's progress figures.
+	seen      time.Time
+	readyTold bool
 
 	mu     sync.Mutex
 	latest *corev1.Pod
@@ -42,7 +46,7 @@ type podWorker struct {
 
 func newPodWorker(a *nodeAgent, pod *corev1.Pod) *podWorker {
 	return &podWorker{
-		a: a, latest: pod, wake: make(chan struct{}, 1),
+		a: a, latest: pod, wake: make(chan struct{}, 1), seen: a.clock.Now(),
 		imageBackOff: newBackOff(a.clock, imageBackOffPeriod, maxImageBackOff),
 		crashBackOff: newBackOff(a.clock, initialCrashLoopBackOff, maxCrashLoopBackOff),
 	}
@@ -102,7 +106,7 @@ func (w *podWorker) adopt(pod *corev1.Pod) bool {
 		})
 	}
 	w.a.ipam.reserve(rec.ip)
-	w.rec, w.volumesReady = rec, true
+	w.rec, w.volumesReady, w.readyTold = rec, true, true
 	return true
 }
 
@@ -116,6 +120,10 @@ func (w *podWorker) writeStatus() {
 	want := podStatus(view, w.rec, w.a.hostIP, w.a.clock.Now())
 	if apiequality.Semantic.DeepEqual(want, view.Status) {
 		return
+	}
+	if !w.readyTold && readyCondition(w.rec, 0, corev1.PodReady).Status == corev1.ConditionTrue {
+		w.readyTold = true
+		w.a.progress.podReady(w.a.clock.Since(w.seen))
 	}
 	w.a.status.set(w, want)
 }

@@ -51,6 +51,8 @@ func TestWorkerRunsAndStopsHealthyPod(t *testing.T) {
 	sink := &recordingSink{}
 	cfg := Config{Clock: clocktesting.NewFakeClock(t1), BehaviourFor: func(*corev1.Pod) Behaviour { return instantPull{} }}
 	a := newNodeAgent(NodeConfig{Name: "lab-node-1"}, cfg, client, sink, "6.1.0")
+	p := &progress{}
+	a.progress, a.status.progress = p, p
 	w := newPodWorker(a, pod)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -75,6 +77,14 @@ func TestWorkerRunsAndStopsHealthyPod(t *testing.T) {
 	deleting.DeletionTimestamp = &metav1.Time{Time: t1}
 	w.update(deleting)
 	<-done
+	// The fake clock stood still: ready at once, each write without wait.
+	ready, written := p.take()
+	if diff := cmp.Diff([]time.Duration{0}, ready); diff != "" {
+		t.Errorf("seen-to-ready figures (-want +got):\n%s", diff)
+	}
+	if len(written) < 2 {
+		t.Errorf("%d status writes recorded, want the running and the terminal one at least", len(written))
+	}
 	if _, err := client.CoreV1().Pods("default").Get(ctx, "web-1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("pod after stop: err = %v, want NotFound", err)
 	}
