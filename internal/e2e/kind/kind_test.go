@@ -59,20 +59,44 @@ func TestKindEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	kubeconfig := strings.TrimSpace(kc)
-	for _, name := range []string{"healthy", "pvc-bound", "pvc-provisioning-failed", "node-selector-mismatch", "configmap-missing"} {
-		sc, err := scenarios.Get(name)
-		if err != nil {
-			t.Fatal(err)
+	// Every scenario the kind engine takes: those in their own namespace
+	// side by side, then those that change the whole cluster one at a
+	// time; each is removed with `lab delete` once checked.
+	var shared, exclusive []scenarios.Scenario
+	for _, sc := range scenarios.All() {
+		switch {
+		case sc.LabOnly != "":
+		case sc.Exclusive:
+			exclusive = append(exclusive, sc)
+		default:
+			shared = append(shared, sc)
 		}
-		if out, err := lab("apply", name); err != nil {
-			t.Errorf("apply %s: %v\n%s", name, err, out)
-			continue
+	}
+	check := func(batch []scenarios.Scenario) {
+		var applied []scenarios.Scenario
+		for _, sc := range batch {
+			if out, err := lab("apply", sc.Name); err != nil {
+				t.Errorf("apply %s: %v\n%s", sc.Name, err, out)
+				continue
+			}
+			applied = append(applied, sc)
 		}
-		want := chain.Verdict{Health: sc.Health, Link: sc.Link, Cause: sc.Cause}
-		got := waitVerdict(ctx, t, chainBin, kubeconfig, name, want, 3*time.Minute)
-		if got != want {
-			t.Errorf("%s on kind: verdict %+v, want %+v", name, got, want)
+		for _, sc := range applied {
+			want := chain.Verdict{Health: sc.Health, Link: sc.Link, Cause: sc.Cause}
+			// A real node pulls and starts for real: more time than the
+			// scenario's deadline on the simulated kubelet.
+			got := waitVerdict(ctx, t, chainBin, kubeconfig, sc.Name, want, max(sc.Deadline, 3*time.Minute))
+			if got != want {
+				t.Errorf("%s on kind: verdict %+v, want %+v", sc.Name, got, want)
+			}
+			if out, err := lab("delete", sc.Name); err != nil {
+				t.Errorf("delete %s: %v\n%s", sc.Name, err, out)
+			}
 		}
+	}
+	check(shared)
+	for _, sc := range exclusive {
+		check([]scenarios.Scenario{sc})
 	}
 	out, err := lab("apply", "crashloop")
 	if err == nil || !strings.Contains(out, "reproduces only on the simulated kubelet") {
