@@ -49,6 +49,9 @@ func (w *podWorker) run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
+		// A readiness that came due while an update woke the worker is
+		// promoted by nextDue: report it.
+		w.writeStatus()
 		var due <-chan time.Time
 		var t clock.Timer
 		if at, ok := w.nextDue(); ok {
