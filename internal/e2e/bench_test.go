@@ -34,11 +34,11 @@ import (
 )
 
 // BenchmarkLabUp starts a second 3-node lab beside the shared one: the time
-// `lab up` takes to return healthy (goal: 10 s on 2 cores) and the resident
-// memory of all its processes at rest.
+// `lab up` takes to return healthy (goal: 10 s on 2 cores) and the memory
+// of all its processes at rest (resident, and proportional: see usage).
 func BenchmarkLabUp(b *testing.B) {
 	var took time.Duration
-	var rss int64
+	var rss, pss int64
 	for i := 0; i < b.N; i++ {
 		dir := filepath.Join(b.TempDir(), "lab")
 		if err := startReaper(dir, dir); err != nil {
@@ -51,13 +51,14 @@ func BenchmarkLabUp(b *testing.B) {
 			b.Fatalf("lab up: %v\n%s", err, out)
 		}
 		time.Sleep(5 * time.Second) // at rest: past the first heartbeats
-		rss = labRSS(b, dir)
+		rss, pss = labMemory(b, dir)
 		if out, err := labAt(dir, "down"); err != nil {
 			b.Fatalf("lab down: %v\n%s", err, out)
 		}
 	}
 	b.ReportMetric(took.Seconds(), "s-up-to-healthy")
 	b.ReportMetric(float64(rss)/(1<<20), "MB-lab-rss")
+	b.ReportMetric(float64(pss)/(1<<20), "MB-lab-pss")
 }
 
 // BenchmarkApplyToAvailable creates a healthy 3-replica Deployment on the
@@ -169,7 +170,9 @@ func BenchmarkScale(b *testing.B) {
 		b.ReportMetric(percentile(lags, 50).Seconds(), "s-bind-to-ready-p50")
 		b.ReportMetric(percentile(lags, 99).Seconds(), "s-bind-to-ready-p99")
 		b.ReportMetric(percentile(lags, 100).Seconds(), "s-bind-to-ready-max")
-		b.ReportMetric(float64(labRSS(b, dir))/(1<<20), "MB-lab-rss-5000-pods")
+		rss, pss := labMemory(b, dir)
+		b.ReportMetric(float64(rss)/(1<<20), "MB-lab-rss-5000-pods")
+		b.ReportMetric(float64(pss)/(1<<20), "MB-lab-pss-5000-pods")
 		b.ReportMetric(float64(timeVerdict(ctx, b, kc, ns, "web-0").Milliseconds()), "ms-chain-verdict-500-pods")
 	}
 }
@@ -244,9 +247,14 @@ func BenchmarkWaitVerdict(b *testing.B) {
 	}
 }
 
-// usage is one lab process's resident memory and CPU time so far.
+// usage is one lab process's memory and CPU time so far. Every lab process
+// runs the same binary, whose pages they share: the sum of their resident
+// sets counts those pages once per process, the sum of their proportional
+// sets (PSS, each shared page split among its users) counts them once, which
+// is the memory the lab takes.
 type usage struct {
 	rss int64         // bytes
+	pss int64         // bytes
 	cpu time.Duration // user + system
 }
 
@@ -270,11 +278,9 @@ func labUsage(b *testing.B, dir string) map[string]usage {
 			b.Fatalf("reading %s's memory: %v", name, err)
 		}
 		var u usage
-		for _, line := range strings.Split(string(status), "\n") {
-			if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-				kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-				u.rss = kb << 10
-			}
+		u.rss = procKB(status, "VmRSS:")
+		if rollup, err := os.ReadFile(filepath.Join(proc, "smaps_rollup")); err == nil {
+			u.pss = procKB(rollup, "Pss:")
 		}
 		// /proc/PID/stat: after the command in parentheses, utime and
 		// stime are the 12th and 13th fields, in clock ticks (100 a second).
@@ -292,21 +298,33 @@ func labUsage(b *testing.B, dir string) map[string]usage {
 	}
 	var parts []string
 	for _, name := range slices.Sorted(maps.Keys(out)) {
-		parts = append(parts, fmt.Sprintf("%s %d MB %.1f cpu-s", name, out[name].rss>>20, out[name].cpu.Seconds()))
+		parts = append(parts, fmt.Sprintf("%s %d MB (PSS %d) %.1f cpu-s", name, out[name].rss>>20, out[name].pss>>20, out[name].cpu.Seconds()))
 	}
 	// One line: a benchmark's log is cut after 10.
 	b.Logf("lab processes: %s", strings.Join(parts, "; "))
 	return out
 }
 
-// labRSS sums the resident memory of the lab's processes.
-func labRSS(b *testing.B, dir string) int64 {
+// labMemory sums the resident and the proportional memory of the lab's
+// processes.
+func labMemory(b *testing.B, dir string) (rss, pss int64) {
 	b.Helper()
-	var total int64
 	for _, u := range labUsage(b, dir) {
-		total += u.rss
+		rss += u.rss
+		pss += u.pss
 	}
-	return total
+	return rss, pss
+}
+
+// procKB reads a "Key:   123 kB" line of a /proc file, in bytes.
+func procKB(data []byte, key string) int64 {
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, key); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // timeVerdict runs kubectl-chain once on the Deployment and returns the
