@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 )
 
 // register creates the node, or takes over the one a previous run created.
@@ -70,7 +72,12 @@ func (a *nodeAgent) heartbeatLoop(ctx context.Context) {
 	if err := a.renewLease(ctx); err != nil {
 		klog.ErrorS(err, "renewing the node lease", "node", a.cfg.Name)
 	}
-	t := a.clock.NewTicker(a.heartbeat)
+	every(ctx, a.clock, a.heartbeat, func() { a.beat(ctx) })
+}
+
+// every calls f each period until ctx ends.
+func every(ctx context.Context, clk clock.WithTicker, period time.Duration, f func()) {
+	t := clk.NewTicker(period)
 	defer t.Stop()
 	for {
 		select {
@@ -78,7 +85,7 @@ func (a *nodeAgent) heartbeatLoop(ctx context.Context) {
 			return
 		case <-t.C():
 		}
-		a.beat(ctx)
+		f()
 	}
 }
 

@@ -57,23 +57,19 @@ func (p *progress) take() (ready, written []time.Duration) {
 
 // logLoop logs the figures of each period that had any until ctx ends.
 func (p *progress) logLoop(ctx context.Context, clk clock.WithTicker) {
-	t := clk.NewTicker(progressPeriod)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C():
-		}
-		ready, written := p.take()
-		if len(ready) == 0 && len(written) == 0 {
-			continue
-		}
-		klog.InfoS("Keeping up", "podsReady", len(ready),
-			"seenToReadyP50", quantile(ready, 0.5), "seenToReadyMax", quantile(ready, 1),
-			"statusWrites", len(written),
-			"statusWaitP50", quantile(written, 0.5), "statusWaitMax", quantile(written, 1))
+	every(ctx, clk, progressPeriod, p.log)
+}
+
+// log logs the period's figures, if it had any, and starts a new period.
+func (p *progress) log() {
+	ready, written := p.take()
+	if len(ready) == 0 && len(written) == 0 {
+		return
 	}
+	klog.InfoS("Keeping up", "podsReady", len(ready),
+		"seenToReadyP50", quantile(ready, 0.5), "seenToReadyMax", quantile(ready, 1),
+		"statusWrites", len(written),
+		"statusWaitP50", quantile(written, 0.5), "statusWaitMax", quantile(written, 1))
 }
 
 // quantile is the q-quantile of ds (nearest rank), rounded to milliseconds.
