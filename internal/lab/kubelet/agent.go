@@ -33,9 +33,11 @@ type nodeAgent struct {
 
 	node       *corev1.Node // as registered
 	readySince time.Time
-	// The images and time of the last status posted.
+	// The images and time of the last status posted, and the node as
+	// stored (nil until watched).
 	reportedImages []corev1.ContainerImage
 	reportedAt     time.Time
+	stored         cache.Store
 	lease          *coordinationv1.Lease
 	mu             sync.Mutex
 	workers        map[types.UID]*workerHandle
@@ -58,7 +60,7 @@ func newNodeAgent(n NodeConfig, c Config, client kubernetes.Interface, events ev
 }
 
 // run registers the node, then heartbeats it and drives its pods until ctx ends.
-func (a *nodeAgent) run(ctx context.Context, pods cache.SharedIndexInformer) error {
+func (a *nodeAgent) run(ctx context.Context, pods, node cache.SharedIndexInformer) error {
 	if err := retry(ctx, a.clock, "registering node "+a.cfg.Name, a.register); err != nil {
 		return err
 	}
@@ -75,6 +77,8 @@ func (a *nodeAgent) run(ctx context.Context, pods cache.SharedIndexInformer) err
 	}
 	go a.status.run(ctx)
 	go pods.RunWithContext(ctx)
+	a.stored = node.GetStore()
+	go node.RunWithContext(ctx)
 	a.heartbeatLoop(ctx)
 	a.workerGroup.Wait()
 	return nil

@@ -103,11 +103,38 @@ func (a *nodeAgent) beat(ctx context.Context) {
 	}
 }
 
-// statusChanged reports whether the node's status differs from the last
-// one posted, as the kubelet's updateNode does: the conditions of a lab
-// node never change, so only its images can.
+// statusChanged reports whether the node's status differs from the stored
+// one, as the kubelet's updateNode does: its images since the last post, or
+// a condition another writer changed (the node lifecycle controller sets
+// Ready to Unknown when the Lease was not renewed in time). A Ready
+// condition that comes back to True starts a new transition.
 func (a *nodeAgent) statusChanged() bool {
-	return !apiequality.Semantic.DeepEqual(a.images.nodeImages(), a.reportedImages)
+	if !apiequality.Semantic.DeepEqual(a.images.nodeImages(), a.reportedImages) {
+		return true
+	}
+	if a.stored == nil {
+		return false
+	}
+	obj, ok, err := a.stored.GetByKey(a.cfg.Name)
+	if err != nil || !ok {
+		return false
+	}
+	stored := map[corev1.NodeConditionType]corev1.NodeCondition{}
+	for _, c := range obj.(*corev1.Node).Status.Conditions {
+		stored[c.Type] = c
+	}
+	changed := false
+	for _, c := range nodeConditions(a.readySince, a.clock.Now()) {
+		s, ok := stored[c.Type]
+		if ok && s.Status == c.Status && s.Reason == c.Reason && s.Message == c.Message {
+			continue
+		}
+		changed = true
+		if c.Type == corev1.NodeReady && (!ok || s.Status != c.Status) {
+			a.readySince = a.clock.Now()
+		}
+	}
+	return changed
 }
 
 // postStatus patches the node's conditions (merged by type) and images, as

@@ -39,7 +39,6 @@ func Run(ctx context.Context, c Config) error {
 	}
 	kernel := kernelVersion()
 	p := &progress{}
-	go p.logLoop(ctx, c.Clock)
 	var wg sync.WaitGroup
 	errs := make([]error, len(c.Nodes))
 	for i, n := range c.Nodes {
@@ -56,9 +55,10 @@ func Run(ctx context.Context, c Config) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = agent.run(ctx, podInformer(client, n.Name))
+			errs[i] = agent.run(ctx, podInformer(client, n.Name), nodeInformer(client, n.Name))
 		}()
 	}
+	go p.logLoop(ctx, c.Clock)
 	wg.Wait()
 	if ctx.Err() != nil {
 		return nil
@@ -84,6 +84,15 @@ func podInformer(client kubernetes.Interface, node string) cache.SharedIndexInfo
 		o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", node).String()
 	}))
 	return f.Core().V1().Pods().Informer()
+}
+
+// nodeInformer watches the node's own Node object, as the kubelet's node
+// lister does.
+func nodeInformer(client kubernetes.Interface, node string) cache.SharedIndexInformer {
+	f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", node).String()
+	}))
+	return f.Core().V1().Nodes().Informer()
 }
 
 // kernelVersion is the host's kernel release, which a node reports.

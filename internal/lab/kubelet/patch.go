@@ -18,18 +18,24 @@ import (
 func statusPatch(uid types.UID, old, new corev1.PodStatus) ([]byte, error) {
 	oldData, err := json.Marshal(corev1.Pod{Status: old})
 	if err != nil {
-		return nil, err
+		return nil, patchError{err}
 	}
 	newData, err := json.Marshal(corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: uid}, Status: new})
 	if err != nil {
-		return nil, err
+		return nil, patchError{err}
 	}
 	patch, err := strategicpatch.CreateTwoWayMergePatch(oldData, newData, corev1.Pod{})
 	if err != nil {
-		return nil, fmt.Errorf("computing the status patch: %w", err)
+		return nil, patchError{fmt.Errorf("computing the status patch: %w", err)}
 	}
 	return patch, nil
 }
+
+// patchError is a status patch that could not be computed: trying again
+// gives the same error.
+type patchError struct{ error }
+
+func (e patchError) Unwrap() error { return e.error }
 
 // patchPodStatus writes new over old and returns the pod as stored.
 func patchPodStatus(ctx context.Context, c kubernetes.Interface, pod *corev1.Pod, new corev1.PodStatus) (*corev1.Pod, error) {

@@ -240,3 +240,38 @@ func containerUser(pod *corev1.Pod, c *corev1.Container) *corev1.ContainerUser {
 	}
 	return &corev1.ContainerUser{Linux: &corev1.LinuxContainerUser{UID: uid, GID: gid, SupplementalGroups: groups}}
 }
+
+// normalizeStatus truncates the status's times to whole seconds, as they
+// come back from the API server, so that a status compares equal to its
+// stored copy: the normalizeStatus of pkg/kubelet/status/status_manager.go.
+func normalizeStatus(s *corev1.PodStatus) {
+	second := func(t *metav1.Time) {
+		if t != nil && !t.IsZero() {
+			*t = t.Rfc3339Copy()
+		}
+	}
+	// A copy: a terminated state may be the runtime record's own.
+	terminated := func(t **corev1.ContainerStateTerminated) {
+		if *t != nil {
+			c := **t
+			second(&c.StartedAt)
+			second(&c.FinishedAt)
+			*t = &c
+		}
+	}
+	second(s.StartTime)
+	for i := range s.Conditions {
+		second(&s.Conditions[i].LastProbeTime)
+		second(&s.Conditions[i].LastTransitionTime)
+	}
+	for _, list := range [][]corev1.ContainerStatus{s.InitContainerStatuses, s.ContainerStatuses, s.EphemeralContainerStatuses} {
+		for i := range list {
+			cs := &list[i]
+			if cs.State.Running != nil {
+				second(&cs.State.Running.StartedAt)
+			}
+			terminated(&cs.State.Terminated)
+			terminated(&cs.LastTerminationState.Terminated)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package kubelet
 
 import (
 	"context"
+	"errors"
+	"net/http"
 	"sync"
 	"time"
 
@@ -158,8 +160,9 @@ func (m *statusManager) enqueue(w *podWorker) {
 
 // run writes statuses until ctx ends. A write that fails for a passing
 // reason (the API server down or overloaded) is retried after a back-off
-// that doubles to 2 s; one for a pod that is gone or was recreated under
-// the same name (NotFound, or the UID precondition) is dropped.
+// that doubles to 2 s; one the API server refuses for good (the pod is gone
+// or was recreated under the same name, the request is forbidden or
+// invalid) is dropped: retrying it would hold up every other pod's writes.
 func (m *statusManager) run(ctx context.Context) {
 	delay := 100 * time.Millisecond
 	for {
@@ -171,9 +174,12 @@ func (m *statusManager) run(ctx context.Context) {
 		if err == nil {
 			m.progress.statusWritten(m.clock.Since(since))
 		}
-		transient := err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) && ctx.Err() == nil
+		transient := err != nil && passing(err) && ctx.Err() == nil
 		m.done(w, transient)
 		if !transient {
+			if err != nil && ctx.Err() == nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				klog.ErrorS(err, "updating the pod status, not retried", "pod", klog.KObj(w.pod()))
+			}
 			delay = 100 * time.Millisecond
 			continue
 		}
@@ -204,7 +210,8 @@ func (m *statusManager) write(ctx context.Context, w *podWorker, s corev1.PodSta
 
 // rebase is stored with the fields the kubelet owns taken from s: phase,
 // IPs, start time, container statuses and the kubelet's conditions. The
-// conditions of other components keep their place.
+// conditions of other components are taken from stored, in their place,
+// whatever s says of them.
 func rebase(stored, s corev1.PodStatus) corev1.PodStatus {
 	out := *stored.DeepCopy()
 	k := s.DeepCopy()
@@ -214,16 +221,43 @@ func rebase(stored, s corev1.PodStatus) corev1.PodStatus {
 	out.PodIP, out.PodIPs = k.PodIP, k.PodIPs
 	out.StartTime = k.StartTime
 	out.InitContainerStatuses, out.ContainerStatuses = k.InitContainerStatuses, k.ContainerStatuses
-	owned := map[corev1.PodConditionType]bool{}
-	for _, c := range k.Conditions {
-		owned[c.Type] = true
-	}
 	out.Conditions = nil
 	for _, c := range stored.Conditions {
-		if !owned[c.Type] {
+		if !kubeletCondition(c.Type) {
 			out.Conditions = append(out.Conditions, *c.DeepCopy())
 		}
 	}
-	out.Conditions = append(out.Conditions, k.Conditions...)
+	for _, c := range k.Conditions {
+		if kubeletCondition(c.Type) {
+			out.Conditions = append(out.Conditions, c)
+		}
+	}
 	return out
+}
+
+// kubeletCondition reports whether the kubelet owns the condition type:
+// the ones podStatus computes.
+func kubeletCondition(t corev1.PodConditionType) bool {
+	switch t {
+	case corev1.PodReadyToStartContainers, corev1.PodInitialized, corev1.PodReady, corev1.ContainersReady, corev1.PodScheduled:
+		return true
+	}
+	return false
+}
+
+// passing reports whether a failed write may succeed when tried again: the
+// API server could not be reached, or answered with a server error, 429 Too
+// Many Requests or a timeout. Other 4xx answers and a patch that could not
+// be computed are final.
+func passing(err error) bool {
+	var patchErr patchError
+	if errors.As(err, &patchErr) {
+		return false
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return true
+	}
+	code := status.Status().Code
+	return code == 0 || code >= 500 || code == http.StatusTooManyRequests || code == http.StatusRequestTimeout
 }

@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -10,8 +11,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 )
@@ -179,5 +182,167 @@ func TestQuantile(t *testing.T) {
 	}
 	if got := quantile(nil, 0.5); got != 0 {
 		t.Errorf("quantile of nothing = %v, want 0", got)
+	}
+}
+
+// newStatusWorker is a worker for pod, with its runtime record, on an agent
+// whose clock stands at now (not a whole second: the API server keeps whole
+// seconds) and whose status manager runs until the test ends.
+func newStatusWorker(t *testing.T, client *fake.Clientset, pod *corev1.Pod, now time.Time) (*podWorker, context.Context) {
+	t.Helper()
+	a := newNodeAgent(NodeConfig{Name: "lab-node-1"}, Config{Clock: clocktesting.NewFakeClock(now)}, client, &recordingSink{}, "6.1.0")
+	w := newPodWorker(a, pod)
+	w.rec = newPodRecord(pod, now)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	go a.status.run(ctx)
+	return w, ctx
+}
+
+// TestStatusManagerKeepsOthersAndReasserts: a condition another component
+// changes after the kubelet's report is never written back, and the
+// kubelet's own fields are written again when another writer changed them
+// (the node lifecycle controller marking a pod not ready); a status that
+// did not change is not written again, though the clock has nanoseconds.
+func TestStatusManagerKeepsOthersAndReasserts(t *testing.T) {
+	const gate = corev1.PodConditionType("lab.kubectl-chain.io/gate")
+	pod := scheduledPod()
+	pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: gate, Status: corev1.ConditionFalse})
+	client := fake.NewClientset(pod)
+	w, ctx := newStatusWorker(t, client, pod, t1.Add(500*time.Millisecond))
+	w.writeStatus()
+	w.a.status.flush(ctx, w)
+
+	// Another component sets its condition; the kubelet's next change
+	// (its sandbox) must leave it as it is.
+	stored := w.pod().DeepCopy()
+	for i := range stored.Status.Conditions {
+		if stored.Status.Conditions[i].Type == gate {
+			stored.Status.Conditions[i].Status = corev1.ConditionTrue
+		}
+	}
+	updated, err := client.CoreV1().Pods("default").UpdateStatus(ctx, stored, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.update(updated)
+	w.rec.sandboxReady, w.rec.ip = true, "10.244.1.2"
+	w.writeStatus()
+	w.a.status.flush(ctx, w)
+	got := conditionStatus(t, ctx, client)
+	if got[gate] != corev1.ConditionTrue || got[corev1.PodReadyToStartContainers] != corev1.ConditionTrue {
+		t.Fatalf("conditions %v, want the gate True as its owner set it and the sandbox ready", got)
+	}
+
+	// Nothing new: nothing written, however often the worker looks.
+	before := statusPatches(client, "pods")
+	for range 3 {
+		w.writeStatus()
+		w.a.status.flush(ctx, w)
+	}
+	if n := statusPatches(client, "pods") - before; n != 0 {
+		t.Errorf("%d status writes for an unchanged status, want 0", n)
+	}
+
+	// Another writer changes the kubelet's own condition: written back.
+	stored = w.pod().DeepCopy()
+	for i := range stored.Status.Conditions {
+		if stored.Status.Conditions[i].Type == corev1.PodReadyToStartContainers {
+			stored.Status.Conditions[i].Status = corev1.ConditionFalse
+		}
+	}
+	if updated, err = client.CoreV1().Pods("default").UpdateStatus(ctx, stored, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w.update(updated)
+	w.writeStatus()
+	w.a.status.flush(ctx, w)
+	if got := conditionStatus(t, ctx, client); got[corev1.PodReadyToStartContainers] != corev1.ConditionTrue {
+		t.Errorf("PodReadyToStartContainers %s after another writer set it False, want the kubelet's True back", got[corev1.PodReadyToStartContainers])
+	}
+}
+
+func conditionStatus(t *testing.T, ctx context.Context, client *fake.Clientset) map[corev1.PodConditionType]corev1.ConditionStatus {
+	t.Helper()
+	p, err := client.CoreV1().Pods("default").Get(ctx, "web-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[corev1.PodConditionType]corev1.ConditionStatus{}
+	for _, c := range p.Status.Conditions {
+		out[c.Type] = c.Status
+	}
+	return out
+}
+
+func TestPassing(t *testing.T) {
+	gr := schema.GroupResource{Resource: "pods"}
+	for _, tt := range []struct {
+		err  error
+		want bool
+	}{
+		{apierrors.NewServiceUnavailable("etcd is not ready"), true},
+		{apierrors.NewTooManyRequests("slow down", 1), true},
+		{apierrors.NewInternalError(errors.New("boom")), true},
+		{apierrors.NewTimeoutError("timed out", 1), true},
+		{errors.New("dial tcp 127.0.0.1:6443: connect: connection refused"), true},
+		{apierrors.NewNotFound(gr, "web-1"), false},
+		{apierrors.NewConflict(gr, "web-1", errors.New("uid mismatch")), false},
+		{apierrors.NewForbidden(gr, "web-1", errors.New("node lab-node-2 cannot")), false},
+		{apierrors.NewBadRequest("bad patch"), false},
+		{patchError{errors.New("computing the status patch")}, false},
+	} {
+		if got := passing(tt.err); got != tt.want {
+			t.Errorf("passing(%v) = %v, want %v", tt.err, got, tt.want)
+		}
+	}
+}
+
+// TestHeartbeatPostsStatusWhenNotReady: a node the node lifecycle controller
+// marked Unknown (its Lease was late) posts Ready again at the next beat,
+// with a new transition.
+func TestHeartbeatPostsStatusWhenNotReady(t *testing.T) {
+	client := fake.NewClientset()
+	clk := clocktesting.NewFakeClock(t1)
+	a := newNodeAgent(NodeConfig{Name: "lab-node-1"}, Config{Clock: clk, Heartbeat: HeartbeatPeriod}, client, &recordingSink{}, "6.1.0")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := a.register(ctx); err != nil {
+		t.Fatal(err)
+	}
+	node, err := client.CoreV1().Nodes().Get(ctx, "lab-node-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.stored = cache.NewStore(cache.MetaNamespaceKeyFunc)
+	if err := a.stored.Add(node); err != nil {
+		t.Fatal(err)
+	}
+	clk.Step(HeartbeatPeriod)
+	a.beat(ctx)
+	if n := statusPatches(client, "nodes"); n != 0 {
+		t.Fatalf("%d node status patches for a node stored as the kubelet reports it, want 0", n)
+	}
+	unknown := node.DeepCopy()
+	for i := range unknown.Status.Conditions {
+		unknown.Status.Conditions[i].Status = corev1.ConditionUnknown
+		unknown.Status.Conditions[i].Reason = "NodeStatusUnknown"
+	}
+	if err := a.stored.Update(unknown); err != nil {
+		t.Fatal(err)
+	}
+	clk.Step(HeartbeatPeriod)
+	a.beat(ctx)
+	if n := statusPatches(client, "nodes"); n != 1 {
+		t.Fatalf("%d node status patches after the node went Unknown, want 1", n)
+	}
+	got, err := client.CoreV1().Nodes().Get(ctx, "lab-node-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range got.Status.Conditions {
+		if c.Type == corev1.NodeReady && (c.Status != corev1.ConditionTrue || !c.LastTransitionTime.Time.Equal(clk.Now())) {
+			t.Errorf("Ready = %s since %v, want True since %v", c.Status, c.LastTransitionTime, clk.Now())
+		}
 	}
 }

@@ -113,12 +113,17 @@ func (w *podWorker) adopt(pod *corev1.Pod) bool {
 // writeStatus hands the node's status manager the pod's status when it
 // differs from what the kubelet last reported (or, before its first report,
 // from what is stored), and goes on: the manager writes it when its turn
-// comes, as the kubelet's status manager does.
+// comes, as the kubelet's status manager does. When nothing waits to be
+// written but the stored status differs in the kubelet's own fields (the
+// node lifecycle controller marks the pods of an unreachable node not
+// ready), it is handed over again, as the kubelet's status manager
+// reconciles.
 func (w *podWorker) writeStatus() {
 	w.promoteReady()
 	view := w.view()
 	want := podStatus(view, w.rec, w.a.hostIP, w.a.clock.Now())
-	if apiequality.Semantic.DeepEqual(want, view.Status) {
+	normalizeStatus(&want)
+	if apiequality.Semantic.DeepEqual(want, view.Status) && !w.overwritten(want) {
 		return
 	}
 	if !w.readyTold && readyCondition(w.rec, 0, corev1.PodReady).Status == corev1.ConditionTrue {
@@ -126,6 +131,16 @@ func (w *podWorker) writeStatus() {
 		w.a.progress.podReady(w.a.clock.Since(w.seen))
 	}
 	w.a.status.set(w, want)
+}
+
+// overwritten reports whether another writer changed the kubelet's fields
+// of the stored status since its last write landed.
+func (w *podWorker) overwritten(want corev1.PodStatus) bool {
+	if busy, _ := w.a.status.pending(w); busy {
+		return false
+	}
+	stored := w.pod().Status
+	return !apiequality.Semantic.DeepEqual(rebase(stored, want), stored)
 }
 
 // view is the pod as the kubelet sees it: as stored, with the fields the
