@@ -118,18 +118,26 @@ func TestStatusManagerRetriesAndDrops(t *testing.T) {
 	}
 }
 
-// TestHeartbeatPostsStatusOnChange: the Lease is renewed every period, the
-// node's status only when it changed (a pulled image) or once the report
-// period passed, as the kubelet does.
-func TestHeartbeatPostsStatusOnChange(t *testing.T) {
+// registeredNode is a node agent on a fake client and clock that has
+// registered its node.
+func registeredNode(t *testing.T) (*nodeAgent, *fake.Clientset, *clocktesting.FakeClock, context.Context) {
+	t.Helper()
 	client := fake.NewClientset()
 	clk := clocktesting.NewFakeClock(t1)
 	a := newNodeAgent(NodeConfig{Name: "lab-node-1"}, Config{Clock: clk, Heartbeat: HeartbeatPeriod}, client, &recordingSink{}, "6.1.0")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	if err := a.register(ctx); err != nil {
 		t.Fatal(err)
 	}
+	return a, client, clk, ctx
+}
+
+// TestHeartbeatPostsStatusOnChange: the Lease is renewed every period, the
+// node's status only when it changed (a pulled image) or once the report
+// period passed, as the kubelet does.
+func TestHeartbeatPostsStatusOnChange(t *testing.T) {
+	a, client, clk, ctx := registeredNode(t)
 	beat := func() {
 		t.Helper()
 		renewals := leaseWrites(client)
@@ -302,14 +310,7 @@ func TestPassing(t *testing.T) {
 // marked Unknown (its Lease was late) posts Ready again at the next beat,
 // with a new transition.
 func TestHeartbeatPostsStatusWhenNotReady(t *testing.T) {
-	client := fake.NewClientset()
-	clk := clocktesting.NewFakeClock(t1)
-	a := newNodeAgent(NodeConfig{Name: "lab-node-1"}, Config{Clock: clk, Heartbeat: HeartbeatPeriod}, client, &recordingSink{}, "6.1.0")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := a.register(ctx); err != nil {
-		t.Fatal(err)
-	}
+	a, client, clk, ctx := registeredNode(t)
 	node, err := client.CoreV1().Nodes().Get(ctx, "lab-node-1", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
