@@ -49,9 +49,6 @@ func (w *podWorker) run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		// A readiness that came due while an update woke the worker is
-		// promoted by nextDue: report it.
-		w.writeStatus()
 		var due <-chan time.Time
 		var t clock.Timer
 		if at, ok := w.nextDue(); ok {
@@ -80,9 +77,12 @@ func (w *podWorker) run(ctx context.Context) {
 	w.stop(ctx)
 }
 
-// nextDue is the earliest of the next sync and the next readiness promotion.
+// nextDue reports the pod's status (what the last sync changed, a readiness
+// that came due, a status another writer overwrote while an update woke the
+// worker) and returns the earliest of the next sync and the next readiness
+// promotion.
 func (w *podWorker) nextDue() (time.Time, bool) {
-	at, ok := w.promoteReady()
+	at, ok := w.writeStatus()
 	if !w.next.IsZero() && (!ok || w.next.Before(at)) {
 		return w.next, true
 	}
@@ -98,7 +98,7 @@ func (w *podWorker) after(t time.Time) {
 
 // sync is one pass of the kubelet's SyncPod: mount the volumes, create the
 // sandbox, then take each container as far as it goes (init containers in
-// order, each one done before the next), and write the status.
+// order, each one done before the next); the worker's loop reports the status.
 func (w *podWorker) sync(ctx context.Context) {
 	if w.rec == nil || w.deleting() || ctx.Err() != nil {
 		return
@@ -108,7 +108,6 @@ func (w *podWorker) sync(ctx context.Context) {
 	if w.syncVolumes(ctx, pod) && w.syncSandbox(pod) {
 		w.syncContainers(ctx, pod)
 	}
-	w.writeStatus()
 }
 
 // syncVolumes mounts the pod's volumes; a failed mount is retried with the

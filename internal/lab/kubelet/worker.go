@@ -117,20 +117,22 @@ func (w *podWorker) adopt(pod *corev1.Pod) bool {
 // written but the stored status differs in the kubelet's own fields (the
 // node lifecycle controller marks the pods of an unreachable node not
 // ready), it is handed over again, as the kubelet's status manager
-// reconciles.
-func (w *podWorker) writeStatus() {
-	w.promoteReady()
+// reconciles. Readiness that came due is promoted first; it returns when
+// the next promotion is due, as promoteReady does.
+func (w *podWorker) writeStatus() (time.Time, bool) {
+	next, ok := w.promoteReady()
 	view := w.view()
 	want := podStatus(view, w.rec, w.a.hostIP, w.a.clock.Now())
 	normalizeStatus(&want)
 	if apiequality.Semantic.DeepEqual(want, view.Status) && !w.overwritten(want) {
-		return
+		return next, ok
 	}
 	if !w.readyTold && readyCondition(w.rec, 0, corev1.PodReady).Status == corev1.ConditionTrue {
 		w.readyTold = true
 		w.a.progress.podReady(w.a.clock.Since(w.seen))
 	}
 	w.a.status.set(w, want)
+	return next, ok
 }
 
 // overwritten reports whether another writer changed the kubelet's fields
