@@ -9,15 +9,28 @@ import (
 // catalogue is every cause, in chain order: the walk's own causes and each
 // decoder's, as declared beside the code that finds them.
 var catalogue = buildCatalogue(
-	walkCauses, controllerCauses, schedulerCauses,
-	imageCauses, sandboxCauses, configCauses, mountCauses, startCauses,
-	crashCauses, evictCauses, probeCauses,
+	causeGroup{"walk", walkCauses}, causeGroup{"controller", controllerCauses},
+	causeGroup{"scheduler", schedulerCauses},
+	causeGroup{"image", imageCauses}, causeGroup{"sandbox", sandboxCauses},
+	causeGroup{"config", configCauses}, causeGroup{"volume", mountCauses},
+	causeGroup{"start", startCauses}, causeGroup{"crash", crashCauses},
+	causeGroup{"eviction", evictCauses}, causeGroup{"probe", probeCauses},
+	causeGroup{"hook", hookCauses},
 )
 
-func buildCatalogue(groups ...[]Cause) []Cause {
+// causeGroup is one decoder subject's causes, declared beside its code.
+type causeGroup struct {
+	family string
+	causes []Cause
+}
+
+func buildCatalogue(groups ...causeGroup) []Cause {
 	var all []Cause
 	for _, g := range groups {
-		all = append(all, g...)
+		for _, c := range g.causes {
+			c.Family = g.family
+			all = append(all, c)
+		}
 	}
 	rank := map[chain.LinkID]int{}
 	for i, l := range chain.Links {
@@ -34,12 +47,32 @@ func Catalogue() []Cause {
 	return append([]Cause(nil), catalogue...)
 }
 
+// byID indexes the catalogue: the walk looks causes up for every finding.
+var byID = func() map[chain.CauseID]int {
+	m := make(map[chain.CauseID]int, len(catalogue))
+	for i, c := range catalogue {
+		m[c.ID] = i
+	}
+	return m
+}()
+
 // Lookup returns the catalogue entry of a cause ID.
 func Lookup(id chain.CauseID) (Cause, bool) {
-	for _, c := range catalogue {
-		if c.ID == id {
-			return c, true
-		}
+	i, ok := byID[id]
+	if !ok {
+		return Cause{}, false
 	}
-	return Cause{}, false
+	return catalogue[i], true
+}
+
+// isGeneric says a cause is its family's catch-all.
+func isGeneric(id chain.CauseID) bool {
+	c, _ := Lookup(id)
+	return c.Generic
+}
+
+// family is the decoder subject of a cause ("" for an unknown ID).
+func family(id chain.CauseID) string {
+	c, _ := Lookup(id)
+	return c.Family
 }

@@ -19,6 +19,12 @@ type Cause struct {
 	NextStep string `json:"nextStep"`
 	// Terminal says when waiting stops being worth it.
 	Terminal TerminalRule `json:"terminal"`
+	// Family is the decoder subject the cause belongs to (image, sandbox,
+	// volume, ...): a specific cause replaces a generic one of its family.
+	Family string `json:"family"`
+	// Generic marks a family's catch-all, named when the evidence says
+	// nothing more specific.
+	Generic bool `json:"-"`
 }
 
 // TerminalMode says whether a cause heals by waiting.

@@ -57,7 +57,7 @@ var configCauses = []Cause{
 		Link:     chain.LinkContainers,
 		Summary:  "the kubelet could not build the container's configuration",
 		NextStep: "read the message with kubectl describe pod and fix the field of spec.template.spec.containers[] it names",
-		Terminal: TerminalRule{Mode: AfterGrace},
+		Terminal: TerminalRule{Mode: AfterGrace}, Generic: true,
 	},
 }
 

@@ -268,7 +268,7 @@ func TestKubeletCauses(t *testing.T) {
 		PodEvicted: {c, transient},
 	}
 	got := map[chain.CauseID]entry{}
-	for _, g := range [][]Cause{configCauses, mountCauses, crashCauses, probeCauses, evictCauses} {
+	for _, g := range [][]Cause{configCauses, mountCauses, crashCauses, probeCauses, hookCauses, evictCauses} {
 		for _, cause := range g {
 			if _, dup := got[cause.ID]; dup {
 				t.Errorf("cause %s declared twice", cause.ID)

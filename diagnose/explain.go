@@ -80,7 +80,7 @@ func explainUnreasoned(message string) []Decoded {
 			d, ok := explainKubelet(r, m)
 			// A guessed reason proves nothing when its decoder gives the
 			// same cause for any text at all (its catch-all).
-			if ok && !generic[d.Cause] && d.Cause != catchAll(r) {
+			if ok && !isGeneric(d.Cause) && d.Cause != catchAll(r) {
 				return []Decoded{d}
 			}
 		}

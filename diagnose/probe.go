@@ -21,7 +21,7 @@ const (
 // probeCauses are the catalogue entries for probes. A failing readiness probe
 // is judged after a grace window (apps warm up); liveness and startup
 // failures restart the container, so they are judged by repeats.
-var probeCauses = append([]Cause{
+var probeCauses = []Cause{
 	{
 		ID:       ReadinessProbeFailed,
 		Link:     chain.LinkReady,
@@ -46,7 +46,7 @@ var probeCauses = append([]Cause{
 		NextStep: "fix spec.template.spec.containers[].startupProbe, or give the app more time (failureThreshold x periodSeconds)",
 		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 3},
 	},
-}, hookCauses...)
+}
 
 // Event reasons of the prober and the kill it causes
 // (pkg/kubelet/events/event.go).
@@ -225,9 +225,7 @@ const (
 )
 
 // hookCauses are the catalogue entries for lifecycle hooks, judged by repeats:
-// a hook racing the app's start can fail once. They are listed in the
-// catalogue through probeCauses: hooks and probes are the handlers the
-// kubelet runs against a container.
+// a hook racing the app's start can fail once.
 var hookCauses = []Cause{
 	{
 		ID:       PostStartHookFailed,

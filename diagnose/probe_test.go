@@ -303,6 +303,6 @@ func TestHook(t *testing.T) {
 func FuzzHook(f *testing.F) {
 	klSeed(f, klHookCases)
 	f.Fuzz(func(t *testing.T, reason, message string) {
-		klCheck(t, Hook, probeCauses, reason, message)
+		klCheck(t, Hook, hookCauses, reason, message)
 	})
 }

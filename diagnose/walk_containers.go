@@ -186,7 +186,7 @@ func (pc *podCtx) waiting(name string, init bool, wt *corev1.ContainerStateWaiti
 		if !ok {
 			continue
 		}
-		if ed.Cause == d.Cause || (generic[d.Cause] && !generic[ed.Cause] && family(ed.Cause) == family(d.Cause)) {
+		if ed.Cause == d.Cause || (isGeneric(d.Cause) && !isGeneric(ed.Cause) && family(ed.Cause) == family(d.Cause)) {
 			if ed.Cause != d.Cause {
 				d = ed
 			}
@@ -269,22 +269,6 @@ func decodeKubelet(reason, message string) (Decoded, bool) {
 		}
 	}
 	return Decoded{}, false
-}
-
-// generic causes are the catch-alls of a family, which a more specific
-// message about the same container may replace.
-var generic = map[chain.CauseID]bool{ImagePullFailed: true, ContainerConfigError: true, CreateContainerError: true, ContainerStartFailed: true}
-
-func family(id chain.CauseID) string {
-	switch id {
-	case ImageNotFound, ImagePullUnauthorized, RegistryUnreachable, ImagePullRateLimited, InvalidImageName, ImageNeverPulled, ImagePullFailed:
-		return "image"
-	case ConfigMapNotFound, SecretNotFound, ConfigKeyNotFound, RunAsNonRootViolation, ContainerConfigError:
-		return "config"
-	case ExecutableNotFound, ExecFormatError, CreateContainerError, ContainerStartFailed:
-		return "start"
-	}
-	return string(id)
 }
 
 func startedAt(st corev1.ContainerStatus) time.Time {
