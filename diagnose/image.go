@@ -18,6 +18,13 @@ const (
 	ImageNeverPulled      chain.CauseID = "ImageNeverPulled"
 	ImagePullFailed       chain.CauseID = "ImagePullFailed"
 	ImagePulling          chain.CauseID = "ImagePulling"
+	// The registry could not be reached for a reason the next step
+	// depends on: its name, its certificate, the path's speed, the node's disk.
+	RegistryHostUnresolved       chain.CauseID = "RegistryHostUnresolved"
+	RegistryCertificateUntrusted chain.CauseID = "RegistryCertificateUntrusted"
+	ImagePullTimeout             chain.CauseID = "ImagePullTimeout"
+	ImagePlatformMismatch        chain.CauseID = "ImagePlatformMismatch"
+	ImagePullNoSpace             chain.CauseID = "ImagePullNoSpace"
 )
 
 // imageCauses: a failed pull is retried with back-off, so most pull causes
@@ -33,9 +40,29 @@ var imageCauses = []Cause{
 		NextStep: "set spec.template.spec.imagePullSecrets to a kubernetes.io/dockerconfigjson Secret for the registry and check it with kubectl get secret NAME -o jsonpath='{.data.\\.dockerconfigjson}' | base64 -d",
 		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 2}},
 	{ID: RegistryUnreachable, Link: chain.LinkContainers,
-		Summary:  "the node could not reach the image's registry (DNS, timeout, TLS or refused connection)",
-		NextStep: "check the registry host in spec.template.spec.containers[].image and that the nodes can resolve and reach it on port 443",
+		Summary:  "the node could not connect to the image's registry (connection refused or reset, no route, proxy or registry down)",
+		NextStep: "check that the registry in spec.template.spec.containers[].image is up and that the nodes can reach it on port 443 (firewall, the runtime's HTTP proxy)",
 		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 3}},
+	{ID: RegistryHostUnresolved, Link: chain.LinkContainers,
+		Summary:  "the node could not resolve the image's registry host name (DNS)",
+		NextStep: "check the registry host in spec.template.spec.containers[].image for typos, then the nodes' resolver: run nslookup HOST on the node (not in a pod: the runtime uses the node's /etc/resolv.conf)",
+		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 3}},
+	{ID: RegistryCertificateUntrusted, Link: chain.LinkContainers,
+		Summary:  "the node does not trust the registry's TLS certificate (unknown authority, wrong host name, expired, or a plain-HTTP registry)",
+		NextStep: "add the registry's CA to the container runtime's trust on every node (containerd: /etc/containerd/certs.d/HOST/ca.crt or hosts.toml; Docker: /etc/docker/certs.d/HOST/ca.crt; CRI-O: /etc/containers/certs.d/HOST/), or fix the registry's certificate",
+		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 2}},
+	{ID: ImagePullTimeout, Link: chain.LinkContainers,
+		Summary:  "pulling the image timed out or was cancelled (slow or filtered path to the registry, or a large image)",
+		NextStep: "check that the nodes reach the registry on port 443 without a filtering firewall or proxy; for a large image, raise the kubelet's runtimeRequestTimeout or pre-pull it",
+		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 3}},
+	{ID: ImagePlatformMismatch, Link: chain.LinkContainers,
+		Summary:  "the image has no variant for the node's OS and architecture",
+		NextStep: "push the image for the nodes' platform (docker buildx build --platform linux/amd64,linux/arm64 ...), or pin the pods to matching nodes with nodeSelector kubernetes.io/arch",
+		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 2}},
+	{ID: ImagePullNoSpace, Link: chain.LinkContainers,
+		Summary:  "the node ran out of disk space while pulling or unpacking the image",
+		NextStep: "free the node's image filesystem (crictl rmi --prune on the node, or check the kubelet's image garbage collection) or use a smaller image; kubectl describe node shows DiskPressure",
+		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 2}},
 	{ID: ImagePullRateLimited, Link: chain.LinkContainers,
 		Summary:  "the registry is rate-limiting pulls (429 Too Many Requests)",
 		NextStep: "authenticate pulls with spec.template.spec.imagePullSecrets, or mirror the image to a registry you control",
@@ -114,6 +141,8 @@ func imageErrorName(name string) (Decoded, bool) {
 		return Decoded{Cause: ImagePullFailed, Summary: "the kubelet is backing off pulling an image after failed pulls", Details: details}, true
 	case "RegistryUnavailable":
 		return Decoded{Cause: RegistryUnreachable, Details: append(details, chain.Detail{Key: "kind", Value: "other"})}, true
+	case "ErrImagePullNoSpace":
+		return Decoded{Cause: ImagePullNoSpace, Details: details}, true
 	case "InvalidImageName":
 		return Decoded{Cause: InvalidImageName, Details: details}, true
 	case "ErrImageNeverPull":
@@ -199,9 +228,10 @@ func imagePullError(img, message string) Decoded {
 }
 
 // imageClassify sorts a pull error by the runtime's and the registry's words
-// (containerd core/remotes/docker, Go's net and crypto/tls errors). Order
-// matters: a DNS lookup can time out, and a 404 for a platform is no 404 of
-// the image.
+// (Docker's daemon, containerd's core/remotes/docker, CRI-O's
+// containers/image, Go's net and crypto/tls errors). Order matters: a DNS
+// lookup can time out, a TLS handshake can time out, and a 404 for a
+// platform is no 404 of the image.
 func imageClassify(code, lower string) (chain.CauseID, string) {
 	has := func(subs ...string) bool {
 		for _, s := range subs {
@@ -212,26 +242,40 @@ func imageClassify(code, lower string) (chain.CauseID, string) {
 		return false
 	}
 	switch {
-	case has("429 too many requests", "toomanyrequests"):
+	case has("429 too many requests", "toomanyrequests", "rate limit"):
 		return ImagePullRateLimited, ""
-	case has("no match for platform"):
-		return ImagePullFailed, "platform"
+	case has("no match for platform", "no matching manifest for", "does not match the specified platform",
+		"no image found in manifest list for architecture", "no image found in image index for architecture"):
+		return ImagePlatformMismatch, ""
+	case has("no space left on device"):
+		return ImagePullNoSpace, ""
+	case has("no such host", "server misbehaving", "temporary failure in name resolution",
+		"name or service not known", "no address associated with hostname", "name resolution"),
+		has("dial tcp: lookup ") && has("i/o timeout", "timeout"):
+		return RegistryHostUnresolved, "dns"
+	case has("x509: ", "tls: failed to verify", "certificate signed by unknown authority", "certificate is not valid",
+		"certificate has expired", "server gave http response to https client", "certificate verify failed"):
+		return RegistryCertificateUntrusted, "tls"
 	case has("pull access denied", "failed to authorize", "401 unauthorized", "403 forbidden",
-		"authorization failed", "insufficient_scope", "unauthorized: ", "denied: requested access",
-		"no basic auth credentials") || code == "Unauthenticated" || code == "PermissionDenied":
+		"authorization failed", "insufficient_scope", "unauthorized: ", "unauthorized", "denied: ", "access denied",
+		"no basic auth credentials", "authentication required", "access to the requested resource is not authorized",
+		"requested access to the resource is denied", "failed to fetch oauth token", "failed to fetch anonymous token",
+		"error getting credentials", "get credentials", "credentials", "forbidden") ||
+		code == "Unauthenticated" || code == "PermissionDenied":
 		return ImagePullUnauthorized, ""
-	case has("no such host", "server misbehaving", "dial tcp: lookup "):
-		return RegistryUnreachable, "dns"
-	case has("x509: ", "tls: ", "server gave http response to https client"):
-		return RegistryUnreachable, "tls"
-	case has("i/o timeout", "deadline exceeded", "handshake timeout", "timeout awaiting", "client.timeout exceeded", "504 gateway timeout"):
-		return RegistryUnreachable, "timeout"
+	case has("i/o timeout", "deadline exceeded", "handshake timeout", "timeout awaiting", "client.timeout exceeded",
+		"504 gateway timeout", "context canceled", "request canceled", "operation timed out", "connection timed out",
+		"timed out", "timeout exceeded") ||
+		code == "DeadlineExceeded" || code == "Canceled":
+		return ImagePullTimeout, "timeout"
 	case has("connection refused"):
 		return RegistryUnreachable, "refused"
-	case has("connection reset by peer", "no route to host", "network is unreachable",
-		"502 bad gateway", "503 service unavailable", "the registry is unavailable"):
+	case has("connection reset by peer", "no route to host", "network is unreachable", "proxyconnect",
+		"502 bad gateway", "503 service unavailable", "500 internal server error", "the registry is unavailable",
+		"unexpected eof", ": eof"):
 		return RegistryUnreachable, "other"
-	case code == "NotFound" || has(": not found", "manifest unknown", "name unknown") || lower == "not found":
+	case code == "NotFound" || has(": not found", "manifest unknown", "name unknown", "not found: manifest",
+		"repository does not exist", "manifest for ", "no such image", "not found") || lower == "not found":
 		return ImageNotFound, ""
 	}
 	return ImagePullFailed, ""
@@ -251,15 +295,15 @@ func imageDecoded(cause chain.CauseID, kind, img, tail string) Decoded {
 	case ImagePullRateLimited:
 		d.Summary = fmt.Sprintf("%s is rate-limiting pulls of image %q (429 Too Many Requests)", host, img)
 		d.NextStep = fmt.Sprintf("authenticate pulls from %s with spec.template.spec.imagePullSecrets, or mirror %q to a registry you control", host, img)
-	case RegistryUnreachable:
+	case ImagePlatformMismatch:
+		d.Summary = fmt.Sprintf("image %q has no variant for the node's platform (%s)", img, tail)
+		d.NextStep = fmt.Sprintf("push %q for the nodes' platform (docker buildx build --platform linux/amd64,linux/arm64 ...), or pin the pods to matching nodes with nodeSelector kubernetes.io/arch", img)
+	case ImagePullNoSpace:
+		d.Summary = fmt.Sprintf("the node ran out of disk space pulling image %q (%s)", img, tail)
+	case RegistryHostUnresolved, RegistryCertificateUntrusted, ImagePullTimeout, RegistryUnreachable:
 		d.Details = append(d.Details, chain.Detail{Key: "kind", Value: kind})
 		d.Summary, d.NextStep = registryUnreachable(kind, host, img, tail)
 	case ImagePullFailed:
-		if kind == "platform" {
-			d.Summary = fmt.Sprintf("image %q has no variant for the node's platform (%s)", img, tail)
-			d.NextStep = fmt.Sprintf("build and push %q for the node's architecture (docker buildx build --platform linux/amd64,linux/arm64 ...)", img)
-			break
-		}
 		d.Summary = fmt.Sprintf("pulling image %q failed: %s", img, tail)
 	}
 	return d
@@ -269,19 +313,19 @@ func registryUnreachable(kind, host, img, tail string) (summary, next string) {
 	switch kind {
 	case "dns":
 		return fmt.Sprintf("the node could not resolve %s to pull image %q (%s)", host, img, tail),
-			fmt.Sprintf("check the registry host of spec.template.spec.containers[].image and that the nodes' DNS resolves %s", host)
+			fmt.Sprintf("check the registry host of spec.template.spec.containers[].image for typos, then that the nodes' DNS resolves %s (nslookup on the node: the runtime uses the node's resolver, not the cluster DNS)", host)
 	case "tls":
-		return fmt.Sprintf("TLS with %s failed pulling image %q (%s)", host, img, tail),
-			fmt.Sprintf("fix the certificate of %s, or add its CA to the container runtime's trust on each node (containerd: /etc/containerd/certs.d/HOST/hosts.toml)", host)
+		return fmt.Sprintf("the node does not trust the TLS certificate of %s pulling image %q (%s)", host, img, tail),
+			fmt.Sprintf("add the CA of %s to the container runtime's trust on every node (containerd: /etc/containerd/certs.d/%s/ca.crt; Docker: /etc/docker/certs.d/%s/ca.crt), or fix the registry's certificate", host, host, host)
 	case "timeout":
-		return fmt.Sprintf("connecting to %s timed out pulling image %q (%s)", host, img, tail),
-			fmt.Sprintf("check that the nodes can reach %s on port 443 (firewall, egress proxy of the container runtime)", host)
+		return fmt.Sprintf("pulling image %q from %s timed out (%s)", img, host, tail),
+			fmt.Sprintf("check that the nodes reach %s on port 443 without a filtering firewall or proxy; for a large image raise the kubelet's runtimeRequestTimeout or pre-pull it", host)
 	case "refused":
 		return fmt.Sprintf("%s refused the connection pulling image %q (%s)", host, img, tail),
 			fmt.Sprintf("check that the registry at %s is running and listens on the port in the image reference", host)
 	}
 	return fmt.Sprintf("%s is unavailable pulling image %q (%s)", host, img, tail),
-		fmt.Sprintf("check the health of %s and the nodes' network path to it", host)
+		fmt.Sprintf("check the health of %s and the nodes' network path to it (firewall, the runtime's HTTP proxy)", host)
 }
 
 func imageDetails(img string) []chain.Detail {

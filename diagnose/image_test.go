@@ -131,7 +131,11 @@ var (
 )
 
 func unreachable(kind, summary, step string) Decoded {
-	return Decoded{Cause: RegistryUnreachable, Summary: summary, NextStep: step,
+	cause := map[string]chain.CauseID{"dns": RegistryHostUnresolved, "tls": RegistryCertificateUntrusted, "timeout": ImagePullTimeout}[kind]
+	if cause == "" {
+		cause = RegistryUnreachable
+	}
+	return Decoded{Cause: cause, Summary: summary, NextStep: step,
 		Details: append(append([]chain.Detail{}, imgDetails...), chain.Detail{Key: "kind", Value: kind})}
 }
 
@@ -162,28 +166,28 @@ var imageCases = []rtCase{
 		NextStep: unauthorizedStep, Details: privateDetails}},
 	{name: "dns", reason: "ErrImagePull", message: imgDNS, ok: true, want: unreachable("dns",
 		`the node could not resolve registry.lab.internal to pull image "registry.lab.internal/web:v9" (failed to do request: Head "https://registry.lab.internal/v2/web/manifests/v9": dial tcp: lookup registry.lab.internal on 192.0.2.53:53: no such host)`,
-		`check the registry host of spec.template.spec.containers[].image and that the nodes' DNS resolves registry.lab.internal`)},
+		`check the registry host of spec.template.spec.containers[].image for typos, then that the nodes' DNS resolves registry.lab.internal (nslookup on the node: the runtime uses the node's resolver, not the cluster DNS)`)},
 	{name: "timeout", reason: "ErrImagePull", message: imgTimeout, ok: true, want: unreachable("timeout",
-		`connecting to registry.lab.internal timed out pulling image "registry.lab.internal/web:v9" (failed to do request: Head "https://registry.lab.internal/v2/web/manifests/v9": dial tcp 192.0.2.10:443: i/o timeout)`,
-		`check that the nodes can reach registry.lab.internal on port 443 (firewall, egress proxy of the container runtime)`)},
+		`pulling image "registry.lab.internal/web:v9" from registry.lab.internal timed out (failed to do request: Head "https://registry.lab.internal/v2/web/manifests/v9": dial tcp 192.0.2.10:443: i/o timeout)`,
+		`check that the nodes reach registry.lab.internal on port 443 without a filtering firewall or proxy; for a large image raise the kubelet's runtimeRequestTimeout or pre-pull it`)},
 	{name: "refused in back-off", reason: "ImagePullBackOff", message: `Back-off pulling image "registry.lab.internal/web:v9": ErrImagePull: ` + imgRefused, ok: true, want: unreachable("refused",
 		`registry.lab.internal refused the connection pulling image "registry.lab.internal/web:v9" (failed to do request: Head "https://registry.lab.internal/v2/web/manifests/v9": dial tcp 192.0.2.10:443: connect: connection refused)`,
 		`check that the registry at registry.lab.internal is running and listens on the port in the image reference`)},
 	{name: "tls", reason: "Failed", message: `Failed to pull image "registry.lab.internal/web:v9": ` + imgTLS, ok: true, want: unreachable("tls",
-		`TLS with registry.lab.internal failed pulling image "registry.lab.internal/web:v9" (failed to do request: Head "https://registry.lab.internal/v2/web/manifests/v9": tls: failed to verify certificate: x509: certificate signed by unknown authority)`,
-		`fix the certificate of registry.lab.internal, or add its CA to the container runtime's trust on each node (containerd: /etc/containerd/certs.d/HOST/hosts.toml)`)},
+		`the node does not trust the TLS certificate of registry.lab.internal pulling image "registry.lab.internal/web:v9" (failed to do request: Head "https://registry.lab.internal/v2/web/manifests/v9": tls: failed to verify certificate: x509: certificate signed by unknown authority)`,
+		`add the CA of registry.lab.internal to the container runtime's trust on every node (containerd: /etc/containerd/certs.d/registry.lab.internal/ca.crt; Docker: /etc/docker/certs.d/registry.lab.internal/ca.crt), or fix the registry's certificate`)},
 	{name: "kubelet RegistryUnavailable", reason: "RegistryUnavailable", message: `image pull failed for registry.lab.internal/web:v9 because the registry is unavailable`, ok: true, want: unreachable("other",
 		`registry.lab.internal is unavailable pulling image "registry.lab.internal/web:v9" (the registry is unavailable)`,
-		`check the health of registry.lab.internal and the nodes' network path to it`)},
+		`check the health of registry.lab.internal and the nodes' network path to it (firewall, the runtime's HTTP proxy)`)},
 	{name: "RegistryUnavailable in back-off", reason: "ImagePullBackOff",
 		message: `Back-off pulling image "registry.lab.internal/web:v9": RegistryUnavailable: image pull failed for registry.lab.internal/web:v9 because the registry is unavailable`, ok: true, want: unreachable("other",
 			`registry.lab.internal is unavailable pulling image "registry.lab.internal/web:v9" (the registry is unavailable)`,
-			`check the health of registry.lab.internal and the nodes' network path to it`)},
+			`check the health of registry.lab.internal and the nodes' network path to it (firewall, the runtime's HTTP proxy)`)},
 	{name: "rate limited HEAD 429", reason: "ErrImagePull", message: img429, want: rateLimitedWant, ok: true},
 	{name: "rate limited toomanyrequests", reason: "Failed", message: `Failed to pull image "registry.lab.internal/web:v9": ` + imgTooMany, want: rateLimitedWant, ok: true},
-	{name: "no platform variant", reason: "ErrImagePull", message: imgPlatform, ok: true, want: Decoded{Cause: ImagePullFailed,
+	{name: "no platform variant", reason: "ErrImagePull", message: imgPlatform, ok: true, want: Decoded{Cause: ImagePlatformMismatch,
 		Summary:  `image "registry.lab.internal/web:v9" has no variant for the node's platform (no match for platform in manifest: not found)`,
-		NextStep: `build and push "registry.lab.internal/web:v9" for the node's architecture (docker buildx build --platform linux/amd64,linux/arm64 ...)`,
+		NextStep: `push "registry.lab.internal/web:v9" for the nodes' platform (docker buildx build --platform linux/amd64,linux/arm64 ...), or pin the pods to matching nodes with nodeSelector kubernetes.io/arch`,
 		Details:  imgDetails}},
 	{name: "signature validation", reason: "SignatureValidationFailed", message: `image pull failed for registry.lab.internal/web:v9 because the signature validation failed`, ok: true,
 		want: Decoded{Cause: ImagePullFailed, Summary: `pulling image "registry.lab.internal/web:v9" failed: the signature validation failed`, Details: imgDetails}},

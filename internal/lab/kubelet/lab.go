@@ -20,7 +20,7 @@ import (
 //   - registry.lab.internal/private/... needs credentials: the pull is denied
 //     unless spec.imagePullSecrets names a Secret that exists in the pod's
 //     namespace (ImagePullUnauthorized);
-//   - unreachable.lab.internal/... does not resolve in DNS (RegistryUnreachable);
+//   - unreachable.lab.internal/... does not resolve in DNS (RegistryHostUnresolved);
 //   - a reference the kubelet cannot parse fails the kubelet's own check
 //     before any pull (InvalidImageName);
 //   - with imagePullPolicy Never, only images an earlier pod pulled onto the
