@@ -17,6 +17,13 @@ const (
 	// SandboxKillFailed is a sandbox that could not be stopped, mostly a CNI
 	// DEL that fails; the pod stays Terminating meanwhile.
 	SandboxKillFailed chain.CauseID = "SandboxKillFailed"
+	// The CNI failures whose next step differs: an address pool that is
+	// full, a network plugin that is not installed or not started on the
+	// node, a plugin that cannot reach its own datastore or daemon.
+	PodIPExhausted          chain.CauseID = "PodIPExhausted"
+	CNINotReady             chain.CauseID = "CNINotReady"
+	CNIDatastoreUnreachable chain.CauseID = "CNIDatastoreUnreachable"
+	SandboxImagePullFailed  chain.CauseID = "SandboxImagePullFailed"
 )
 
 // sandboxCauses: a CNI plugin that is still starting on a new node fails a
@@ -25,6 +32,22 @@ var sandboxCauses = []Cause{
 	{ID: SandboxCreationFailed, Link: chain.LinkContainers,
 		Summary:  "the container runtime could not create the pod sandbox (CNI network setup, sandbox image or runtime handler)",
 		NextStep: "check the network plugin's pods on the pod's node (kubectl get pods -A -o wide --field-selector spec.nodeName=NODE) and their logs",
+		Terminal: TerminalRule{Mode: AfterGrace}, Generic: true},
+	{ID: PodIPExhausted, Link: chain.LinkContainers,
+		Summary:  "the network plugin has no free IP address for the pod (node CIDR, subnet or IP pool exhausted)",
+		NextStep: "free or add addresses: on AWS VPC CNI raise WARM_IP_TARGET/prefix delegation or add subnets, on Azure CNI grow the subnet, on Calico add an IPPool; with host-local IPAM check /var/lib/cni/networks on the node for leaked addresses",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: CNINotReady, Link: chain.LinkContainers,
+		Summary:  "the node's network plugin is not installed or not ready (no CNI config or plugin binary on the node)",
+		NextStep: "install or repair the cluster's network plugin: its DaemonSet pod must run on the node and write its config to /etc/cni/net.d and its binaries to /opt/cni/bin (kubectl get pods -A -o wide --field-selector spec.nodeName=NODE)",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: CNIDatastoreUnreachable, Link: chain.LinkContainers,
+		Summary:  "the network plugin cannot reach or authenticate to its datastore or daemon (the API server, etcd, its node agent)",
+		NextStep: "check the network plugin's agent pod on the node (kubectl get pods -A -o wide --field-selector spec.nodeName=NODE) and its logs; its credentials (ServiceAccount token, kubeconfig in /etc/cni/net.d) and its path to the API server",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: SandboxImagePullFailed, Link: chain.LinkContainers,
+		Summary:  "the container runtime could not pull the pod sandbox (pause) image",
+		NextStep: "check the runtime's sandbox image setting on the node (containerd: sandbox_image or pinned_images.sandbox; CRI-O: pause_image) and that the node can pull it, or pre-load it on air-gapped nodes",
 		Terminal: TerminalRule{Mode: AfterGrace}},
 	{ID: SandboxKillFailed, Link: chain.LinkContainers,
 		Summary:  "the container runtime could not stop the pod sandbox (mostly the CNI plugin failing to delete the pod network)",
@@ -124,17 +147,36 @@ func (se sandboxError) decoded(cause chain.CauseID) Decoded {
 
 func sandboxCreate(err string) Decoded {
 	se := sandboxParse(err)
-	d := se.decoded(SandboxCreationFailed)
+	d := se.decoded(sandboxCause(se, err))
+	switch d.Cause {
+	case PodIPExhausted:
+		d.Summary = "no free IP address for the pod: " + se.tail
+		if se.plugin != "" {
+			d.Summary = fmt.Sprintf("CNI plugin %q has no free IP address for the pod: %s", se.plugin, se.tail)
+		}
+		return d
+	case CNINotReady:
+		d.Summary = "the node's network plugin is not ready: " + se.tail
+		d.NextStep = sandboxNoCNIStep
+		if se.plugin != "" {
+			d.Summary = fmt.Sprintf("CNI plugin %q is not installed or not ready on the node: %s", se.plugin, se.tail)
+			d.NextStep = sandboxCNIStep(se.plugin)
+		}
+		return d
+	case CNIDatastoreUnreachable:
+		d.Summary = "the network plugin cannot reach its datastore: " + se.tail
+		if se.plugin != "" {
+			d.Summary = fmt.Sprintf("CNI plugin %q cannot reach or authenticate to its datastore: %s", se.plugin, se.tail)
+		}
+		return d
+	case SandboxImagePullFailed:
+		d.Summary = "the runtime could not get the pod sandbox (pause) image: " + se.tail
+		return d
+	}
 	switch se.kind {
 	case "cni":
 		d.Summary = fmt.Sprintf("CNI plugin %q failed to set up the pod network: %s", se.plugin, se.tail)
 		d.NextStep = sandboxCNIStep(se.plugin)
-	case "cni-not-initialized":
-		d.Summary = "the node's CNI network is not initialized: " + se.tail
-		d.NextStep = sandboxNoCNIStep
-	case "sandbox-image":
-		d.Summary = "the runtime could not get the pod sandbox (pause) image: " + se.tail
-		d.NextStep = "check the container runtime's sandbox image setting on the node (containerd: pinned_images.sandbox) and that the node can pull that image"
 	case "runtime-handler":
 		d.Summary = "the pod's runtime handler is not available on the node: " + se.tail
 		d.NextStep = "fix spec.template.spec.runtimeClassName, or configure that handler in the nodes' container runtime"
@@ -142,6 +184,45 @@ func sandboxCreate(err string) Decoded {
 		d.Summary = "the pod sandbox could not be created: " + se.tail
 	}
 	return d
+}
+
+// sandboxCause names what a sandbox error says about the network plugin, in
+// the words of the plugins themselves: host-local IPAM ("no IP addresses
+// available in range set"), the AWS VPC CNI and its ipamd, Azure CNI,
+// Calico's IPAM and datastore client, Cilium's agent, libcni's plugin
+// lookup, and the runtimes' "cni config uninitialized".
+func sandboxCause(se sandboxError, raw string) chain.CauseID {
+	lower := strings.ToLower(raw)
+	has := func(subs ...string) bool {
+		for _, s := range subs {
+			if strings.Contains(lower, s) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case se.kind == "sandbox-image", has("sandbox image", "pause image", "/pause:"):
+		return SandboxImagePullFailed
+	case has("no ip addresses available", "failed to assign an ip address", "failed to allocate address",
+		"failed to allocate for range", "no more free affinity blocks", "failed to request ipv4 addresses",
+		"failed to request ipv6 addresses", "ip pool exhausted", "no available ip", "no free ip", "range is full",
+		"insufficientfreeaddressesinsubnet", "subnet is full", "ipam exhausted", "no addresses available",
+		"cannot allocate ip", "failed to get ip address", "assign ip address", "out of ip addresses",
+		"ip address is not available", "no ips available", "all ips are assigned"):
+		return PodIPExhausted
+	case se.kind == "cni-not-initialized", has("cni config uninitialized", "cni plugin not initialized",
+		"network plugin is not ready", "networkpluginnotready", "no networks found in", "failed to find plugin",
+		"no network config found", "no valid networks found", "calico/nodename: no such file",
+		"is not running yet", "readinessindicatorfile", "cni config not initialized"):
+		return CNINotReady
+	case has("connection is unauthorized", "error getting clusterinformation", "unable to connect to cilium",
+		"127.0.0.1:50051", "ipamd", "datastore", "dial tcp 10.96.0.1:443", "dial tcp 172.20.0.1:443",
+		"dial tcp 10.0.0.1:443", "unauthorized", "the server has asked for the client to provide credentials",
+		"etcdserver", "failed to connect to etcd", "resource does not exist: clusterinformation"):
+		return CNIDatastoreUnreachable
+	}
+	return SandboxCreationFailed
 }
 
 const sandboxNoCNIStep = "install or repair the cluster's network plugin: its DaemonSet must run on the node and write a config to /etc/cni/net.d"
@@ -158,7 +239,7 @@ func sandboxNetworkNotReady(message string) Decoded {
 	if _, m, ok := strings.Cut(message, " message:"); ok && strings.TrimSpace(m) != "" {
 		why = m
 	}
-	return Decoded{Cause: SandboxCreationFailed,
+	return Decoded{Cause: CNINotReady,
 		Summary:  "the node's container network is not ready: " + rtOneLine(why),
 		NextStep: sandboxNoCNIStep,
 		Details:  []chain.Detail{{Key: "kind", Value: "network-not-ready"}}}

@@ -98,7 +98,7 @@ var all = []Scenario{
 	{Name: "configmap-key-missing", Summary: "an env var from key DATABASE_URL, which ConfigMap web-config lacks", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ConfigKeyNotFound"},
 	{Name: "mount-configmap-missing", Summary: "a volume from ConfigMap web-config, which does not exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "VolumeConfigMapNotFound"},
 	{Name: "mount-secret-missing", Summary: "a volume from Secret web-tls, which does not exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "VolumeSecretNotFound"},
-	{Name: "sandbox-failing", Summary: "pods whose sandbox network setup fails (CNI plugin missing)", Health: chain.Broken, Link: chain.LinkContainers, Cause: "SandboxCreationFailed", LabOnly: labAnnotation},
+	{Name: "sandbox-failing", Summary: "pods whose sandbox network setup fails (CNI plugin missing)", Health: chain.Broken, Link: chain.LinkContainers, Cause: "CNINotReady", LabOnly: labAnnotation},
 	{Name: "crashloop", Summary: "a container that exits 1 after a second", Health: chain.Broken, Link: chain.LinkContainers, Cause: "CrashLoopBackOff", LabOnly: labAnnotation},
 	{Name: "container-completed", Summary: "a container that exits 0 after a second, restarted as restartPolicy Always wants", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ContainerCompleted", LabOnly: labAnnotation},
 	{Name: "oomkilled", Summary: "a container using 300Mi with a 128Mi limit", Health: chain.Broken, Link: chain.LinkContainers, Cause: "OOMKilled", LabOnly: labAnnotation},
