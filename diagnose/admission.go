@@ -17,7 +17,7 @@ import (
 // requested: %s, used: %s, limited: %s'. The lists are prettyPrint's
 // "name=quantity" joined by "," without spaces, so ", used: " cannot occur
 // inside them.
-var quotaExceededRE = regexp.MustCompile(`(?s)^exceeded quota: (.+?), requested: (.*?), used: (.*?), limited: (.*)$`)
+var quotaExceededRE = regexp.MustCompile(`(?s)^(?:e|E)xceeded quota: (.+?), requested: (.*?), used: (.*?), limited: (.*)$`)
 
 func decodeQuotaExceeded(s string) (Decoded, bool) {
 	m := quotaExceededRE.FindStringSubmatch(s)
@@ -78,7 +78,7 @@ func quotaRemedy(resources []string) string {
 // quotaRequiresRE matches resourcequota/controller.go 'failed quota: %s: %v'
 // around pkg/quota/v1/evaluator/core/pods.go 'must specify %s', whose items
 // are '%s for: %s' (resource, containers) joined by "; ".
-var quotaRequiresRE = regexp.MustCompile(`(?s)^failed quota: (.+?): must specify (.*)$`)
+var quotaRequiresRE = regexp.MustCompile(`(?s)^(?:f|F)ailed quota: (.+?): must specify (.*)$`)
 
 func decodeQuotaRequires(s string) (Decoded, bool) {
 	m := quotaRequiresRE.FindStringSubmatch(s)

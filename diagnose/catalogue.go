@@ -9,8 +9,10 @@ import (
 // catalogue is every cause, in chain order: the walk's own causes and each
 // decoder's, as declared beside the code that finds them.
 var catalogue = buildCatalogue(
-	causeGroup{"walk", walkCauses}, causeGroup{"controller", controllerCauses},
+	causeGroup{"walk", walkCauses}, causeGroup{"validation", validationCauses},
+	causeGroup{"controller", controllerCauses},
 	causeGroup{"scheduler", schedulerCauses},
+	causeGroup{"autoscaler", autoscalerCauses},
 	causeGroup{"image", imageCauses}, causeGroup{"sandbox", sandboxCauses},
 	causeGroup{"config", configCauses}, causeGroup{"volume", mountCauses},
 	causeGroup{"start", startCauses}, causeGroup{"crash", crashCauses},

@@ -260,12 +260,14 @@ func TestKubeletCauses(t *testing.T) {
 		ConfigMapNotFound: {c, grace}, SecretNotFound: {c, grace}, ConfigKeyNotFound: {c, grace},
 		RunAsNonRootViolation: {c, immediate}, ContainerConfigError: {c, grace},
 		VolumeConfigMapNotFound: {c, grace}, VolumeSecretNotFound: {c, grace}, VolumePVCNotFound: {c, grace},
-		MultiAttachError: {c, grace}, VolumeMountFailed: {c, grace},
+		MultiAttachError: {c, grace}, VolumeMountFailed: {c, grace}, VolumeAttachTimeout: {c, grace}, VolumeAttachFailed: {c, grace},
+		VolumeMountTimeout: {c, grace}, CSIDriverNotRegistered: {c, grace},
 		CrashLoopBackOff: {c, repeats(3)}, OOMKilled: {c, repeats(2)}, ContainerCompleted: {c, repeats(3)},
 		InitContainerFailed:  {c, repeats(3)},
 		ReadinessProbeFailed: {r, transient}, LivenessProbeFailed: {c, repeats(3)}, StartupProbeFailed: {r, repeats(3)},
 		PostStartHookFailed: {c, repeats(2)}, PreStopHookFailed: {c, repeats(2)},
-		PodEvicted: {c, transient},
+		PodEvicted: {c, transient}, EvictedMemoryPressure: {c, grace}, EvictedDiskPressure: {c, grace},
+		EphemeralStorageLimitExceeded: {c, grace}, KubeletAdmissionRejected: {c, grace},
 	}
 	got := map[chain.CauseID]entry{}
 	for _, g := range [][]Cause{configCauses, mountCauses, crashCauses, probeCauses, hookCauses, evictCauses} {

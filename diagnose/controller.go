@@ -23,6 +23,12 @@ const (
 	WebhookUnavailable     chain.CauseID = "WebhookUnavailable"
 	ServiceAccountNotFound chain.CauseID = "ServiceAccountNotFound"
 	PodCreateFailed        chain.CauseID = "PodCreateFailed"
+	// PodSecurityPolicyRejected is the policy admission of releases before
+	// 1.25 (PodSecurityPolicy) and of OpenShift (SecurityContextConstraints).
+	PodSecurityPolicyRejected chain.CauseID = "PodSecurityPolicyRejected"
+	// WebhookTimeout is a webhook that answered too slowly, apart from one
+	// that cannot be reached: the next step is its latency, not its Service.
+	WebhookTimeout chain.CauseID = "WebhookTimeout"
 
 	ProgressDeadlineExceeded chain.CauseID = "ProgressDeadlineExceeded"
 	ReplicaSetCreateFailed   chain.CauseID = "ReplicaSetCreateFailed"
@@ -62,6 +68,14 @@ var controllerCauses = []Cause{
 		Summary:  "an admission webhook with failurePolicy Fail could not be called",
 		NextStep: "make the webhook's service answer (kubectl get endpointslices -n SVC_NAMESPACE -l kubernetes.io/service-name=SVC), or fix its clientConfig",
 		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: WebhookTimeout, Link: chain.LinkPods,
+		Summary:  "an admission webhook with failurePolicy Fail did not answer within its timeoutSeconds",
+		NextStep: "check the webhook backend's latency and logs, and the API server's network path to it (on private clusters a firewall rule for the webhook's port); raise its timeoutSeconds (at most 30) if it is slow by design",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: PodSecurityPolicyRejected, Link: chain.LinkPods,
+		Summary:  "no PodSecurityPolicy (or OpenShift SecurityContextConstraints) admits the pod for its ServiceAccount",
+		NextStep: "grant the pod's ServiceAccount use of a policy that allows what the message names (RBAC verb use on podsecuritypolicies; OpenShift: oc adm policy add-scc-to-user SCC -z SERVICEACCOUNT), or drop those settings from spec.template.spec",
+		Terminal: TerminalRule{Mode: Immediate}},
 	{ID: ServiceAccountNotFound, Link: chain.LinkPods,
 		Summary:  "the pod's ServiceAccount does not exist",
 		NextStep: "create the ServiceAccount (kubectl create serviceaccount NAME -n NAMESPACE) or fix spec.template.spec.serviceAccountName",
@@ -69,7 +83,7 @@ var controllerCauses = []Cause{
 	{ID: PodCreateFailed, Link: chain.LinkPods,
 		Summary:  "the ReplicaSet controller could not create pods",
 		NextStep: "kubectl describe replicaset -n NAMESPACE and read the FailedCreate event",
-		Terminal: TerminalRule{Mode: AfterGrace}},
+		Terminal: TerminalRule{Mode: AfterGrace}, Generic: true},
 	{ID: ProgressDeadlineExceeded, Link: chain.LinkReplicaSet,
 		Summary:  "the rollout made no progress within spec.progressDeadlineSeconds",
 		NextStep: "find why the new ReplicaSet's pods are not available in the links after this one; kubectl describe replicaset NAME -n NAMESPACE",
@@ -222,6 +236,9 @@ func unwrapAPIError(err string) string {
 var admissionDecoders = []func(string) (Decoded, bool){
 	decodeQuotaExceeded,
 	decodeQuotaRequires,
+	decodeQuotaLegacy,
+	decodePodSecurityPolicy,
+	decodeWebhookSlow,
 	decodePodSecurity,
 	decodeAdmissionPolicy,
 	decodeWebhookDenied,
@@ -231,21 +248,42 @@ var admissionDecoders = []func(string) (Decoded, bool){
 }
 
 // decodeAdmission names the admission plugin that refused a create, from
-// the API server's error text.
+// the API server's error text. Users paste it inside other words (kubectl's
+// "Error from server (Forbidden): error when creating ...", Helm's "failed to
+// create resource: ", an operator's own prefix), so each clause start is
+// tried, leftmost first: a plugin's words quoted inside an earlier plugin's
+// message (a webhook's free-form reason) still lose to that plugin.
 func decodeAdmission(err string) (Decoded, bool) {
-	inner := unwrapAPIError(err)
-	for _, decode := range admissionDecoders {
-		if d, ok := decode(inner); ok {
-			return d, true
+	for _, c := range clauseStarts(err) {
+		inner := unwrapAPIError(c)
+		for _, decode := range admissionDecoders {
+			if d, ok := decode(inner); ok {
+				return d, true
+			}
 		}
 	}
 	return Decoded{}, false
 }
 
+// clauseStarts returns s and every tail of it that starts a clause: after
+// ": " and after a line break.
+func clauseStarts(s string) []string {
+	out := []string{s}
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\n':
+			out = append(out, strings.TrimSpace(s[i+1:]))
+		case s[i] == ':' && i+1 < len(s) && s[i+1] == ' ':
+			out = append(out, strings.TrimSpace(s[i+2:]))
+		}
+	}
+	return out
+}
+
 // webhookDeniedRE matches k8s.io/apiserver
 // pkg/admission/plugin/webhook/errors/statuserror.go: 'admission webhook %q
 // denied the request' followed by ': %s' or ' without explanation'.
-var webhookDeniedRE = regexp.MustCompile(`(?s)^admission webhook "([^"]*)" denied the request(?:: (.*)| without explanation)$`)
+var webhookDeniedRE = regexp.MustCompile(`(?s)^admission webhook "([^"]*)" denied the request(?:: (.*)| without explanation)?$`)
 
 func decodeWebhookDenied(s string) (Decoded, bool) {
 	m := webhookDeniedRE.FindStringSubmatch(s)
@@ -269,7 +307,7 @@ func decodeWebhookDenied(s string) (Decoded, bool) {
 // calling webhook %q: %v' or 'failed calling webhook %q; no further details
 // available'; a webhook with failurePolicy Fail turns it into an internal
 // error.
-var webhookCallRE = regexp.MustCompile(`(?s)^failed calling webhook "([^"]*)"(?:: (.*)|; no further details available)$`)
+var webhookCallRE = regexp.MustCompile(`(?s)^failed calling (?:admission )?webhook "([^"]*)"(?:: (.*)|; no further details available)$`)
 
 // webhookServiceRE finds the service of a webhook called through
 // clientConfig.service (pkg/util/webhook/client.go builds
@@ -284,6 +322,12 @@ func decodeWebhookUnavailable(s string) (Decoded, bool) {
 		return Decoded{}, false
 	}
 	name, callErr := m[1], strings.TrimSpace(m[2])
+	if webhookTimedOut(callErr) {
+		return Decoded{Cause: WebhookTimeout,
+			Summary:  `admission webhook "` + name + `" did not answer in time: ` + callErr,
+			NextStep: `check the latency and logs of the backend of admission webhook "` + name + `" and the API server's network path to it (private clusters: a firewall rule for its port); raise its timeoutSeconds if it is slow by design`,
+			Details:  []chain.Detail{{Key: "webhook", Value: name}, {Key: "error", Value: callErr}}}, true
+	}
 	d := Decoded{Cause: WebhookUnavailable, Details: []chain.Detail{{Key: "webhook", Value: name}}}
 	d.Summary = `admission webhook "` + name + `" could not be called`
 	if callErr != "" {
@@ -302,4 +346,98 @@ func decodeWebhookUnavailable(s string) (Decoded, bool) {
 		}
 	}
 	return d, true
+}
+
+// webhookTimedOut says a webhook call failed for its deadline: the client's
+// timeout (?timeout= in the URL is the webhook's timeoutSeconds, not an
+// error, so it is cut first), Go's "context deadline exceeded", net/http's
+// "Client.Timeout exceeded", or a dial that timed out.
+func webhookTimedOut(callErr string) bool {
+	lower := strings.ToLower(callErr)
+	for _, w := range []string{"context deadline exceeded", "client.timeout exceeded", "i/o timeout", "tls handshake timeout", "timed out", "deadline exceeded"} {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// webhookSlowRE matches k8s.io/apiserver's admission metrics wrapper for a
+// webhook plugin past the request's deadline: 'admission plugin %q failed
+// to complete validation|mutation in %v'.
+var webhookSlowRE = regexp.MustCompile(`^admission plugin "([^"]*)" failed to complete (validation|mutation) in (\S+)`)
+
+func decodeWebhookSlow(s string) (Decoded, bool) {
+	m := webhookSlowRE.FindStringSubmatch(s)
+	if m == nil {
+		return Decoded{}, false
+	}
+	return Decoded{Cause: WebhookTimeout,
+		Summary:  "the " + m[2] + " webhooks (" + m[1] + ") did not finish within " + m[3],
+		NextStep: "find the slow webhook: kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations, then check its backend's latency and the API server's path to it; lower the webhooks' timeoutSeconds so one slow webhook cannot hold the request",
+		Details:  []chain.Detail{{Key: "plugin", Value: m[1]}, {Key: "after", Value: m[3]}}}, true
+}
+
+// pspRE matches the PodSecurityPolicy admission plugin of releases up to
+// 1.24 (plugin/pkg/admission/security/podsecuritypolicy: "unable to
+// validate against any pod security policy: %v", "PodSecurityPolicy: unable
+// to admit pod: %v", and "no providers available to validate pod request"
+// when none is usable) and OpenShift's SCC admission ("unable to validate
+// against any security context constraint: %v").
+var pspRE = regexp.MustCompile(`(?s)^(?:unable to validate against any (pod security policy|security context constraint)|PodSecurityPolicy: unable to admit pod|no providers available to validate pod request)(?:: (.*))?$`)
+
+func decodePodSecurityPolicy(s string) (Decoded, bool) {
+	m := pspRE.FindStringSubmatch(s)
+	if m == nil {
+		return Decoded{}, false
+	}
+	kind := "PodSecurityPolicy"
+	if m[1] == "security context constraint" {
+		kind = "SecurityContextConstraints"
+	}
+	why := strings.TrimSpace(m[2])
+	d := Decoded{Cause: PodSecurityPolicyRejected, Details: []chain.Detail{{Key: "policy", Value: kind}}}
+	d.Summary = "no " + kind + " admits the pod"
+	if why != "" && why != "[]" {
+		d.Summary += ": " + why
+		d.Details = append(d.Details, chain.Detail{Key: "violations", Value: why})
+	} else {
+		d.Summary += " (none is usable by its ServiceAccount)"
+	}
+	if kind == "SecurityContextConstraints" {
+		d.NextStep = "grant the pod's ServiceAccount an SCC that allows these settings (oc adm policy add-scc-to-user SCC -z SERVICEACCOUNT -n " + NamespacePlaceholder + "), or drop them from spec.template.spec"
+	} else {
+		d.NextStep = "grant the pod's ServiceAccount use of a PodSecurityPolicy that allows these settings (a Role with verb use on podsecuritypolicies), or drop them from spec.template.spec"
+	}
+	return d, true
+}
+
+// Quota wordings of releases before 1.2 (plugin/pkg/admission/resourcequota):
+// "%s quota is %s, current usage is %s, requesting %s." and "%s is limited
+// by quota, must make explicit request."; "Exceeded quota" and "Failed
+// quota" were capitalized until 1.4 and are matched by the current decoders.
+var (
+	quotaLegacyRE     = regexp.MustCompile(`^(\S+) quota is (\S+), current usage is (\S+), requesting (\S+?)\.?$`)
+	quotaLegacyReqRE  = regexp.MustCompile(`^(\S+) is limited by quota, must make (?:explicit|non-zero) request`)
+	quotaLegacyNoneRE = regexp.MustCompile(`^must make a non-zero request for (\S+?) since it is tracked by quota`)
+)
+
+func decodeQuotaLegacy(s string) (Decoded, bool) {
+	if m := quotaLegacyRE.FindStringSubmatch(s); m != nil {
+		return Decoded{Cause: QuotaExceeded,
+			Summary:  m[1] + " quota is " + m[2] + ", " + m[3] + " used, the pod requests " + m[4],
+			NextStep: "kubectl describe resourcequota -n " + NamespacePlaceholder + "; then " + quotaRemedy([]string{m[1]}) + ", or raise the quota's spec.hard",
+			Details:  []chain.Detail{{Key: "resources", Value: m[1]}, {Key: "limited", Value: m[2]}, {Key: "used", Value: m[3]}, {Key: "requested", Value: m[4]}}}, true
+	}
+	m := quotaLegacyReqRE.FindStringSubmatch(s)
+	if m == nil {
+		m = quotaLegacyNoneRE.FindStringSubmatch(s)
+	}
+	if m == nil {
+		return Decoded{}, false
+	}
+	return Decoded{Cause: QuotaRequiresResources,
+		Summary:  "a quota on " + m[1] + " requires every container to request it",
+		NextStep: "set resources.requests." + m[1] + " on every container in spec.template.spec, or add a LimitRange with default requests in " + NamespacePlaceholder,
+		Details:  []chain.Detail{{Key: "missing", Value: m[1]}}}, true
 }

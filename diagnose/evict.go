@@ -13,9 +13,19 @@ import (
 // ReplicaSet creates a replacement.
 const PodEvicted chain.CauseID = "PodEvicted"
 
-// evictCauses is the catalogue entry for evictions. It is transient: the
-// ReplicaSet replaces the pod, and the walk reports it as a fact about the
-// pods rather than as the broken link.
+// The evictions whose next step differs, named by the resource, and the
+// kubelet's refusal to admit a pod it was assigned.
+const (
+	EvictedMemoryPressure         chain.CauseID = "EvictedMemoryPressure"
+	EvictedDiskPressure           chain.CauseID = "EvictedDiskPressure"
+	EphemeralStorageLimitExceeded chain.CauseID = "EphemeralStorageLimitExceeded"
+	KubeletAdmissionRejected      chain.CauseID = "KubeletAdmissionRejected"
+)
+
+// evictCauses are the catalogue entries for evictions. The ReplicaSet
+// replaces an evicted pod, so an eviction is a fact about the pods while the
+// replacements run, and the broken link (containers) while they do not: it
+// is terminal once that lasted the grace window.
 var evictCauses = []Cause{
 	{
 		ID:       PodEvicted,
@@ -23,6 +33,35 @@ var evictCauses = []Cause{
 		Summary:  "the kubelet evicted the pod to reclaim a node resource under pressure",
 		NextStep: "set spec.template.spec.containers[].resources.requests to the real usage of the resource named, so the scheduler reserves it; check the node with kubectl describe node",
 		Terminal: TerminalRule{Mode: Transient},
+		Generic:  true,
+	},
+	{
+		ID:       EvictedMemoryPressure,
+		Link:     chain.LinkContainers,
+		Summary:  "the kubelet evicted the pod because its node ran low on memory",
+		NextStep: "set spec.template.spec.containers[].resources.requests.memory to the real usage (and a limit), so the scheduler reserves it and the pod is not first in line; kubectl describe node shows MemoryPressure",
+		Terminal: TerminalRule{Mode: AfterGrace},
+	},
+	{
+		ID:       EvictedDiskPressure,
+		Link:     chain.LinkContainers,
+		Summary:  "the kubelet evicted the pod because its node ran low on disk (nodefs, imagefs or inodes)",
+		NextStep: "free the node's disk (images, logs, emptyDir data) or give it more; set resources.requests/limits.ephemeral-storage on the containers so heavy writers are bounded; kubectl describe node shows DiskPressure",
+		Terminal: TerminalRule{Mode: AfterGrace},
+	},
+	{
+		ID:       EphemeralStorageLimitExceeded,
+		Link:     chain.LinkContainers,
+		Summary:  "the kubelet evicted the pod for using more local disk than its own ephemeral-storage limit (or an emptyDir sizeLimit)",
+		NextStep: "raise spec.template.spec.containers[].resources.limits.ephemeral-storage (or the emptyDir sizeLimit), or write less to the container's filesystem, its logs and emptyDir volumes",
+		Terminal: TerminalRule{Mode: AfterGrace},
+	},
+	{
+		ID:       KubeletAdmissionRejected,
+		Link:     chain.LinkContainers,
+		Summary:  "the kubelet refused to run the pod on the node it was scheduled to (not enough cpu, memory or pods left there, node affinity or a device it lacks)",
+		NextStep: "the ReplicaSet creates a replacement; if it recurs, look for pods the scheduler does not see on the node (static pods, a second scheduler) or extended resources the device plugin lost: kubectl describe node NODE",
+		Terminal: TerminalRule{Mode: AfterGrace},
 	},
 }
 
@@ -58,6 +97,8 @@ func Eviction(reason, message string) (d Decoded, ok bool) {
 	switch {
 	case reason == reasonEvicted:
 		return evicted(message), true
+	case kubeletRejected(reason, message):
+		return admissionRejected(reason, message), true
 	case reason == reasonPreempting && strings.HasPrefix(message, preemptedMessage):
 		return Decoded{
 			Cause:    PodEvicted,
@@ -101,7 +142,7 @@ func evicted(message string) Decoded {
 		cond := strings.Join(strings.Fields(m[1]), ", ")
 		resource := evictConditionResource(cond)
 		return Decoded{
-			Cause:    PodEvicted,
+			Cause:    pressureCause(resource),
 			Summary:  fmt.Sprintf("rejected by the kubelet: the node has condition %s", cond),
 			NextStep: "the ReplicaSet creates a replacement; check the node with kubectl describe node, where " + cond + " says what runs low",
 			Details:  []chain.Detail{{Key: "resource", Value: resource}, {Key: "condition", Value: cond}},
@@ -113,7 +154,7 @@ func evicted(message string) Decoded {
 // evictedStorage is an eviction for exceeding a local storage limit.
 func evictedStorage(summary, next string, facts ...chain.Detail) Decoded {
 	return Decoded{
-		Cause:    PodEvicted,
+		Cause:    EphemeralStorageLimitExceeded,
 		Summary:  "evicted: " + summary,
 		NextStep: next,
 		Details:  append([]chain.Detail{{Key: "resource", Value: "ephemeral-storage"}}, facts...),
@@ -141,7 +182,55 @@ func evictedPressure(resource, message string) Decoded {
 	if len(blamed) > 0 {
 		summary += "; " + strings.Join(blamed, ", ")
 	}
-	return Decoded{Cause: PodEvicted, Summary: summary, NextStep: evictPressureStep(resource, message), Details: details}
+	return Decoded{Cause: pressureCause(resource), Summary: summary, NextStep: evictPressureStep(resource, message), Details: details}
+}
+
+// pressureCause names an eviction by the resource the node ran low on
+// (the eviction manager's signals: memory, nodefs and imagefs as
+// ephemeral-storage or by name, inodes, pids).
+func pressureCause(resource string) chain.CauseID {
+	switch resource {
+	case "memory":
+		return EvictedMemoryPressure
+	case "ephemeral-storage", "nodefs", "imagefs", "inodes", "nodefs.inodesFree", "imagefs.inodesFree", "storage":
+		return EvictedDiskPressure
+	}
+	return PodEvicted
+}
+
+// The kubelet's admission refusals (pkg/kubelet/lifecycle/predicate.go):
+// status.reason "OutOf" + resource, "NodeAffinity", "NodeSelectorMismatching"
+// (before 1.22), "UnexpectedAdmissionError", "NodePorts", "InvalidNodeInfo",
+// and the message "Pod Node didn't have enough resource: %s, requested: %d,
+// used: %d, capacity: %d" or "Pod was rejected: ..." (1.27 and later).
+var (
+	rejectReasons = map[string]bool{"NodeAffinity": true, "NodeSelectorMismatching": true, "UnexpectedAdmissionError": true,
+		"NodePorts": true, "InvalidNodeInfo": true, "PodOSNotSupported": true, "PodOSSelectorNodeLabelDoesNotMatch": true,
+		"TopologyAffinityError": true, "SMTAlignmentError": true, "UnexpectedPredicateFailureType": true, "Rejected": true}
+	rejectResourceRe = regexp.MustCompile(`(?:didn't|did not) have enough resource: (\S+?), requested: (\d+), used: (\d+), capacity: (\d+)`)
+)
+
+func kubeletRejected(reason, message string) bool {
+	return strings.HasPrefix(reason, "OutOf") || rejectReasons[reason] ||
+		strings.Contains(message, "Pod was rejected: ") || rejectResourceRe.MatchString(message) ||
+		strings.Contains(message, "Predicate NodeAffinity failed") || strings.Contains(message, "Allocate failed due to ")
+}
+
+func admissionRejected(reason, message string) Decoded {
+	d := Decoded{Cause: KubeletAdmissionRejected, Details: []chain.Detail{{Key: "reason", Value: reason}}}
+	msg := strings.TrimSpace(message)
+	if m := rejectResourceRe.FindStringSubmatch(msg); m != nil {
+		d.Summary = fmt.Sprintf("the kubelet refused the pod: not enough %s left on its node (requested %s, used %s of %s)", m[1], m[2], m[3], m[4])
+		d.Details = append(d.Details, chain.Detail{Key: "resource", Value: m[1]})
+		return d
+	}
+	switch {
+	case msg != "":
+		d.Summary = "the kubelet refused the pod: " + kubeletHead(msg)
+	case reason != "":
+		d.Summary = "the kubelet refused the pod: " + reason
+	}
+	return d
 }
 
 // evictPressureStep says what to change for each starved resource.

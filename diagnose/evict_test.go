@@ -18,7 +18,7 @@ var klEvictionCases = []klCase{
 		message: "The node was low on resource: memory. Threshold quantity: 100Mi, available: 87284Ki. Container web was using 1402304Ki, request is 256Mi, has larger consumption of memory. ",
 		ok:      true,
 		want: Decoded{
-			Cause:    PodEvicted,
+			Cause:    EvictedMemoryPressure,
 			Summary:  "evicted: the node was low on memory; container web used 1402304Ki with a request of 256Mi",
 			NextStep: "set spec.template.spec.containers[web].resources.requests.memory to the real usage so the scheduler reserves it (the ReplicaSet replaces evicted pods); check the node with kubectl describe node",
 			Details: []chain.Detail{
@@ -32,7 +32,7 @@ var klEvictionCases = []klCase{
 		message: "The node was low on resource: ephemeral-storage. Threshold quantity: 2146223340, available: 1887212Ki. Container web was using 6410572Ki, request is 0, has larger consumption of ephemeral-storage. ",
 		ok:      true,
 		want: Decoded{
-			Cause:    PodEvicted,
+			Cause:    EvictedDiskPressure,
 			Summary:  "evicted: the node was low on ephemeral-storage; container web used 6410572Ki with a request of none",
 			NextStep: "the node's disk ran low: set spec.template.spec.containers[web].resources.requests.ephemeral-storage (and limits), move scratch data to a volume, and check the node's disk",
 			Details: []chain.Detail{
@@ -46,7 +46,7 @@ var klEvictionCases = []klCase{
 		message: "The node was low on resource: memory. Threshold quantity: 100Mi, available: 87284Ki. ",
 		ok:      true,
 		want: Decoded{
-			Cause:    PodEvicted,
+			Cause:    EvictedMemoryPressure,
 			Summary:  "evicted: the node was low on memory",
 			NextStep: "set spec.template.spec.containers[].resources.requests.memory to the real usage so the scheduler reserves it (the ReplicaSet replaces evicted pods); check the node with kubectl describe node",
 			Details:  []chain.Detail{{Key: "resource", Value: "memory"}, {Key: "threshold", Value: "100Mi"}, {Key: "available", Value: "87284Ki"}},
@@ -58,7 +58,7 @@ var klEvictionCases = []klCase{
 		message: `Container web exceeded its local ephemeral storage limit "1Gi". `,
 		ok:      true,
 		want: Decoded{
-			Cause:    PodEvicted,
+			Cause:    EphemeralStorageLimitExceeded,
 			Summary:  "evicted: container web exceeded its ephemeral-storage limit 1Gi",
 			NextStep: "raise spec.template.spec.containers[web].resources.limits.ephemeral-storage (1Gi), or write less to the container's filesystem and logs",
 			Details:  []chain.Detail{{Key: "resource", Value: "ephemeral-storage"}, {Key: "container", Value: "web"}, {Key: "limit", Value: "1Gi"}},
@@ -70,7 +70,7 @@ var klEvictionCases = []klCase{
 		message: "Pod ephemeral local storage usage exceeds the total limit of containers 2Gi. ",
 		ok:      true,
 		want: Decoded{
-			Cause:    PodEvicted,
+			Cause:    EphemeralStorageLimitExceeded,
 			Summary:  "evicted: the pod exceeded its total ephemeral-storage limit 2Gi",
 			NextStep: "raise spec.template.spec.containers[].resources.limits.ephemeral-storage, or write less to the containers' filesystems, logs and emptyDir volumes",
 			Details:  []chain.Detail{{Key: "resource", Value: "ephemeral-storage"}, {Key: "limit", Value: "2Gi"}},
@@ -82,7 +82,7 @@ var klEvictionCases = []klCase{
 		message: `Usage of EmptyDir volume "cache" exceeds the limit "512Mi". `,
 		ok:      true,
 		want: Decoded{
-			Cause:    PodEvicted,
+			Cause:    EphemeralStorageLimitExceeded,
 			Summary:  `evicted: emptyDir volume "cache" exceeded its size limit 512Mi`,
 			NextStep: "raise spec.template.spec.volumes[cache].emptyDir.sizeLimit (512Mi), or write less to it",
 			Details:  []chain.Detail{{Key: "resource", Value: "ephemeral-storage"}, {Key: "volume", Value: "cache"}, {Key: "limit", Value: "512Mi"}},
@@ -94,7 +94,7 @@ var klEvictionCases = []klCase{
 		message: "The node had condition: [DiskPressure]. ",
 		ok:      true,
 		want: Decoded{
-			Cause:    PodEvicted,
+			Cause:    EvictedDiskPressure,
 			Summary:  "rejected by the kubelet: the node has condition DiskPressure",
 			NextStep: "the ReplicaSet creates a replacement; check the node with kubectl describe node, where DiskPressure says what runs low",
 			Details:  []chain.Detail{{Key: "resource", Value: "ephemeral-storage"}, {Key: "condition", Value: "DiskPressure"}},

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"sort"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -9,16 +10,48 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
-// Explain decodes one raw message, as pasted from an event, a condition or a
-// container's waiting state, into causes. reason narrows the decoders when
-// known (the event or condition reason, the waiting reason); without it the
-// message's own wording chooses. It returns nothing for a message no
+// Explain decodes what a user pastes into causes, most telling first: an
+// event, condition or container-state message, with or without the reason
+// it came with; a bare reason word (OOMKilled); a `kubectl describe` block
+// or `kubectl get events` lines; a `kubectl apply` error. It gives the cause
+// the walk would give for the same evidence, and nothing for text no
 // decoder knows.
 func Explain(reason, message string) []Decoded {
 	message = strings.TrimSpace(message)
-	if reason == "" {
-		return explainUnreasoned(message)
+	reason = strings.TrimSpace(reason)
+	if items := pasted(message); len(items) > 0 {
+		return rank(explainItems(items))
 	}
+	return rank(explainPair(reason, unwrapPaste(message)))
+}
+
+// explainPair decodes one reason and message: with the reason's own
+// decoders first, then from the message's wording alone; the stronger
+// answer wins, so a reason that says less than its message (Failed,
+// BackOff) does not hide what the message names.
+func explainPair(reason, message string) []Decoded {
+	var with []Decoded
+	if reason != "" {
+		with = explainReasoned(reason, message)
+		if len(with) > 0 && strength(with[0].Cause) == strong {
+			return with
+		}
+	}
+	alone := explainMessage(message)
+	if len(alone) > 0 && (len(with) == 0 || strength(alone[0].Cause) > strength(with[0].Cause)) {
+		return alone
+	}
+	if len(with) > 0 {
+		return with
+	}
+	if d, ok := reasonWord(reason); ok {
+		return []Decoded{d}
+	}
+	return nil
+}
+
+// explainReasoned decodes a message with the decoders its reason selects.
+func explainReasoned(reason, message string) []Decoded {
 	switch reason {
 	case "FailedScheduling", "Unschedulable", "SchedulingGated":
 		return Scheduling(reason, message).Reasons
@@ -30,11 +63,41 @@ func Explain(reason, message string) []Decoded {
 			return []Decoded{d}
 		}
 		return nil
+	case "NotTriggerScaleUp":
+		d, _ := Autoscaler(reason, message)
+		return []Decoded{d}
+	case "OOMKilled", "Error", "Completed", "ContainerCannotRun", "StartError":
+		if message == "" || message == reason {
+			break
+		}
+		if reason == "Error" || reason == "Completed" {
+			// A terminated state's message is the container's own output
+			// (FallbackToLogsOnError) or runc's: only the runtime's words
+			// say more than the exit.
+			if d, ok := ContainerStart(reason, message); ok {
+				return []Decoded{d}
+			}
+			break
+		}
+		return []Decoded{Termination("", corev1.ContainerStateTerminated{Reason: reason, Message: message, ExitCode: exitOf(reason)})}
 	}
 	if d, ok := explainKubelet(reason, message); ok {
 		return []Decoded{d}
 	}
 	return nil
+}
+
+// exitOf is the exit code a terminated reason implies when none was pasted.
+func exitOf(reason string) int32 {
+	switch reason {
+	case "OOMKilled":
+		return 137
+	case "ContainerCannotRun", "StartError":
+		return 128
+	case "Completed":
+		return 0
+	}
+	return 1
 }
 
 // kubeletDecoders are tried in order; each claims only its own reasons.
@@ -51,45 +114,238 @@ func explainKubelet(reason, message string) (Decoded, bool) {
 	return Decoded{}, false
 }
 
-// guessReasons are the event reasons a kubelet message may have come with,
-// tried when the user gave none. Only event reasons: their decoders check
-// the message's wording, while a waiting reason (InvalidImageName, say)
-// would claim any text.
-var guessReasons = []string{
-	"Failed", "FailedMount", "FailedAttachVolume", "FailedMapVolume", "FailedCreatePodSandBox",
-	"BackOff", "Unhealthy", "Killing", "FailedPostStartHook", "FailedPreStopHook", "Evicted",
+// Strength orders the causes a paste may decode to: a cause that names what
+// to fix beats a symptom of it (a crash loop, a progress deadline, a mount
+// that timed out), which beats a family's catch-all.
+const (
+	none = iota
+	generic
+	symptom
+	strong
+)
+
+// symptoms are causes that say what happened but that a more specific
+// cause beside them explains: the walk names the specific one too.
+var symptoms = map[chain.CauseID]bool{
+	CrashLoopBackOff: true, ProgressDeadlineExceeded: true, VolumeMountTimeout: true, ReadinessProbeFailed: true,
+	ContainersCreating: true, ImagePulling: true, SchedulingPending: true, PodsNotCreated: true, RolloutInProgress: true,
+	PodNotReady: true, ScaleUpTriggered: true,
 }
 
-func explainUnreasoned(message string) []Decoded {
-	switch {
-	case strings.Contains(message, "nodes are available") || strings.Contains(message, "no nodes available to schedule pods"):
-		return Scheduling("FailedScheduling", message).Reasons
-	case strings.HasPrefix(message, "Error creating:") || strings.Contains(message, " is forbidden: ") || strings.Contains(message, "admission webhook"):
-		return []Decoded{FailedCreate(message)}
-	case strings.Contains(message, "has timed out progressing"):
-		return Explain("ProgressDeadlineExceeded", message)
+func strength(id chain.CauseID) int {
+	switch c, ok := Lookup(id); {
+	case !ok:
+		return none
+	case c.Generic:
+		return generic
+	case symptoms[id]:
+		return symptom
 	}
-	// A waiting state's message is the kubelet's Failed event without its
-	// "Error: " prefix: try both forms.
-	candidates := []string{message}
-	if !strings.HasPrefix(message, "Error: ") {
-		candidates = append(candidates, "Error: "+message)
+	return strong
+}
+
+// rank orders decoded causes strongest first, scheduler reasons by how
+// many nodes gave them; ties keep their order.
+func rank(ds []Decoded) []Decoded {
+	sort.SliceStable(ds, func(i, j int) bool {
+		si, sj := strength(ds[i].Cause), strength(ds[j].Cause)
+		if si != sj {
+			return si > sj
+		}
+		return ds[i].Nodes > ds[j].Nodes
+	})
+	return ds
+}
+
+// explainMessage decodes a message pasted without its reason: the wording
+// says which component wrote it, and so which decoders to ask.
+func explainMessage(message string) []Decoded {
+	if message == "" {
+		return nil
 	}
-	for _, m := range candidates {
-		for _, r := range guessReasons {
+	if d, ok := reasonWord(message); ok {
+		return []Decoded{d}
+	}
+	if d, ok := Validation(message); ok {
+		return []Decoded{d}
+	}
+	if d, ok := Autoscaler("", message); ok {
+		return []Decoded{d}
+	}
+	if schedulerWords(message) {
+		if rs := Scheduling("FailedScheduling", message).Reasons; len(rs) > 0 && rs[0].Cause != UnschedulableOther {
+			return rs
+		}
+	}
+	if d, ok := controllerMessage(message); ok {
+		return []Decoded{d}
+	}
+	var found []Decoded
+	for _, m := range []string{message, "Error: " + message} {
+		for _, r := range guessReasons(message) {
 			d, ok := explainKubelet(r, m)
 			// A guessed reason proves nothing when its decoder gives the
 			// same cause for any text at all (its catch-all).
-			if ok && !isGeneric(d.Cause) && d.Cause != catchAll(r) {
-				return []Decoded{d}
+			if ok && d.Cause != catchAll(r) {
+				found = append(found, d)
 			}
 		}
 	}
-	return nil
+	if len(found) == 0 {
+		if rs := Scheduling("FailedScheduling", message).Reasons; schedulerWords(message) && len(rs) > 0 {
+			return rs
+		}
+		return nil
+	}
+	return rank(found)[:1]
+}
+
+// schedulerWords says a message is the scheduler's (any release).
+func schedulerWords(m string) bool {
+	for _, w := range []string{"nodes are available", "no nodes available to schedule pods", "failed to fit in any node",
+		"No nodes are available that match", "fit failure", "node(s) ", "Insufficient ", "Too many pods",
+		"pod has unbound", "waiting for scheduling gates", "persistentvolumeclaim \"", "didn't match"} {
+		if strings.Contains(m, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// controllerMessage decodes the controllers' and admission's messages: a
+// refused create, a progress deadline, a ReplicaSet that could not be made.
+func controllerMessage(m string) (Decoded, bool) {
+	switch {
+	case strings.Contains(m, "has timed out progressing") || strings.Contains(m, "exceeded its progress deadline"):
+		return decodeProgressDeadline(progressDeadlineText(m)), true
+	case strings.Contains(m, "Failed to create new replica set"):
+		return ReplicaSetCreateError(m[strings.Index(m, "Failed to create new replica set"):]), true
+	}
+	if d, ok := decodeAdmission(m); ok {
+		return d, true
+	}
+	if strings.HasPrefix(m, failedCreatePrefix) {
+		rest := strings.TrimSpace(strings.TrimPrefix(m, failedCreatePrefix))
+		if rest == "" {
+			return emptyDenial(), true
+		}
+		return FailedCreate(m), true
+	}
+	return Decoded{}, false
+}
+
+// progressDeadlineText finds the condition's own message in a wrapper such
+// as `kubectl rollout status`'s or a CI tool's.
+func progressDeadlineText(m string) string {
+	for _, prefix := range []string{`ReplicaSet "`, `Deployment "`} {
+		if i := strings.Index(m, prefix); i >= 0 {
+			if j := strings.Index(m[i:], "has timed out progressing."); j >= 0 {
+				return m[i : i+j+len("has timed out progressing.")]
+			}
+		}
+	}
+	return m
+}
+
+// emptyDenial is a create refused with no words at all: only an admission
+// webhook answers that way (a denial whose status message is empty, before
+// 1.9 printed as a bare "Error creating: ").
+func emptyDenial() Decoded {
+	return Decoded{Cause: WebhookDenied,
+		Summary:  "the API server refused the pods with an empty error: an admission webhook denied them without a message",
+		NextStep: "list the webhooks that intercept pod creation (kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations) and read their backends' logs"}
+}
+
+// guessReasons are the reasons a kubelet message may have come with, tried
+// when the user gave none. Event reasons come first: their decoders check
+// the message's wording. Waiting reasons (whose decoders would claim any
+// text) are tried only when the message has their family's words.
+func guessReasons(m string) []string {
+	rs := []string{"Failed", "FailedMount", "FailedAttachVolume", "FailedMapVolume", "FailedCreatePodSandBox",
+		"NetworkNotReady", "FailedKillPod", "BackOff", "Unhealthy", "Killing", "FailedPostStartHook", "FailedPreStopHook", "Evicted"}
+	lower := strings.ToLower(m)
+	has := func(words ...string) bool {
+		for _, w := range words {
+			if strings.Contains(lower, w) {
+				return true
+			}
+		}
+		return false
+	}
+	if has("pull", "manifest", "registry", "image", "docker login", "repository", "toomanyrequests") {
+		rs = append(rs, "ErrImagePull")
+	}
+	if has("configmap", "secret", "runasnonroot", "couldn't find key", "non-numeric user", "non-root") {
+		rs = append(rs, "CreateContainerConfigError")
+	}
+	if has("oci runtime", "runc", "crun", "starting container process", "executable file", "exec format", "cgroup",
+		"container init", "failed to create containerd", "failed to start", "failed to create shim", "rootfs", "permission denied",
+		"no such file or directory", "cannot start container", "container create failed", "exec:", "exec ") {
+		rs = append(rs, "RunContainerError", "CreateContainerError")
+	}
+	if has("low on resource", "exceeds the total limit", "ephemeral storage limit", "exceeds the limit", "had condition", "evict") {
+		rs = append(rs, "Evicted")
+	}
+	if has("didn't have enough resource", "did not have enough resource", "pod was rejected", "predicate nodeaffinity failed", "allocate failed") {
+		rs = append(rs, "OutOfcpu")
+	}
+	if has("volume", "mount", "attach") {
+		rs = append(rs, "FailedMount")
+	}
+	if has("cni", "network plugin", "networkready", "sandbox") {
+		rs = append(rs, "NetworkNotReady", "FailedCreatePodSandBox")
+	}
+	return rs
 }
 
 // catchAll is the cause a reason's decoder gives a message it cannot read.
 func catchAll(reason string) chain.CauseID {
 	d, _ := explainKubelet(reason, "\x00")
 	return d.Cause
+}
+
+// reasonWords are the reasons users paste alone: waiting and terminated
+// reasons, pod status reasons and `kubectl get pods` STATUS words
+// (kubectl's printers add "Init:" for init containers).
+var reasonWords = map[string]chain.CauseID{
+	"OOMKilled": OOMKilled, "OOM Killed": OOMKilled, "CrashLoopBackOff": CrashLoopBackOff, "Error": CrashLoopBackOff,
+	"Completed": ContainerCompleted, "Init:CrashLoopBackOff": InitContainerFailed, "Init:Error": InitContainerFailed,
+	"Init:OOMKilled": OOMKilled,
+	"ErrImagePull":   ImagePullFailed, "ImagePullBackOff": ImagePullFailed, "Init:ErrImagePull": ImagePullFailed,
+	"Init:ImagePullBackOff": ImagePullFailed, "InvalidImageName": InvalidImageName, "ErrImageNeverPull": ImageNeverPulled,
+	"RegistryUnavailable": RegistryUnreachable, "ErrImagePullNoSpace": ImagePullNoSpace,
+	"CreateContainerConfigError": ContainerConfigError, "CreateContainerError": CreateContainerError,
+	"RunContainerError": ContainerStartFailed, "StartError": ContainerStartFailed, "ContainerCannotRun": ContainerStartFailed,
+	"PreStartHookError": ContainerStartFailed, "PreCreateHookError": CreateContainerError,
+	"PostStartHookError": PostStartHookFailed, "FailedPostStartHook": PostStartHookFailed, "FailedPreStopHook": PreStopHookFailed,
+	"Evicted": PodEvicted, "ContainerStatusUnknown": PodEvicted,
+	"OutOfcpu": KubeletAdmissionRejected, "OutOfmemory": KubeletAdmissionRejected, "OutOfpods": KubeletAdmissionRejected,
+	"OutOfephemeral-storage": KubeletAdmissionRejected, "NodeAffinity": KubeletAdmissionRejected,
+	"UnexpectedAdmissionError": KubeletAdmissionRejected, "NodeSelectorMismatching": KubeletAdmissionRejected,
+	"ContainerCreating": ContainersCreating, "PodInitializing": ContainersCreating,
+	"FailedCreate": PodCreateFailed, "ProgressDeadlineExceeded": ProgressDeadlineExceeded,
+	"ReplicaSetCreateError": ReplicaSetCreateFailed, "FailedMount": VolumeMountFailed, "FailedAttachVolume": VolumeMountFailed,
+	"FailedCreatePodSandBox": SandboxCreationFailed, "NetworkNotReady": CNINotReady, "FailedKillPod": SandboxKillFailed,
+	"SandboxChanged": SandboxCreationFailed, "FailedKillPodSandBox": SandboxKillFailed,
+	"SchedulingGated": SchedulingGated, "NotTriggerScaleUp": ScaleUpNotTriggered, "TriggeredScaleUp": ScaleUpTriggered,
+	"Unschedulable": UnschedulableOther, "FailedScheduling": UnschedulableOther,
+	"ImageInspectError": ImagePullFailed, "SignatureValidationFailed": ImagePullFailed,
+}
+
+// reasonWord decodes a bare reason, as a `kubectl get pods` STATUS or a
+// state's reason pasted alone.
+func reasonWord(s string) (Decoded, bool) {
+	s = strings.TrimSpace(s)
+	id, ok := reasonWords[s]
+	if !ok && strings.HasPrefix(s, "OutOf") && !strings.ContainsAny(s, " \t") {
+		id, ok = KubeletAdmissionRejected, true
+	}
+	if !ok {
+		return Decoded{}, false
+	}
+	d := Decoded{Cause: id, Details: []chain.Detail{{Key: "reason", Value: s}}}
+	if id == ContainersCreating || id == ImagePulling || id == ScaleUpTriggered {
+		d.Progressing = true
+	}
+	return d, true
 }

@@ -17,6 +17,15 @@ const (
 	VolumePVCNotFound       chain.CauseID = "VolumePVCNotFound"
 	MultiAttachError        chain.CauseID = "MultiAttachError"
 	VolumeMountFailed       chain.CauseID = "VolumeMountFailed"
+	// Attach and mount failures whose next step differs: an attach that
+	// never completes (the CSI controller or the cloud API is slow or
+	// stuck), an attach the storage backend refuses, the kubelet's own
+	// give-up after waiting for the pod's volumes, and a CSI driver that is
+	// not running on the node.
+	VolumeAttachTimeout    chain.CauseID = "VolumeAttachTimeout"
+	VolumeAttachFailed     chain.CauseID = "VolumeAttachFailed"
+	VolumeMountTimeout     chain.CauseID = "VolumeMountTimeout"
+	CSIDriverNotRegistered chain.CauseID = "CSIDriverNotRegistered"
 )
 
 // mountCauses are the catalogue entries for volume failures. All are judged
@@ -57,6 +66,35 @@ var mountCauses = []Cause{
 		Summary:  "a volume could not be attached or mounted",
 		NextStep: "kubectl describe pod shows the failing volume; check its PersistentVolumeClaim, kubectl get volumeattachment and the storage (CSI) driver's logs on the node",
 		Terminal: TerminalRule{Mode: AfterGrace},
+		Generic:  true,
+	},
+	{
+		ID:       VolumeAttachTimeout,
+		Link:     chain.LinkContainers,
+		Summary:  "attaching a volume to the node does not complete (the CSI attacher or the cloud's disk API is slow or stuck)",
+		NextStep: "kubectl get volumeattachment (its status.attachError), then the CSI driver's controller pod and its external-attacher sidecar logs, and the disk in the cloud console",
+		Terminal: TerminalRule{Mode: AfterGrace},
+	},
+	{
+		ID:       VolumeAttachFailed,
+		Link:     chain.LinkContainers,
+		Summary:  "the storage backend refused to attach a volume to the node",
+		NextStep: "read the backend's error in the FailedAttachVolume event; kubectl get volumeattachment, then the disk's state in the cloud or storage system (being detached, deleted, or the node over its disk limit)",
+		Terminal: TerminalRule{Mode: AfterGrace},
+	},
+	{
+		ID:       VolumeMountTimeout,
+		Link:     chain.LinkContainers,
+		Summary:  "the kubelet gave up waiting for the pod's volumes to attach and mount",
+		NextStep: "find the volume's own error: the FailedMount or FailedAttachVolume events before this one (kubectl describe pod), kubectl get volumeattachment, and the CSI node plugin's logs on the node",
+		Terminal: TerminalRule{Mode: AfterGrace},
+	},
+	{
+		ID:       CSIDriverNotRegistered,
+		Link:     chain.LinkContainers,
+		Summary:  "the volume's CSI driver is not registered on the node (its node plugin is not running there)",
+		NextStep: "check the CSI driver's node DaemonSet has a ready pod on the node (kubectl get pods -A -o wide --field-selector spec.nodeName=NODE) and kubectl get csinode NODE lists the driver; install the driver if it is missing",
+		Terminal: TerminalRule{Mode: AfterGrace},
 	},
 }
 
@@ -84,6 +122,13 @@ var (
 	// mntPodsRe matches reportMultiAttachError's "Volume is already used by
 	// pod(s) %s" (pkg/controller/volume/attachdetach/reconciler).
 	mntPodsRe = regexp.MustCompile(`Volume is already used by pod\(s\) (.*?)(?: and \d+ pod\(s\) in different namespaces)?$`)
+	// mntWaitOldRe matches the kubelet's wording before 1.17: "Unable to
+	// mount volumes for pod %q: timeout expired waiting for volumes to
+	// attach or mount for pod %q. list of unmounted volumes=...".
+	mntWaitOldRe = regexp.MustCompile(`(?s)^Unable to (?:attach or )?mount volumes for pod "([^"]*)": (timeout expired waiting for volumes to attach or mount.*)$`)
+	// mntCSIDriverRe matches the CSI plugin's "driver name %s not found in
+	// the list of registered CSI drivers" (pkg/volume/csi/csi_plugin.go).
+	mntCSIDriverRe = regexp.MustCompile(`driver name (\S+) not found in the list of registered CSI drivers`)
 )
 
 // Mount decodes FailedMount, FailedAttachVolume (incl. Multi-Attach) and
@@ -100,8 +145,16 @@ func Mount(reason, message string) (d Decoded, ok bool) {
 	if m := mntWaitRe.FindStringSubmatch(message); m != nil {
 		return mountWait(m[1], m[2], m[4]), true
 	}
+	if m := mntWaitOldRe.FindStringSubmatch(message); m != nil {
+		return Decoded{Cause: VolumeMountTimeout,
+			Summary: "the kubelet timed out waiting for the pod's volumes: " + rtOneLine(m[1]),
+			Details: []chain.Detail{{Key: "pod", Value: m[2]}}}, true
+	}
 	if op, volume, cause, ok := splitVolumeOp(message); ok {
 		return volumeOp(op, volume, cause), true
+	}
+	if d, ok := volumeClassify("", "", message); ok {
+		return d, true
 	}
 	return Decoded{
 		Cause:   VolumeMountFailed,
@@ -169,6 +222,14 @@ func mountWait(unmounted, unattached, reason string) Decoded {
 			Details:  details,
 		}
 	}
+	if strings.Contains(reason, "timed out waiting for the condition") || strings.Contains(reason, "context deadline exceeded") {
+		return Decoded{
+			Cause:    VolumeMountTimeout,
+			Summary:  fmt.Sprintf("the kubelet timed out waiting for volumes [%s] to attach and mount", unmounted),
+			NextStep: fmt.Sprintf("find why volumes [%s] do not mount: the FailedMount or FailedAttachVolume events before this one (kubectl describe pod), kubectl get volumeattachment, and the storage driver on the node", unmounted),
+			Details:  details,
+		}
+	}
 	return Decoded{
 		Cause:    VolumeMountFailed,
 		Summary:  fmt.Sprintf("volumes [%s] not mounted: %s", unmounted, kubeletHead(reason)),
@@ -216,6 +277,9 @@ func volumeOp(op, volume, cause string) Decoded {
 			},
 		}
 	}
+	if d, ok := volumeClassify(op, volume, cause); ok {
+		return d
+	}
 	return Decoded{
 		Cause:    VolumeMountFailed,
 		Summary:  fmt.Sprintf("volume %q: %s: %s", volume, op, kubeletHead(cause)),
@@ -260,4 +324,53 @@ func kubeletQuoted(s string) (value, rest string, ok bool) {
 		return "", s, false
 	}
 	return v, s[len(q):], true
+}
+
+// volumeClassify names the attach and mount errors whose next step differs
+// from a generic mount failure, in the words of the operation executor
+// (pkg/volume/util/operationexecutor: "AttachVolume.Attach failed",
+// "MountVolume.WaitForAttach failed"), the CSI plugin and the clouds' disk
+// APIs. op and volume are empty when the message had no "for volume" part.
+func volumeClassify(op, volume, cause string) (Decoded, bool) {
+	text := op + " " + cause
+	lower := strings.ToLower(text)
+	has := func(subs ...string) bool {
+		for _, s := range subs {
+			if strings.Contains(lower, s) {
+				return true
+			}
+		}
+		return false
+	}
+	details := []chain.Detail{}
+	subject := "a volume"
+	if volume != "" {
+		details = append(details, chain.Detail{Key: "volume", Value: volume})
+		subject = fmt.Sprintf("volume %q", volume)
+	}
+	attach := strings.HasPrefix(op, "AttachVolume") || strings.HasPrefix(op, "MountVolume.WaitForAttach") || has("attachvolume.attach", "attach volume", "attacher")
+	switch {
+	case mntCSIDriverRe.MatchString(text):
+		driver := mntCSIDriverRe.FindStringSubmatch(text)[1]
+		return Decoded{Cause: CSIDriverNotRegistered,
+			Summary:  fmt.Sprintf("%s: CSI driver %s is not registered on the node", subject, driver),
+			NextStep: fmt.Sprintf("check that the node DaemonSet of CSI driver %s runs a ready pod on the node (kubectl get pods -A -o wide --field-selector spec.nodeName=NODE) and that kubectl get csinode NODE lists it; install the driver if it is missing", driver),
+			Details:  append(details, chain.Detail{Key: "driver", Value: driver})}, true
+	case has("already exclusively attached", "already used by pod", "volumeinuse", "resource_in_use_by_another_resource", "is already being used by", "already attached to"):
+		return Decoded{Cause: MultiAttachError,
+			Summary:  fmt.Sprintf("%s is still attached to another node: %s", subject, kubeletHead(cause)),
+			NextStep: "the volume can be attached to one node at a time: use strategy.type Recreate (or a StatefulSet) so the old pod lets go first, or a ReadWriteMany volume; kubectl get volumeattachment shows where it is attached",
+			Details:  details}, true
+	case attach && has("timed out", "timeout", "deadline exceeded", "deadlineexceeded", "is being deleted", "but was attaching", "still attaching"):
+		return Decoded{Cause: VolumeAttachTimeout,
+			Summary:  fmt.Sprintf("attaching %s to the node does not complete: %s", subject, kubeletHead(cause)),
+			NextStep: fmt.Sprintf("kubectl get volumeattachment shows the attachment of %s and its attachError; then the CSI driver's controller pod (its external-attacher logs) and the disk in the cloud console", subject),
+			Details:  details}, true
+	case attach && strings.HasPrefix(op, "AttachVolume"):
+		return Decoded{Cause: VolumeAttachFailed,
+			Summary:  fmt.Sprintf("the storage backend refused to attach %s: %s", subject, kubeletHead(cause)),
+			NextStep: fmt.Sprintf("read the backend's error above; kubectl get volumeattachment, then the state of %s in the cloud or storage system (being detached, deleted, or the node over its disk limit)", subject),
+			Details:  details}, true
+	}
+	return Decoded{}, false
 }

@@ -125,9 +125,9 @@ var klMountCases = []klCase{
 		message: `Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[data kube-api-access-8xk2p]: timed out waiting for the condition`,
 		ok:      true,
 		want: Decoded{
-			Cause:    VolumeMountFailed,
-			Summary:  `volumes [data] not mounted: timed out waiting for the condition`,
-			NextStep: `look for the FailedMount/FailedAttachVolume event of volumes [data] (kubectl describe pod), then check their claims, kubectl get volumeattachment and the storage driver on the node`,
+			Cause:    VolumeMountTimeout,
+			Summary:  `the kubelet timed out waiting for volumes [data] to attach and mount`,
+			NextStep: `find why volumes [data] do not mount: the FailedMount or FailedAttachVolume events before this one (kubectl describe pod), kubectl get volumeattachment, and the storage driver on the node`,
 			Details: []chain.Detail{
 				{Key: "unmountedVolumes", Value: "data"}, {Key: "unattachedVolumes", Value: "data, kube-api-access-8xk2p"},
 			},
@@ -178,10 +178,10 @@ var klMountCases = []klCase{
 		message: `AttachVolume.Attach failed for volume "` + klPV + `" : rpc error: code = DeadlineExceeded desc = context deadline exceeded`,
 		ok:      true,
 		want: Decoded{
-			Cause:    VolumeMountFailed,
-			Summary:  `volume "` + klPV + `": AttachVolume.Attach failed: rpc error: code = DeadlineExceeded desc = context deadline exceeded`,
-			NextStep: `check the source of volume "` + klPV + `" (its PersistentVolumeClaim, kubectl get volumeattachment) and the storage driver's logs on the node`,
-			Details:  []chain.Detail{{Key: "volume", Value: klPV}, {Key: "operation", Value: "AttachVolume.Attach failed"}},
+			Cause:    VolumeAttachTimeout,
+			Summary:  `attaching volume "` + klPV + `" to the node does not complete: rpc error: code = DeadlineExceeded desc = context deadline exceeded`,
+			NextStep: `kubectl get volumeattachment shows the attachment of volume "` + klPV + `" and its attachError; then the CSI driver's controller pod (its external-attacher logs) and the disk in the cloud console`,
+			Details:  []chain.Detail{{Key: "volume", Value: klPV}},
 		},
 	},
 	{

@@ -65,8 +65,8 @@ var sandboxCases = []rtCase{
 	{name: "sandbox image not found", reason: "FailedCreatePodSandBox",
 		message: `Failed to create pod sandbox: rpc error: code = NotFound desc = failed to pull image "registry.lab.internal/pause:3.10": failed to pull and unpack image "registry.lab.internal/pause:3.10": failed to resolve reference "registry.lab.internal/pause:3.10": registry.lab.internal/pause:3.10: not found`,
 		ok:      true, want: Decoded{Cause: SandboxImagePullFailed,
-			Summary:  `the runtime could not get the pod sandbox (pause) image: failed to pull image "registry.lab.internal/pause:3.10": failed to pull and unpack image "registry.lab.internal/pause:3.10": failed to resolve reference "registry.lab.internal/pause:3.10": registry.lab.internal/pause:3.10: not found`,
-			Details:  []chain.Detail{{Key: "kind", Value: "sandbox-image"}, {Key: "image", Value: "registry.lab.internal/pause:3.10"}}}},
+			Summary: `the runtime could not get the pod sandbox (pause) image: failed to pull image "registry.lab.internal/pause:3.10": failed to pull and unpack image "registry.lab.internal/pause:3.10": failed to resolve reference "registry.lab.internal/pause:3.10": registry.lab.internal/pause:3.10: not found`,
+			Details: []chain.Detail{{Key: "kind", Value: "sandbox-image"}, {Key: "image", Value: "registry.lab.internal/pause:3.10"}}}},
 	// kuberuntime_sandbox.go createPodSandbox: MkdirAll of the pod's log
 	// directory (BuildPodLogsDirectory "NAMESPACE_NAME_UID"), Go's os.PathError "%s %s: %s"
 	{name: "other sandbox error", reason: "FailedCreatePodSandBox",

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -54,6 +55,13 @@ func Scheduling(reason, message string) SchedulingResult {
 	msg := strings.TrimSpace(message)
 	if msg == "" {
 		return res
+	}
+	if d, ok := Autoscaler(reason, msg); ok {
+		res.Reasons = []Decoded{d}
+		return res
+	}
+	if legacy, ok := schedLegacy(msg); ok {
+		return legacy
 	}
 	truncated := len(message) == schedNoteLimit && strings.HasSuffix(msg, schedTruncated)
 	total, body, ok := schedFitBody(msg)
@@ -207,4 +215,60 @@ func schedCount(s string) (int, bool) {
 	}
 	n, err := strconv.Atoi(s)
 	return n, err == nil
+}
+
+// The scheduler's wordings before 1.9 (plugin/pkg/scheduler/core/
+// generic_scheduler.go FitError.Error): "pod (%s) failed to fit in any node"
+// followed by one "fit failure on node (%s): %s" line per node (1.4) or by
+// "fit failure summary on nodes : %s" (1.5), and "No nodes are available
+// that match all of the following predicates:: %s" (1.6-1.7) or "... all of
+// the predicates: %s" (1.8), their reasons each "Name (count)".
+var (
+	schedLegacyHeads = []string{"fit failure summary on nodes : ", "No nodes are available that match all of the following predicates:: ",
+		"No nodes are available that match all of the predicates: ", "No nodes are available that match all of the following predicates: "}
+	schedLegacyNodeRe   = regexp.MustCompile(`(?m)^fit failure on node \(([^)]*)\): (.+?)\s*$`)
+	schedLegacyClauseRe = regexp.MustCompile(`^(.+?) \((\d+)\)$`)
+)
+
+func schedLegacy(msg string) (SchedulingResult, bool) {
+	res := SchedulingResult{Nodes: -1}
+	for _, h := range schedLegacyHeads {
+		i := strings.Index(msg, h)
+		if i < 0 {
+			continue
+		}
+		body := strings.TrimSuffix(strings.TrimSpace(msg[i+len(h):]), ".")
+		for _, part := range strings.Split(body, ", ") {
+			part = strings.TrimSpace(part)
+			n := 0
+			if m := schedLegacyClauseRe.FindStringSubmatch(part); m != nil {
+				part = m[1]
+				n, _ = schedCount(m[2])
+			}
+			if part != "" {
+				res.Reasons = append(res.Reasons, schedClause(part, n, -1, false))
+			}
+		}
+		return res, len(res.Reasons) > 0
+	}
+	if !strings.Contains(msg, "failed to fit in any node") {
+		return res, false
+	}
+	counts := map[string]int{}
+	var order []string
+	for _, m := range schedLegacyNodeRe.FindAllStringSubmatch(msg, -1) {
+		for _, r := range strings.Split(m[2], ", ") {
+			if counts[r] == 0 {
+				order = append(order, r)
+			}
+			counts[r]++
+		}
+	}
+	for _, r := range order {
+		res.Reasons = append(res.Reasons, schedClause(r, counts[r], -1, false))
+	}
+	if len(res.Reasons) == 0 {
+		res.Reasons = []Decoded{{Cause: UnschedulableOther, Summary: rtOneLine(msg)}}
+	}
+	return res, true
 }

@@ -25,6 +25,12 @@ const (
 	SchedulingGated              chain.CauseID = "SchedulingGated"
 	NodeNameMismatch             chain.CauseID = "NodeNameMismatch"
 	UnschedulableOther           chain.CauseID = "UnschedulableOther"
+	// Reasons about the nodes themselves or the storage, whose next step is
+	// not in the pod template.
+	NodePressure                chain.CauseID = "NodePressure"
+	NodeNotReady                chain.CauseID = "NodeNotReady"
+	InsufficientStorageCapacity chain.CauseID = "InsufficientStorageCapacity"
+	PVNotFound                  chain.CauseID = "PVNotFound"
 )
 
 // schedGrace is the rule of every scheduler cause: a node may be added by a
@@ -62,6 +68,14 @@ var schedulerCauses = []Cause{
 		Summary:  "nodes have taints the pod does not tolerate",
 		NextStep: "list taints with kubectl get nodes -o custom-columns=NAME:.metadata.name,TAINTS:.spec.taints and add matching tolerations to spec.template.spec.tolerations",
 		Terminal: schedGrace},
+	{ID: NodePressure, Link: chain.LinkNodeAssignment,
+		Summary:  "nodes are under memory, disk or PID pressure, so the scheduler keeps new pods off them",
+		NextStep: "relieve the nodes: kubectl describe nodes (Conditions: MemoryPressure, DiskPressure, PIDPressure) shows which resource runs low; free it or add nodes. Do not tolerate the pressure taints",
+		Terminal: schedGrace},
+	{ID: NodeNotReady, Link: chain.LinkNodeAssignment,
+		Summary:  "nodes are NotReady or unreachable (their kubelet stopped reporting), so the scheduler keeps new pods off them",
+		NextStep: "fix the nodes: kubectl get nodes, then kubectl describe node NODE (Conditions, the kubelet's last heartbeat) and the kubelet's log on the node",
+		Terminal: schedGrace},
 	{ID: NodeAffinityMismatch, Link: chain.LinkNodeAssignment,
 		Summary:  "nodes do not match the pod's node selector or required node affinity",
 		NextStep: "fix spec.template.spec.nodeSelector or spec.template.spec.affinity.nodeAffinity to match node labels (kubectl get nodes --show-labels), or label the nodes",
@@ -85,6 +99,14 @@ var schedulerCauses = []Cause{
 	{ID: PVCNotFound, Link: chain.LinkNodeAssignment,
 		Summary:  "a PersistentVolumeClaim the pod mounts does not exist",
 		NextStep: "create the claim in the pod's namespace, or fix spec.template.spec.volumes[].persistentVolumeClaim.claimName",
+		Terminal: schedGrace},
+	{ID: PVNotFound, Link: chain.LinkNodeAssignment,
+		Summary:  "a claim of the pod is bound to a PersistentVolume that does not exist",
+		NextStep: "kubectl get pvc -n NAMESPACE shows the claim's volumeName: recreate that PersistentVolume, or delete and recreate the claim so it binds anew (its data is gone with the volume)",
+		Terminal: schedGrace},
+	{ID: InsufficientStorageCapacity, Link: chain.LinkNodeAssignment,
+		Summary:  "the CSI driver reports too little free storage on the nodes for the pod's claims (storage capacity tracking)",
+		NextStep: "lower the claims' storage requests or add storage; kubectl get csistoragecapacities -A shows what each node's topology segment has",
 		Terminal: schedGrace},
 	{ID: VolumeNodeAffinityConflict, Link: chain.LinkNodeAssignment,
 		Summary:  "the pod's PersistentVolumes are pinned to other nodes or zones",

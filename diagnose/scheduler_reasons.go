@@ -58,9 +58,27 @@ var schedExact = map[string]schedFact{
 	"node(s) didn't find available persistent volumes to bind": {cause: UnboundPVC,
 		what: "no available persistent volume to bind",
 		next: "create a PersistentVolume matching the claim (storageClassName, size, accessModes, node affinity) or fix the StorageClass provisioner; kubectl describe pvc"},
-	"node(s) did not have enough free storage": {cause: UnboundPVC,
-		what: "not enough free storage to provision the claims",
-		next: "the CSI driver reports too little capacity (kubectl get csistoragecapacities -A): lower the claim's storage request or add storage"},
+	"node(s) did not have enough free storage": {cause: InsufficientStorageCapacity,
+		what: "not enough free storage to provision the claims"},
+	"node(s) didn't have enough free storage": {cause: InsufficientStorageCapacity,
+		what: "not enough free storage to provision the claims"},
+	"node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)": {cause: PVNotFound,
+		what: "a claim is bound to a PersistentVolume that does not exist"},
+	"pvc(s) bound to non-existent pv(s)": {cause: PVNotFound,
+		what: "a claim is bound to a PersistentVolume that does not exist"},
+	// Node conditions as the scheduler named them in 1.10-1.17
+	// (predicates/error.go) before they became taints.
+	"node(s) had memory pressure":              {cause: NodePressure, what: "memory pressure"},
+	"node(s) had disk pressure":                {cause: NodePressure, what: "disk pressure"},
+	"node(s) had pid pressure":                 {cause: NodePressure, what: "PID pressure"},
+	"node(s) were out of disk space":           {cause: NodePressure, what: "out of disk space"},
+	"node(s) were not ready":                   {cause: NodeNotReady, what: "not ready"},
+	"node(s) had network unavailable":          {cause: NodeNotReady, what: "network unavailable"},
+	"node(s) didn't match Pod's node affinity": {cause: NodeAffinityMismatch, what: "node affinity did not match"},
+	"node(s) didn't have requested volumes":    {cause: VolumeNodeAffinityConflict, what: "requested volumes not available on the nodes"},
+	"node(s) had no available disk":            {cause: VolumeLimitExceeded, what: "no available disk"},
+	"node(s) had no available volume topology": {cause: VolumeNodeAffinityConflict, what: "no available volume topology"},
+	"Too many pods (allocatable)":              {cause: TooManyPods, what: "too many pods"},
 	"node(s) didn't match PersistentVolume's node affinity": {cause: VolumeNodeAffinityConflict,
 		what: "PersistentVolume's node affinity excludes the nodes"},
 	"node(s) had volume node affinity conflict": {cause: VolumeNodeAffinityConflict,
@@ -105,12 +123,56 @@ func schedLookup(text string) (schedFact, bool) {
 	if f, ok := schedExact[text]; ok {
 		return f, true
 	}
+	if f, ok := schedPredicates[text]; ok {
+		return f, true
+	}
 	for _, p := range schedPatterns {
 		if f, ok := p(text); ok {
 			return f, true
 		}
 	}
 	return schedPluginError(text)
+}
+
+// schedPredicates are the predicate names the scheduler printed instead of
+// reasons in 1.5-1.9 ("No nodes are available that match all of the
+// predicates: MatchNodeSelector (2)", plugin/pkg/scheduler/algorithm/
+// predicates/error.go), some still seen in the 1.10+ histogram.
+var schedPredicates = map[string]schedFact{
+	"MatchNodeSelector":                     {cause: NodeAffinityMismatch, what: "node selector did not match (MatchNodeSelector)"},
+	"NodeAffinity":                          {cause: NodeAffinityMismatch, what: "node affinity did not match"},
+	"PodFitsHostPorts":                      {cause: NodePortConflict, what: "requested host ports in use (PodFitsHostPorts)"},
+	"PodFitsPorts":                          {cause: NodePortConflict, what: "requested host ports in use (PodFitsPorts)"},
+	"PodToleratesNodeTaints":                {cause: UntoleratedTaint, what: "taints the pod does not tolerate (PodToleratesNodeTaints)"},
+	"PodToleratesNodeNoExecuteTaints":       {cause: UntoleratedTaint, what: "NoExecute taints the pod does not tolerate"},
+	"CheckNodeMemoryPressure":               {cause: NodePressure, what: "memory pressure (CheckNodeMemoryPressure)"},
+	"CheckNodeDiskPressure":                 {cause: NodePressure, what: "disk pressure (CheckNodeDiskPressure)"},
+	"CheckNodePIDPressure":                  {cause: NodePressure, what: "PID pressure (CheckNodePIDPressure)"},
+	"NodeOutOfDisk":                         {cause: NodePressure, what: "out of disk (NodeOutOfDisk)"},
+	"NodeUnderMemoryPressure":               {cause: NodePressure, what: "memory pressure"},
+	"NodeUnderDiskPressure":                 {cause: NodePressure, what: "disk pressure"},
+	"CheckNodeCondition":                    {cause: NodeNotReady, what: "node not ready (CheckNodeCondition)"},
+	"NodeNotReady":                          {cause: NodeNotReady, what: "node not ready"},
+	"NodeNetworkUnavailable":                {cause: NodeNotReady, what: "node network unavailable"},
+	"NodeUnknownCondition":                  {cause: NodeNotReady, what: "node condition unknown"},
+	"CheckNodeUnschedulable":                {cause: NodeUnschedulable, what: "cordoned (CheckNodeUnschedulable)"},
+	"NodeUnschedulable":                     {cause: NodeUnschedulable, what: "cordoned"},
+	"MatchInterPodAffinity":                 {cause: PodAntiAffinityConflict, what: "inter-pod affinity or anti-affinity rules not satisfied (MatchInterPodAffinity)"},
+	"PodAffinityRulesNotMatch":              {cause: PodAffinityUnsatisfied, what: "pod affinity rules not satisfied"},
+	"PodAntiAffinityRulesNotMatch":          {cause: PodAntiAffinityConflict, what: "pod anti-affinity rules conflict with pods on the nodes"},
+	"ExistingPodsAntiAffinityRulesNotMatch": {cause: PodAntiAffinityConflict, what: "existing pods' anti-affinity rules exclude the pod"},
+	"NoVolumeZoneConflict":                  {cause: VolumeNodeAffinityConflict, what: "no node in the volume's zone (NoVolumeZoneConflict)"},
+	"NoVolumeNodeConflict":                  {cause: VolumeNodeAffinityConflict, what: "volume node affinity conflict (NoVolumeNodeConflict)"},
+	"VolumeNodeAffinityConflict":            {cause: VolumeNodeAffinityConflict, what: "volume node affinity conflict"},
+	"VolumeBindingNoMatch":                  {cause: UnboundPVC, what: "no available persistent volume to bind"},
+	"CheckVolumeBinding":                    {cause: UnboundPVC, what: "volumes could not be bound (CheckVolumeBinding)"},
+	"MaxEBSVolumeCount":                     {cause: VolumeLimitExceeded, what: "EBS volume attach limit reached (MaxEBSVolumeCount)"},
+	"MaxGCEPDVolumeCount":                   {cause: VolumeLimitExceeded, what: "GCE PD volume attach limit reached (MaxGCEPDVolumeCount)"},
+	"MaxAzureDiskVolumeCount":               {cause: VolumeLimitExceeded, what: "Azure disk attach limit reached (MaxAzureDiskVolumeCount)"},
+	"MaxCSIVolumeCountPred":                 {cause: VolumeLimitExceeded, what: "CSI volume attach limit reached"},
+	"MaxVolumeCount":                        {cause: VolumeLimitExceeded, what: "volume attach limit reached"},
+	"HostName":                              {cause: NodeNameMismatch, what: "requested node name did not match (HostName)"},
+	"PodFitsHost":                           {cause: NodeNameMismatch, what: "requested node name did not match (PodFitsHost)"},
 }
 
 // schedInsufficient decodes noderesources/fit.go "Insufficient %v": cpu,
@@ -122,7 +184,10 @@ func schedInsufficient(text string) (schedFact, bool) {
 		return schedFact{}, false
 	}
 	what := "insufficient " + name
-	switch name {
+	switch strings.ToLower(name) {
+	case "pods":
+		// The node's pod capacity, named so before 1.18 ("Too many pods" since).
+		return schedFact{cause: TooManyPods, what: "too many pods (insufficient pods)"}, true
 	case "cpu":
 		return schedFact{cause: InsufficientCPU, what: what}, true
 	case "memory":
@@ -151,6 +216,18 @@ func schedTaint(text string) (schedFact, bool) {
 	key, value = strings.TrimSpace(key), strings.TrimSpace(value)
 	if !ok || key == "" {
 		return schedFact{}, false
+	}
+	switch key {
+	case "node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable", "node.kubernetes.io/network-unavailable",
+		"node.cloudprovider.kubernetes.io/uninitialized", "node.kubernetes.io/out-of-service":
+		return schedFact{cause: NodeNotReady, what: "node condition taint {" + inner + "}",
+			next: schedTolerationStep(key, value), details: []chain.Detail{{Key: "key", Value: key}, {Key: "value", Value: value}}}, true
+	case "node.kubernetes.io/memory-pressure", "node.kubernetes.io/disk-pressure", "node.kubernetes.io/pid-pressure":
+		return schedFact{cause: NodePressure, what: "node pressure taint {" + inner + "}",
+			next: schedTolerationStep(key, value), details: []chain.Detail{{Key: "key", Value: key}, {Key: "value", Value: value}}}, true
+	case "node.kubernetes.io/unschedulable":
+		return schedFact{cause: NodeUnschedulable, what: "cordoned {" + inner + "}",
+			next: schedTolerationStep(key, value), details: []chain.Detail{{Key: "key", Value: key}, {Key: "value", Value: value}}}, true
 	}
 	return schedFact{cause: UntoleratedTaint,
 		what:    "untolerated taint {" + inner + "}",
@@ -186,6 +263,19 @@ func schedPVCMissing(text string) (schedFact, bool) {
 			}
 		}
 		return schedFact{}, false
+	}
+	if claim, rest, ok := strings.Cut(text, `" bound to non-existent persistentvolume "`); ok && strings.HasPrefix(claim, `persistentvolumeclaim "`) {
+		// volumebinding/binder.go (1.26+): "persistentvolumeclaim %q bound
+		// to non-existent persistentvolume %q".
+		pv := strings.TrimSuffix(rest, `"`)
+		return schedFact{cause: PVNotFound, what: text,
+			next:    fmt.Sprintf("PersistentVolume %q, which claim %q is bound to, does not exist: recreate it, or delete and recreate the claim so it binds anew", pv, strings.TrimPrefix(claim, `persistentvolumeclaim "`)),
+			details: []chain.Detail{{Key: "claim", Value: strings.TrimPrefix(claim, `persistentvolumeclaim "`)}, {Key: "volume", Value: pv}}}, true
+	}
+	if name, ok := schedBetween(text, `persistentvolume "`, `" not found`); ok && !strings.Contains(name, `"`) {
+		return schedFact{cause: PVNotFound, what: text,
+			next:    fmt.Sprintf("PersistentVolume %q, which a claim of the pod is bound to, does not exist: recreate it, or delete and recreate the claim so it binds anew", name),
+			details: []chain.Detail{{Key: "volume", Value: name}}}, true
 	}
 	if name, ok := schedBetween(text, `persistentvolumeclaim "`, `" not found`); ok && !strings.Contains(name, `"`) {
 		return schedFact{cause: PVCNotFound, what: text,

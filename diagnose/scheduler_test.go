@@ -32,6 +32,23 @@ const (
 )
 
 var schedulingCases = []schedCase{
+	{name: "node pressure taint (1.18 wording)",
+		// rootless-containers/usernetes#155, Kubernetes 1.18
+		reason: "Unschedulable", message: "0/1 nodes are available: 1 node(s) had taint {node.kubernetes.io/disk-pressure: }, that the pod didn't tolerate.",
+		want: SchedulingResult{Nodes: 1, Reasons: []Decoded{
+			{Cause: NodePressure, Summary: "1 of 1 nodes: node pressure taint {node.kubernetes.io/disk-pressure: }", Nodes: 1,
+				NextStep: "the nodes carry the node.kubernetes.io/disk-pressure taint that Kubernetes sets from a node condition: fix the nodes (kubectl describe nodes: Conditions, Taints) rather than tolerating it",
+				Details:  []chain.Detail{{Key: "key", Value: "node.kubernetes.io/disk-pressure"}, {Key: "value"}}}}}},
+	{name: "claim bound to a missing volume (1.23 wording)",
+		// kubernetes/kubernetes#105196 (volumebinding ErrReasonPVNotExist)
+		reason: "FailedScheduling", message: "0/2 nodes are available: 2 node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)",
+		want: SchedulingResult{Nodes: 2, Reasons: []Decoded{
+			{Cause: PVNotFound, Summary: "2 of 2 nodes: a claim is bound to a PersistentVolume that does not exist", Nodes: 2}}}},
+	{name: "storage capacity",
+		// volumebinding/binder.go ErrReasonNotEnoughSpace, as the 1.24 scheduler words it
+		reason: "FailedScheduling", message: "0/3 nodes are available: 3 node(s) did not have enough free storage." + notHelpful3,
+		want: SchedulingResult{Nodes: 3, Preemption: notHelpful3[1:], Reasons: []Decoded{
+			{Cause: InsufficientStorageCapacity, Summary: "3 of 3 nodes: not enough free storage to provision the claims", Nodes: 3}}}},
 	{name: "cpu",
 		// plugins/noderesources/fit.go "Insufficient cpu"
 		reason: "Unschedulable", message: "0/3 nodes are available: 3 Insufficient cpu." + noVictims3,
@@ -86,7 +103,7 @@ var schedulingCases = []schedCase{
 		reason:  "Unschedulable",
 		message: "0/3 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/unreachable: }, 2 node(s) had untolerated taint {dedicated: gpu}." + notHelpful3,
 		want: SchedulingResult{Nodes: 3, Preemption: notHelpful3[1:], Reasons: []Decoded{
-			{Cause: UntoleratedTaint, Summary: "1 of 3 nodes: untolerated taint {node.kubernetes.io/unreachable: }", Nodes: 1,
+			{Cause: NodeNotReady, Summary: "1 of 3 nodes: node condition taint {node.kubernetes.io/unreachable: }", Nodes: 1,
 				NextStep: "the nodes carry the node.kubernetes.io/unreachable taint that Kubernetes sets from a node condition: fix the nodes (kubectl describe nodes: Conditions, Taints) rather than tolerating it",
 				Details:  []chain.Detail{{Key: "key", Value: "node.kubernetes.io/unreachable"}, {Key: "value", Value: ""}}},
 			{Cause: UntoleratedTaint, Summary: "2 of 3 nodes: untolerated taint {dedicated: gpu}", Nodes: 2,

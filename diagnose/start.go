@@ -16,6 +16,12 @@ const (
 	ExecFormatError      chain.CauseID = "ExecFormatError"
 	CreateContainerError chain.CauseID = "CreateContainerError"
 	ContainerStartFailed chain.CauseID = "ContainerStartFailed"
+	// The runtime errors whose next step differs: an entrypoint without the
+	// execute bit, a volume or file that cannot be mounted where the
+	// container wants it, and a cgroup the runtime cannot set up.
+	ExecPermissionDenied chain.CauseID = "ExecPermissionDenied"
+	MountPathError       chain.CauseID = "MountPathError"
+	ContainerCgroupError chain.CauseID = "ContainerCgroupError"
 )
 
 // startCauses: the kubelet retries create and start with the pod's back-off,
@@ -29,6 +35,18 @@ var startCauses = []Cause{
 		Summary:  "the container's entrypoint is not a binary for the node's architecture (exec format error)",
 		NextStep: "build the image for the node's architecture (docker buildx build --platform linux/amd64,linux/arm64 ...), or fix the script's #! line",
 		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 2}},
+	{ID: ExecPermissionDenied, Link: chain.LinkContainers,
+		Summary:  "the container's entrypoint cannot be executed: permission denied (no execute bit, a noexec mount, or a user without access)",
+		NextStep: "make the entrypoint executable in the image (chmod +x in the Dockerfile, or COPY --chmod=755), check it is not on a noexec volume, and that spec.template.spec.securityContext.runAsUser may read it",
+		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 2}},
+	{ID: MountPathError, Link: chain.LinkContainers,
+		Summary:  "the runtime could not mount a volume, subPath or file at its path in the container (a file onto a directory, or a source that does not exist)",
+		NextStep: "check spec.template.spec.containers[].volumeMounts: mountPath against what the image has there (a file or a directory), subPath against the volume's content, and hostPath sources on the node",
+		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 2}},
+	{ID: ContainerCgroupError, Link: chain.LinkContainers,
+		Summary:  "the container runtime could not set up the container's cgroup (limits, cgroup driver or the node's cgroup hierarchy)",
+		NextStep: "check that the kubelet and the runtime use the same cgroup driver (systemd or cgroupfs), the node's kernel log and memory, and the runtime's log (journalctl -u containerd); a limit below what the runtime needs also fails here",
+		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 3}},
 	{ID: CreateContainerError, Link: chain.LinkContainers,
 		Summary:  "the container runtime could not create the container",
 		NextStep: "read the runtime's error in kubectl describe pod POD and the container runtime's log on the node (journalctl -u containerd)",
@@ -66,6 +84,9 @@ func ContainerStart(reason, message string) (d Decoded, ok bool) {
 		return d, true
 	}
 	tail := rtOneLine(rtTail(message))
+	if cause, ok := startRuntimeCause(message); ok {
+		return Decoded{Cause: cause, Summary: "the runtime could not start the container: " + tail}, true
+	}
 	if create {
 		return Decoded{Cause: CreateContainerError, Summary: "the runtime could not create the container: " + tail}, true
 	}
@@ -115,6 +136,27 @@ func startFailedEvent(message string) (body string, create, ok bool) {
 
 var execFormatRE = regexp.MustCompile(`exec (\S+): exec format error`)
 
+// startMountRE finds runc's and crun's mount errors at container init
+// ("error mounting %q to rootfs at %q: %w", crun's "mount `%s` to `%s`"),
+// and Docker's hint for a file mounted onto a directory.
+var startMountRE = regexp.MustCompile("(?i)error mounting \"[^\"]*\" to rootfs|mount(?:ing)? `[^`]*` to `|are you trying to mount a directory onto a file|not a directory: unknown|mount through procfd|error mounting .* to rootfs at|failed to prepare subPath|subpath|mountpoint for .* not found|error creating mount")
+
+// startRuntimeCause names the runtime errors whose next step differs from
+// a generic create or start failure: the entrypoint's permissions, a mount
+// into the container, a cgroup. It is tried after the exec lookup errors.
+func startRuntimeCause(message string) (chain.CauseID, bool) {
+	lower := strings.ToLower(message)
+	switch {
+	case startMountRE.MatchString(message):
+		return MountPathError, true
+	case strings.Contains(lower, "cgroup"):
+		return ContainerCgroupError, true
+	case strings.Contains(lower, "permission denied") && (strings.Contains(lower, "exec") || strings.Contains(lower, "starting container process")):
+		return ExecPermissionDenied, true
+	}
+	return "", false
+}
+
 // startExecError decodes runc's exec failures: Go's exec.LookPath error at
 // create time (exec: "name": executable file not found in $PATH) and the
 // execve error runc init prints once started (exec /path: exec format error).
@@ -147,6 +189,10 @@ func startNotFound(name, why string) Decoded {
 		Details:  []chain.Detail{{Key: "command", Value: name}, {Key: "error", Value: why}},
 		NextStep: fmt.Sprintf("fix spec.template.spec.containers[].command/args or the image's ENTRYPOINT: %q must name an executable file in the image", name)}
 	switch {
+	case strings.Contains(why, "permission denied"):
+		d.Cause = ExecPermissionDenied
+		d.Summary = fmt.Sprintf("%q cannot be executed: permission denied", name)
+		d.NextStep = fmt.Sprintf("make %q executable in the image (chmod +x, or COPY --chmod=755) and readable by the container's user, and keep it off noexec volumes", name)
 	case strings.Contains(why, "executable file not found"):
 		d.Summary = fmt.Sprintf("executable %q not found in the image's $PATH", name)
 	case strings.Contains(why, "no such file or directory"):

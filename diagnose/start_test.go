@@ -59,9 +59,9 @@ var startCases = []rtCase{
 		Summary:  `executable "/app/server" does not exist in the image`,
 		NextStep: `fix spec.template.spec.containers[].command/args or the image's ENTRYPOINT: "/app/server" must name an executable file in the image`,
 		Details:  []chain.Detail{{Key: "command", Value: "/app/server"}, {Key: "error", Value: "stat /app/server: no such file or directory"}}}},
-	{name: "not executable", reason: "StartError", message: startNoExec, ok: true, want: Decoded{Cause: ExecutableNotFound,
-		Summary:  `command "/app/run.sh" cannot be executed: permission denied`,
-		NextStep: `fix spec.template.spec.containers[].command/args or the image's ENTRYPOINT: "/app/run.sh" must name an executable file in the image`,
+	{name: "not executable", reason: "StartError", message: startNoExec, ok: true, want: Decoded{Cause: ExecPermissionDenied,
+		Summary:  `"/app/run.sh" cannot be executed: permission denied`,
+		NextStep: `make "/app/run.sh" executable in the image (chmod +x, or COPY --chmod=755) and readable by the container's user, and keep it off noexec volumes`,
 		Details:  []chain.Detail{{Key: "command", Value: "/app/run.sh"}, {Key: "error", Value: "permission denied"}}}},
 	// runc v1.5.3 internal/linux/linux.go &os.PathError{Op: "exec"} printed by
 	// libcontainer/init_linux.go fmt.Fprintln(os.Stderr, err) into the

@@ -43,6 +43,9 @@ type walker struct {
 	d    *appsv1.Deployment
 	rs   *appsv1.ReplicaSet // the current ReplicaSet, nil when none
 	pods []*corev1.Pod      // the pods judged: the current ReplicaSet's live pods
+	// gone are the current ReplicaSet's pods the kubelet evicted or
+	// refused: the reason its replacements exist.
+	gone []*corev1.Pod
 }
 
 // Walk judges every link of the snapshot's chain, in order, and names the

@@ -18,7 +18,7 @@ func (w *walker) containers() chain.Link {
 			onNode = append(onNode, p)
 		}
 	}
-	if len(onNode) == 0 {
+	if len(onNode) == 0 && len(w.gone) == 0 {
 		return notReached(chain.LinkContainers, "no pod on a node")
 	}
 	c := &collector{}
@@ -39,7 +39,53 @@ func (w *walker) containers() chain.Link {
 		}
 	}
 	summary := fmt.Sprintf("%d/%d pods on nodes have all containers running", running, len(onNode))
-	return w.finish(chain.LinkContainers, summary, c, len(onNode))
+	of := len(onNode)
+	if want := w.wanted(); int32(running) < want && len(w.gone) > 0 {
+		// The replacements of evicted or refused pods do not run (yet):
+		// what removed their predecessors is the first thing to fix.
+		for _, p := range w.gone {
+			d, _ := Eviction(p.Status.Reason, p.Status.Message)
+			obj := objectName("pod", p.Name)
+			c.add(sighting{d: d, object: obj, since: goneAt(p), evidence: []chain.Evidence{{Source: chain.SourceObjectStatus,
+				Object: obj, Field: "status.reason", Reason: p.Status.Reason, Message: p.Status.Message}}})
+		}
+		of += len(w.gone)
+		summary += fmt.Sprintf("; %s evicted or refused by the kubelet", plural(int32(len(w.gone)), "pod"))
+	}
+	return w.finish(chain.LinkContainers, summary, c, of)
+}
+
+// wanted is how many pods the current ReplicaSet should run.
+func (w *walker) wanted() int32 {
+	if w.rs != nil {
+		return replicas(w.rs.Spec.Replicas)
+	}
+	if w.d != nil {
+		return replicas(w.d.Spec.Replicas)
+	}
+	return int32(len(w.pods))
+}
+
+// goneAt is when an evicted or refused pod stopped: its last container's
+// end, else its Ready condition's change, else its start.
+func goneAt(p *corev1.Pod) time.Time {
+	var t time.Time
+	for _, st := range p.Status.ContainerStatuses {
+		if tm := st.State.Terminated; tm != nil && tm.FinishedAt.After(t) {
+			t = tm.FinishedAt.Time
+		}
+	}
+	if t.IsZero() {
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodReady && c.LastTransitionTime.After(t) {
+				t = c.LastTransitionTime.Time
+			}
+		}
+	}
+	if t.IsZero() && p.Status.StartTime != nil {
+		t = p.Status.StartTime.Time
+	}
+	return t
 }
 
 // podContainers decodes one pod's containers and says whether all run.

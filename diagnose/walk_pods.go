@@ -41,6 +41,11 @@ func (w *walker) podsLink() chain.Link {
 			terminating++
 		case p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded:
 			notes = append(notes, w.deadPodNote(p))
+			// Evictions that name a cause to fix count against the
+			// rollout; a preemption or a node shutdown does not.
+			if d, ok := Eviction(p.Status.Reason, p.Status.Message); ok && !isGeneric(d.Cause) {
+				w.gone = append(w.gone, p)
+			}
 		default:
 			w.pods = append(w.pods, p)
 		}

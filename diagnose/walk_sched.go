@@ -74,6 +74,9 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) []string {
 		if e.Reason != "FailedScheduling" {
 			continue
 		}
+		if _, ok := Autoscaler(e.Reason, eventMessage(e)); ok {
+			continue // Karpenter's, weighed by provisioning
+		}
 		repeats = e.Count
 		if !found || len(res.Reasons) == 0 {
 			res = Scheduling(e.Reason, eventMessage(e))
@@ -82,7 +85,27 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) []string {
 		}
 		break
 	}
-	scaleUp, notes := w.provisioning(p, evs)
+	scaleUp, refusal, notes := w.provisioning(p, evs)
+	if refusal != nil {
+		// The autoscaler says no new node would help: its reasons are the
+		// next step; the scheduler's (about the nodes there are) become
+		// details.
+		d, _ := Autoscaler(refusal.Reason, eventMessage(*refusal))
+		for _, r := range res.Reasons {
+			d.Details = append(d.Details, chain.Detail{Key: "unschedulable", Value: r.Summary})
+		}
+		ev := []chain.Evidence{eventEvidence(*refusal)}
+		at := refusal.First
+		if found {
+			// The pod has waited since the scheduler first said no.
+			ev = append([]chain.Evidence{evidence}, ev...)
+			if since.Before(at) {
+				at = since
+			}
+		}
+		c.add(sighting{d: d, object: obj, since: at, repeats: refusal.Count, evidence: ev})
+		return notes
+	}
 	if !found || len(res.Reasons) == 0 {
 		c.add(sighting{d: Decoded{Cause: SchedulingPending, Progressing: true}, object: obj, since: p.CreationTimestamp.Time,
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.nodeName",
@@ -131,16 +154,11 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) []string {
 }
 
 // provisioning finds, in a pending pod's events (oldest first), the node
-// autoscaler's newest word that a node is on its way: a cluster autoscaler
-// TriggeredScaleUp or a Karpenter Nominated, unless a newer
-// NotTriggerScaleUp says it gave up, or the provisioning window has
-// passed. The refusals become notes.
-func (w *walker) provisioning(p *corev1.Pod, evs []chain.Event) (*chain.Event, []string) {
-	var (
-		notes        []string
-		scaleUp      *chain.Event
-		notTriggered bool // a refusal newer than any scale-up
-	)
+// autoscaler's newest word: that a node is on its way (a cluster autoscaler
+// TriggeredScaleUp or a Karpenter Nominated, unless the provisioning window
+// has passed), or that none will come (NotTriggerScaleUp, Karpenter's
+// FailedScheduling).
+func (w *walker) provisioning(p *corev1.Pod, evs []chain.Event) (scaleUp, refusal *chain.Event, notes []string) {
 	for i := len(evs) - 1; i >= 0; i-- {
 		e := evs[i]
 		switch {
@@ -148,13 +166,15 @@ func (w *walker) provisioning(p *corev1.Pod, evs []chain.Event) (*chain.Event, [
 			// Karpenter launches (or found) a node for the pod.
 			e.Reason == karpenterNominated && e.Type == corev1.EventTypeNormal &&
 				strings.HasPrefix(eventMessage(e), karpenterNominatePrefix):
-			if scaleUp == nil && !notTriggered {
+			if scaleUp == nil && refusal == nil {
 				scaleUp = &evs[i]
 			}
-		case e.Reason == "NotTriggerScaleUp":
-			notTriggered = notTriggered || scaleUp == nil
-			// Each attempt is an event; the same text said twice is one note.
-			notes = appendUnique(notes, fmt.Sprintf("cluster autoscaler on pod %s: %s", p.Name, e.Message))
+		default:
+			if _, ok := Autoscaler(e.Reason, eventMessage(e)); ok && e.Type == corev1.EventTypeWarning || e.Reason == "NotTriggerScaleUp" {
+				if scaleUp == nil && refusal == nil {
+					refusal = &evs[i]
+				}
+			}
 		}
 	}
 	if scaleUp != nil && w.s.Now.Sub(scaleUp.Last) > scaleUpWindow {
@@ -162,7 +182,7 @@ func (w *walker) provisioning(p *corev1.Pod, evs []chain.Event) (*chain.Event, [
 			provisioner(scaleUp), p.Name, w.s.Now.Sub(scaleUp.Last).Round(time.Second), scaleUp.Message))
 		scaleUp = nil
 	}
-	return scaleUp, notes
+	return scaleUp, refusal, notes
 }
 
 // provisioner names who said a node is coming.

@@ -83,16 +83,14 @@ func TestWalkScaleUp(t *testing.T) {
 		{name: "autoscaler gave up after triggering",
 			evs: []chain.Event{failed(0), podEvent(corev1.EventTypeNormal, "TriggeredScaleUp", walkScaleUp, "cluster-autoscaler", 10*time.Second, 1),
 				podEvent(corev1.EventTypeNormal, "NotTriggerScaleUp", walkNoScaleUp, "cluster-autoscaler", 2*time.Minute, 3)},
-			want: want{Health: chain.Broken, Cause: InsufficientCPU, Terminal: true, Notes: []string{
-				"cluster autoscaler on pod " + walkPendingPod + ": " + walkNoScaleUp}}},
+			want: want{Health: chain.Broken, Cause: ScaleUpNotTriggered, Terminal: true}},
 		// Each refusal is an event of its own once the correlator's
 		// window has passed: the same words are one note, not one per event.
 		{name: "autoscaler refused twice with the same words",
 			evs: []chain.Event{failed(0),
 				podEvent(corev1.EventTypeNormal, "NotTriggerScaleUp", walkNoScaleUp, "cluster-autoscaler", 1*time.Minute, 1),
 				podEvent(corev1.EventTypeNormal, "NotTriggerScaleUp", walkNoScaleUp, "cluster-autoscaler", 20*time.Minute, 2)},
-			want: want{Health: chain.Broken, Cause: InsufficientCPU, Terminal: true, Notes: []string{
-				"cluster autoscaler on pod " + walkPendingPod + ": " + walkNoScaleUp}}},
+			want: want{Health: chain.Broken, Cause: ScaleUpNotTriggered, Terminal: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

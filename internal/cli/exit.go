@@ -15,6 +15,7 @@ const (
 	ExitUsage       = 4 // the command line is wrong: flag, argument, resource type
 	ExitNotFound    = 5 // the Deployment does not exist in that namespace
 	ExitCluster     = 6 // the cluster could not be read: kubeconfig, connection, timeout, credentials, RBAC on the Deployment
+	ExitUnexplained = 7 // explain: no cause is known for the message (or for any of the events)
 )
 
 // ExitError carries the exit code chosen for an error up to main.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -100,9 +101,15 @@ func (o *Options) loadEvents() (*capture.Bundle, error) {
 func (o *Options) printExplanations(items []Explanation) error {
 	switch o.Output.Format {
 	case "json":
-		return render.JSON(o.Out, items)
+		if err := render.JSON(o.Out, items); err != nil {
+			return err
+		}
+		return unexplained(items)
 	case "yaml":
-		return render.YAML(o.Out, items)
+		if err := render.YAML(o.Out, items); err != nil {
+			return err
+		}
+		return unexplained(items)
 	case "text":
 	default:
 		return usageErrorf("explain prints text, json or yaml, not %q", o.Output.Format)
@@ -135,8 +142,21 @@ func (o *Options) printExplanations(items []Explanation) error {
 	if len(items) > 1 {
 		fmt.Fprintf(&b, "%d events, %d without a known cause\n", len(items), unknown)
 	}
-	_, err := io.WriteString(o.Out, b.String())
-	return err
+	if _, err := io.WriteString(o.Out, b.String()); err != nil {
+		return err
+	}
+	return unexplained(items)
+}
+
+// unexplained is the exit for explanations none of which named a cause:
+// scripts can tell "decoded" (0) from "not known" (ExitUnexplained).
+func unexplained(items []Explanation) error {
+	for _, it := range items {
+		if len(it.Causes) > 0 {
+			return nil
+		}
+	}
+	return &ExitError{Code: ExitUnexplained, Err: errors.New("no known cause"), silent: true}
 }
 
 func linkName(l chain.LinkID) string {

@@ -7,12 +7,16 @@ import (
 
 func TestExplainCommand(t *testing.T) {
 	r := runWith(t, nil, "explain", "0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint(s).")
-	if r.code != ExitHealthy || !strings.HasPrefix(r.stdout, "InsufficientCPU (node-assignment): 2 of 5 nodes: insufficient cpu\n") || !strings.Contains(r.stdout, "UntoleratedTaint") {
+	if r.code != ExitHealthy || !strings.HasPrefix(r.stdout, "UntoleratedTaint (node-assignment): 3 of 5 nodes: untolerated taint(s)\n") || !strings.Contains(r.stdout, "InsufficientCPU") {
 		t.Errorf("code %d, stdout:\n%s", r.code, r.stdout)
 	}
 	r = runWith(t, nil, "explain", "nothing to see")
-	if !strings.Contains(r.stdout, "no known cause") {
-		t.Errorf("stdout %q", r.stdout)
+	if !strings.Contains(r.stdout, "no known cause") || r.code != ExitUnexplained {
+		t.Errorf("code %d, stdout %q", r.code, r.stdout)
+	}
+	r = runWith(t, nil, "explain", "-o", "json", "nothing to see")
+	if r.code != ExitUnexplained || r.stderr != "" {
+		t.Errorf("json: code %d, stderr %q", r.code, r.stderr)
 	}
 	r = runWith(t, nil, "explain")
 	if r.code != ExitUsage {
