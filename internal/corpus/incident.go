@@ -1,0 +1,87 @@
+package corpus
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Incident is one real incident, as a public thread showed it, in a compact
+// spec that Build turns into the List `kubectl get deploy,rs,pods,events -o
+// yaml` would have printed.
+type Incident struct {
+	Name       string `json:"name"`
+	Provenance `json:",inline"`
+	Want       Want  `json:"want"`
+	Replicas   int32 `json:"replicas,omitempty"`
+	// Image is the containers' image when the thread names it.
+	Image      string          `json:"image,omitempty"`
+	Pods       []PodSpec       `json:"pods,omitempty"`
+	Events     []EventSpec     `json:"events,omitempty"`
+	Deployment *DeploymentSpec `json:"deployment,omitempty"`
+
+	Family string `json:"-"`
+}
+
+// PodSpec is one pod of the current ReplicaSet as the thread showed it.
+type PodSpec struct {
+	Phase corev1.PodPhase `json:"phase,omitempty"`
+	// Node says the pod is scheduled (spec.nodeName set).
+	Node           bool                     `json:"node,omitempty"`
+	Reason         string                   `json:"reason,omitempty"`
+	Message        string                   `json:"message,omitempty"`
+	Conditions     []corev1.PodCondition    `json:"conditions,omitempty"`
+	InitContainers []corev1.ContainerStatus `json:"initContainers,omitempty"`
+	Containers     []corev1.ContainerStatus `json:"containers,omitempty"`
+}
+
+// EventSpec is one event as the thread quoted it.
+type EventSpec struct {
+	// On is pod (the first pod, or Pod's index), replicaset or deployment.
+	On   string `json:"on"`
+	Pod  int    `json:"pod,omitempty"`
+	Type string `json:"type,omitempty"`
+	// Container is the container the event is about (its fieldPath); the
+	// first container by default for the kubelet's container events.
+	Container string `json:"container,omitempty"`
+	Reason    string `json:"reason"`
+	Source    string `json:"source,omitempty"`
+	Count     int32  `json:"count,omitempty"`
+	Message   string `json:"message"`
+}
+
+// DeploymentSpec holds the Deployment's telling conditions.
+type DeploymentSpec struct {
+	Conditions []appsv1.DeploymentCondition `json:"conditions,omitempty"`
+}
+
+func (in Incident) check() error {
+	if in.Name == "" {
+		return fmt.Errorf("no name")
+	}
+	if err := in.Provenance.check(); err != nil {
+		return err
+	}
+	if in.Want.Link == "" || in.Want.Cause == "" {
+		return fmt.Errorf("want needs link and cause")
+	}
+	if len(in.Pods) == 0 && len(in.Events) == 0 && in.Deployment == nil {
+		return fmt.Errorf("no pods, events or deployment conditions: nothing to walk")
+	}
+	for i, e := range in.Events {
+		switch e.On {
+		case "pod":
+			if e.Pod < 0 || e.Pod >= len(in.Pods) {
+				return fmt.Errorf("event %d is on pod %d, but there are %d pods", i, e.Pod, len(in.Pods))
+			}
+		case "replicaset", "deployment":
+		default:
+			return fmt.Errorf("event %d: on %q is not pod, replicaset or deployment", i, e.On)
+		}
+		if e.Reason == "" || e.Message == "" {
+			return fmt.Errorf("event %d: no reason or message", i)
+		}
+	}
+	return nil
+}
