@@ -34,7 +34,7 @@ var (
 	// caNotTriggeredRE matches "pod didn't trigger scale-up: %s" and its
 	// older forms "pod didn't trigger scale-up (it wouldn't fit if a new
 	// node is added)" and "...: N max node group size reached".
-	caNotTriggeredRE = regexp.MustCompile(`(?s)pod didn't trigger scale-up(?: \(([^)]*)\))?(?:: (.*))?$`)
+	caNotTriggeredRE = regexp.MustCompile(`(?s)pod didn't trigger scale-up(?: \(([^)]*)\))?(?::\s*(.*))?$`)
 	karpenterWords   = []string{"incompatible with nodepool", "incompatible with provisioner", "no instance type",
 		"all available instance types exceed limits", "instance types exceed limits", "could not schedule pod",
 		"did not tolerate", "no nodepools found", "no provisioners found"}

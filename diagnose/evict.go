@@ -81,13 +81,13 @@ const (
 
 // The fragments of evictionMessage and its siblings, each ending ". ".
 var (
-	evictLowRe       = regexp.MustCompile(`The node was low on resource: (\S+?)\. `)
-	evictThresholdRe = regexp.MustCompile(`Threshold quantity: (\S+?), available: (\S+?)\. `)
-	evictUsageRe     = regexp.MustCompile(`(Container|Pod) (\S+) was using (\S+?), request is (\S*?), has larger consumption of \S+?\. `)
-	evictConditionRe = regexp.MustCompile(`The node had condition: \[(.*?)\]\. `)
-	evictCtrLimitRe  = regexp.MustCompile(`Container (\S+) exceeded its local ephemeral storage limit "(\S+?)"\. `)
-	evictPodLimitRe  = regexp.MustCompile(`Pod ephemeral local storage usage exceeds the total limit of containers (\S+?)\. `)
-	evictEmptyDirRe  = regexp.MustCompile(`Usage of EmptyDir volume "(\S+?)" exceeds the limit "(\S+?)"\. `)
+	evictLowRe       = regexp.MustCompile(`The node was low on resource: \[?(\S+?)\]?(?:\.(?:\s|$)|\s|$)`)
+	evictThresholdRe = regexp.MustCompile(`Threshold quantity: (\S+?), available: (\S+?)\.(?:\s|$)`)
+	evictUsageRe     = regexp.MustCompile(`(Container|Pod) (\S+) was using (\S+?), (?:request is|which exceeds its request of) (\S*?)(?:, has larger consumption of \S+?)?\.(?:\s|$)`)
+	evictConditionRe = regexp.MustCompile(`The node had condition: \[(.*?)\]\.?`)
+	evictCtrLimitRe  = regexp.MustCompile(`Container (\S+) exceeded its local ephemeral storage limit "(\S+?)"\.?`)
+	evictPodLimitRe  = regexp.MustCompile(`Pod ephemeral local storage usage exceeds the total limit of containers (\S+?)\.?(?:\s|$)`)
+	evictEmptyDirRe  = regexp.MustCompile(`Usage of EmptyDir volume "(\S+?)" exceeds the limit "(\S+?)"\.?`)
 )
 
 // Eviction decodes a pod's status reason/message Evicted (and the kubelet's
@@ -107,7 +107,7 @@ func Eviction(reason, message string) (d Decoded, ok bool) {
 			Details:  []chain.Detail{{Key: "by", Value: "preemption"}},
 		}, true
 	case reason == reasonTerminated && strings.HasPrefix(message, nodeShutdownMessage),
-		reason == reasonNodeShutdown && strings.HasPrefix(message, nodeShutdownRejectedPrefix):
+		strings.Contains(message, "node is shutting down"), strings.HasPrefix(message, "Node is shutting, evicting pods"):
 		return Decoded{
 			Cause:    PodEvicted,
 			Summary:  "stopped because its node is shutting down",
@@ -192,8 +192,10 @@ func pressureCause(resource string) chain.CauseID {
 	switch resource {
 	case "memory":
 		return EvictedMemoryPressure
-	case "ephemeral-storage", "nodefs", "imagefs", "inodes", "nodefs.inodesFree", "imagefs.inodesFree", "storage":
+	case "ephemeral-storage", "nodefs", "imagefs", "inodes", "nodefs.inodesFree", "imagefs.inodesFree", "storage", "DiskPressure":
 		return EvictedDiskPressure
+	case "MemoryPressure":
+		return EvictedMemoryPressure
 	}
 	return PodEvicted
 }

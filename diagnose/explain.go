@@ -22,7 +22,13 @@ func Explain(reason, message string) []Decoded {
 	if items := pasted(message); len(items) > 0 {
 		return rank(explainItems(items))
 	}
-	return rank(explainPair(reason, unwrapPaste(message)))
+	message = unwrapPaste(message)
+	if reason == "" {
+		if r, rest, ok := leadingReason(message); ok {
+			reason, message = r, rest
+		}
+	}
+	return rank(explainPair(reason, message))
 }
 
 // explainPair decodes one reason and message: with the reason's own
@@ -30,15 +36,21 @@ func Explain(reason, message string) []Decoded {
 // answer wins, so a reason that says less than its message (Failed,
 // BackOff) does not hide what the message names.
 func explainPair(reason, message string) []Decoded {
+	if r, m, ok := syncError(message); ok {
+		// The kubelet's FailedSync of releases before 1.10 wraps the
+		// reason and message it would report today.
+		reason, message = r, m
+	}
 	var with []Decoded
 	if reason != "" {
 		with = explainReasoned(reason, message)
-		if len(with) > 0 && strength(with[0].Cause) == strong {
+		if len(with) > 0 && strength(with[0].Cause) >= symptom {
 			return with
 		}
 	}
 	alone := explainMessage(message)
-	if len(alone) > 0 && (len(with) == 0 || strength(alone[0].Cause) > strength(with[0].Cause)) {
+	if len(alone) > 0 && (len(with) == 0 || strength(alone[0].Cause) > strength(with[0].Cause) &&
+		(family(alone[0].Cause) == family(with[0].Cause) || vagueReasons[reason])) {
 		return alone
 	}
 	if len(with) > 0 {
@@ -114,11 +126,18 @@ func explainKubelet(reason, message string) (Decoded, bool) {
 	return Decoded{}, false
 }
 
+// vagueReasons say nothing about which component wrote the message, so the
+// message's own wording may name another family than the reason's decoder.
+var vagueReasons = map[string]bool{"Failed": true, "FailedSync": true, "Error": true, "Warning": true, "BackOff": true,
+	"Forbidden": true, "Invalid": true, "InternalError": true, "": true}
+
 // Strength orders the causes a paste may decode to: a cause that names what
-// to fix beats a symptom of it (a crash loop, a progress deadline, a mount
-// that timed out), which beats a family's catch-all.
+// to fix beats a symptom of it (a crash loop, a mount or rollout that timed
+// out waiting for something else), which beats a family's catch-all; the
+// waits that only say time ran out come last.
 const (
 	none = iota
+	weak
 	generic
 	symptom
 	strong
@@ -127,15 +146,20 @@ const (
 // symptoms are causes that say what happened but that a more specific
 // cause beside them explains: the walk names the specific one too.
 var symptoms = map[chain.CauseID]bool{
-	CrashLoopBackOff: true, ProgressDeadlineExceeded: true, VolumeMountTimeout: true, ReadinessProbeFailed: true,
+	CrashLoopBackOff: true, ReadinessProbeFailed: true,
 	ContainersCreating: true, ImagePulling: true, SchedulingPending: true, PodsNotCreated: true, RolloutInProgress: true,
 	PodNotReady: true, ScaleUpTriggered: true,
 }
+
+// timeouts only say that something else did not happen in time.
+var timeouts = map[chain.CauseID]bool{ProgressDeadlineExceeded: true, VolumeMountTimeout: true}
 
 func strength(id chain.CauseID) int {
 	switch c, ok := Lookup(id); {
 	case !ok:
 		return none
+	case timeouts[id]:
+		return weak
 	case c.Generic:
 		return generic
 	case symptoms[id]:
@@ -152,7 +176,8 @@ func rank(ds []Decoded) []Decoded {
 		if si != sj {
 			return si > sj
 		}
-		return ds[i].Nodes > ds[j].Nodes
+		before, _ := schedBefore(ds[i].Cause, ds[i].Nodes, ds[j].Cause, ds[j].Nodes)
+		return before
 	})
 	return ds
 }
@@ -180,13 +205,17 @@ func explainMessage(message string) []Decoded {
 	if d, ok := controllerMessage(message); ok {
 		return []Decoded{d}
 	}
+	if d, ok := fixedMessage(message); ok {
+		return []Decoded{d}
+	}
 	var found []Decoded
 	for _, m := range []string{message, "Error: " + message} {
-		for _, r := range guessReasons(message) {
-			d, ok := explainKubelet(r, m)
+		for _, g := range guessReasons(message) {
+			d, ok := explainKubelet(g.reason, m)
 			// A guessed reason proves nothing when its decoder gives the
-			// same cause for any text at all (its catch-all).
-			if ok && d.Cause != catchAll(r) {
+			// same cause for any text at all (its catch-all), unless the
+			// message has that family's words.
+			if ok && (g.family || d.Cause != catchAll(g.reason)) {
 				found = append(found, d)
 			}
 		}
@@ -224,6 +253,11 @@ func controllerMessage(m string) (Decoded, bool) {
 	if d, ok := decodeAdmission(m); ok {
 		return d, true
 	}
+	if _, rest, ok := strings.Cut(m, " is forbidden: "); ok && !strings.Contains(rest, "\n") {
+		// The API server refused the pod for a reason no decoder knows
+		// (a namespace being deleted, quota that could not be checked).
+		return podCreateFailed(strings.TrimSpace(rest)), true
+	}
 	if strings.HasPrefix(m, failedCreatePrefix) {
 		rest := strings.TrimSpace(strings.TrimPrefix(m, failedCreatePrefix))
 		if rest == "" {
@@ -256,13 +290,18 @@ func emptyDenial() Decoded {
 		NextStep: "list the webhooks that intercept pod creation (kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations) and read their backends' logs"}
 }
 
+// guess is a reason to try a message with; family says the message has
+// the words of that reason's family, so even its catch-all is an answer.
+type guess struct {
+	reason string
+	family bool
+}
+
 // guessReasons are the reasons a kubelet message may have come with, tried
-// when the user gave none. Event reasons come first: their decoders check
-// the message's wording. Waiting reasons (whose decoders would claim any
-// text) are tried only when the message has their family's words.
-func guessReasons(m string) []string {
-	rs := []string{"Failed", "FailedMount", "FailedAttachVolume", "FailedMapVolume", "FailedCreatePodSandBox",
-		"NetworkNotReady", "FailedKillPod", "BackOff", "Unhealthy", "Killing", "FailedPostStartHook", "FailedPreStopHook", "Evicted"}
+// when the user gave none. Event reasons whose decoders check the wording
+// come first; reasons whose decoders would claim any text are tried only
+// when the message has their family's words.
+func guessReasons(m string) []guess {
 	lower := strings.ToLower(m)
 	has := func(words ...string) bool {
 		for _, w := range words {
@@ -272,30 +311,57 @@ func guessReasons(m string) []string {
 		}
 		return false
 	}
+	var gs []guess
+	add := func(family bool, reasons ...string) {
+		for _, r := range reasons {
+			gs = append(gs, guess{r, family})
+		}
+	}
+	if has("lifecycle hook", "poststart", "prestop") {
+		if has("prestop", "quit", "shutdown", "terminat", "drain", " stop") || strings.Contains(m, "([sleep ") || strings.HasPrefix(m, "Sleep lifecycle hook") {
+			add(true, "FailedPreStopHook")
+		} else {
+			add(true, "FailedPostStartHook")
+		}
+	}
+	add(false, "Failed", "BackOff", "Unhealthy", "Killing", "FailedKillPod")
+	if has("restarting failed container") {
+		add(true, "CrashLoopBackOff")
+	}
+	if has("cni", "network plugin", "networkplugin", "sandbox", "ipam", "network for pod", "pause") && !has("killpodsandbox") {
+		add(true, "FailedCreatePodSandBox")
+	}
 	if has("pull", "manifest", "registry", "image", "docker login", "repository", "toomanyrequests") {
-		rs = append(rs, "ErrImagePull")
+		add(true, "ErrImagePull")
+	}
+	if has("apply default image tag", "invalid reference format", "couldn't parse image", "did not resolve to an alias") {
+		add(true, "InvalidImageName")
+	}
+	if has("pull policy of never") {
+		add(true, "ErrImageNeverPull")
+	}
+	if has("volume", "mount", "attach") {
+		add(true, "FailedMount")
 	}
 	if has("configmap", "secret", "runasnonroot", "couldn't find key", "non-numeric user", "non-root") {
-		rs = append(rs, "CreateContainerConfigError")
+		add(true, "CreateContainerConfigError")
+	}
+	if has("network is not ready", "networkready=false", "networkpluginnotready", "cni config uninitialized") {
+		add(true, "NetworkNotReady")
 	}
 	if has("oci runtime", "runc", "crun", "starting container process", "executable file", "exec format", "cgroup",
 		"container init", "failed to create containerd", "failed to start", "failed to create shim", "rootfs", "permission denied",
-		"no such file or directory", "cannot start container", "container create failed", "exec:", "exec ") {
-		rs = append(rs, "RunContainerError", "CreateContainerError")
+		"no such file or directory", "cannot start container", "container create failed", "exec:", "exec ", "error response from daemon",
+		"container name", "reserving", "task") {
+		add(true, "RunContainerError", "CreateContainerError")
 	}
-	if has("low on resource", "exceeds the total limit", "ephemeral storage limit", "exceeds the limit", "had condition", "evict") {
-		rs = append(rs, "Evicted")
+	if has("low on resource", "exceeds the total limit", "ephemeral storage limit", "exceeds the limit", "had condition", "evict", "shutting") {
+		add(true, "Evicted")
 	}
 	if has("didn't have enough resource", "did not have enough resource", "pod was rejected", "predicate nodeaffinity failed", "allocate failed") {
-		rs = append(rs, "OutOfcpu")
+		add(true, "OutOfcpu")
 	}
-	if has("volume", "mount", "attach") {
-		rs = append(rs, "FailedMount")
-	}
-	if has("cni", "network plugin", "networkready", "sandbox") {
-		rs = append(rs, "NetworkNotReady", "FailedCreatePodSandBox")
-	}
-	return rs
+	return gs
 }
 
 // catchAll is the cause a reason's decoder gives a message it cannot read.

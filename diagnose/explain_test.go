@@ -15,7 +15,7 @@ func TestExplain(t *testing.T) {
 		want            []chain.CauseID
 	}{
 		{"", "0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint(s). preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.",
-			[]chain.CauseID{UntoleratedTaint, InsufficientCPU}}, // most nodes first, as the walk ranks them
+			[]chain.CauseID{InsufficientCPU, UntoleratedTaint}}, // the nodes the pod tolerates lack cpu
 		{"FailedScheduling", "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.", []chain.CauseID{NodeAffinityMismatch}},
 		{"", `Error creating: pods "web-5d8f9c7b6-x7k2p" is forbidden: exceeded quota: compute, requested: cpu=2, used: cpu=9, limited: cpu=10`, []chain.CauseID{QuotaExceeded}},
 		{"", `Failed to pull image "registry.lab.internal/web:v9": rpc error: code = NotFound desc = failed to pull and unpack image "registry.lab.internal/web:v9": failed to resolve reference "registry.lab.internal/web:v9": registry.lab.internal/web:v9: not found`,

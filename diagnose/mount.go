@@ -125,7 +125,10 @@ var (
 	// mntWaitOldRe matches the kubelet's wording before 1.17: "Unable to
 	// mount volumes for pod %q: timeout expired waiting for volumes to
 	// attach or mount for pod %q. list of unmounted volumes=...".
-	mntWaitOldRe = regexp.MustCompile(`(?s)^Unable to (?:attach or )?mount volumes for pod "([^"]*)": (timeout expired waiting for volumes to attach or mount.*)$`)
+	mntWaitOldRe = regexp.MustCompile(`(?s)^Unable to (?:attach or )?mount volumes for pod "([^"]*)": (timeout expired waiting for volumes to attach.*)$`)
+	// mntPodOldRe is the same event before 1.17 with another error than
+	// the timeout: "Unable to mount volumes for pod %q: %v".
+	mntPodOldRe = regexp.MustCompile(`(?s)^Unable to (?:attach or )?mount volumes for pod "([^"]*)": (.*)$`)
 	// mntCSIDriverRe matches the CSI plugin's "driver name %s not found in
 	// the list of registered CSI drivers" (pkg/volume/csi/csi_plugin.go).
 	mntCSIDriverRe = regexp.MustCompile(`driver name (\S+) not found in the list of registered CSI drivers`)
@@ -147,8 +150,20 @@ func Mount(reason, message string) (d Decoded, ok bool) {
 	}
 	if m := mntWaitOldRe.FindStringSubmatch(message); m != nil {
 		return Decoded{Cause: VolumeMountTimeout,
-			Summary: "the kubelet timed out waiting for the pod's volumes: " + rtOneLine(m[1]),
-			Details: []chain.Detail{{Key: "pod", Value: m[2]}}}, true
+			Summary: "the kubelet timed out waiting for the pod's volumes: " + rtOneLine(m[2]),
+			Details: []chain.Detail{{Key: "pod", Value: m[1]}}}, true
+	}
+	if m := mntPodOldRe.FindStringSubmatch(message); m != nil {
+		if _, _, _, ok := splitVolumeOp(m[2]); !ok {
+			return volumeOp("", "", m[2]), true
+		}
+		message = m[2]
+	}
+	if m := mntPVCNotFoundRe.FindStringSubmatch(message); m != nil {
+		return Decoded{Cause: VolumePVCNotFound,
+			Summary:  fmt.Sprintf("PersistentVolumeClaim %q not found", m[1]),
+			NextStep: fmt.Sprintf("create PersistentVolumeClaim %q in the pod's namespace, or fix spec.template.spec.volumes[].persistentVolumeClaim.claimName", m[1]),
+			Details:  []chain.Detail{{Key: "claim", Value: m[1]}}}, true
 	}
 	if op, volume, cause, ok := splitVolumeOp(message); ok {
 		return volumeOp(op, volume, cause), true

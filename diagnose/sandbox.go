@@ -73,6 +73,13 @@ func Sandbox(reason, message string) (d Decoded, ok bool) {
 	return Decoded{}, false
 }
 
+// pauseImageRE is a sandbox (pause) image reference in an error.
+var pauseImageRE = regexp.MustCompile(`[/"]pause(?:-[a-z0-9]+)?:[0-9]`)
+
+// apiDialRE is a network plugin dialing the API server (or its datastore)
+// through the cluster's Service network and timing out or being refused.
+var apiDialRE = regexp.MustCompile(`dial tcp \[?[0-9a-f.:]+\]?:(?:443|6443|2379|10090|50051)(?:\]|: )?.*(?:i/o timeout|connection refused|no route to host)`)
+
 // cniFailRE matches libcni's "plugin %s failed (add): %w" with
 // pluginDescription's `type="T"` and optional ` name="N"`.
 var cniFailRE = regexp.MustCompile(`(?s)plugin type="([^"]*)"(?: name="([^"]*)")? failed \((add|delete|check|status)\): (.*)$`)
@@ -202,25 +209,28 @@ func sandboxCause(se sandboxError, raw string) chain.CauseID {
 		return false
 	}
 	switch {
-	case se.kind == "sandbox-image", has("sandbox image", "pause image", "/pause:"):
+	case se.kind == "sandbox-image", has("sandbox image", "pause image", "failed to pull sandbox"), pauseImageRE.MatchString(raw):
 		return SandboxImagePullFailed
+	case has("connection is unauthorized", "error getting clusterinformation", "unable to connect to cilium",
+		"127.0.0.1:50051", "ipamd", "datastore", "the server has asked for the client to provide credentials",
+		"etcdserver", "failed to connect to etcd", "resource does not exist: clusterinformation",
+		"unable to return a response in the time allotted", "from cns", "cilium-agent", "cilium.sock"),
+		apiDialRE.MatchString(raw), has("unauthorized") && !has("image"):
+		return CNIDatastoreUnreachable
 	case has("no ip addresses available", "failed to assign an ip address", "failed to allocate address",
 		"failed to allocate for range", "no more free affinity blocks", "failed to request ipv4 addresses",
 		"failed to request ipv6 addresses", "ip pool exhausted", "no available ip", "no free ip", "range is full",
 		"insufficientfreeaddressesinsubnet", "subnet is full", "ipam exhausted", "no addresses available",
-		"cannot allocate ip", "failed to get ip address", "assign ip address", "out of ip addresses",
-		"ip address is not available", "no ips available", "all ips are assigned"):
+		"cannot allocate ip", "out of ip addresses", "not enough ips available", "no available addresses",
+		"ip address is not available", "no ips available", "all ips are assigned", "cannot allocate new block",
+		"per host block limit"):
 		return PodIPExhausted
 	case se.kind == "cni-not-initialized", has("cni config uninitialized", "cni plugin not initialized",
 		"network plugin is not ready", "networkpluginnotready", "no networks found in", "failed to find plugin",
 		"no network config found", "no valid networks found", "calico/nodename: no such file",
-		"is not running yet", "readinessindicatorfile", "cni config not initialized"):
+		"is not running yet", "readinessindicatorfile", "cni config not initialized", "subnet.env",
+		"cni config unintialized"):
 		return CNINotReady
-	case has("connection is unauthorized", "error getting clusterinformation", "unable to connect to cilium",
-		"127.0.0.1:50051", "ipamd", "datastore", "dial tcp 10.96.0.1:443", "dial tcp 172.20.0.1:443",
-		"dial tcp 10.0.0.1:443", "unauthorized", "the server has asked for the client to provide credentials",
-		"etcdserver", "failed to connect to etcd", "resource does not exist: clusterinformation"):
-		return CNIDatastoreUnreachable
 	}
 	return SandboxCreationFailed
 }

@@ -226,7 +226,6 @@ func schedCount(s string) (int, bool) {
 var (
 	schedLegacyHeads = []string{"fit failure summary on nodes : ", "No nodes are available that match all of the following predicates:: ",
 		"No nodes are available that match all of the predicates: ", "No nodes are available that match all of the following predicates: "}
-	schedLegacyNodeRe   = regexp.MustCompile(`(?m)^fit failure on node \(([^)]*)\): (.+?)\s*$`)
 	schedLegacyClauseRe = regexp.MustCompile(`^(.+?) \((\d+)\)$`)
 )
 
@@ -256,8 +255,13 @@ func schedLegacy(msg string) (SchedulingResult, bool) {
 	}
 	counts := map[string]int{}
 	var order []string
-	for _, m := range schedLegacyNodeRe.FindAllStringSubmatch(msg, -1) {
-		for _, r := range strings.Split(m[2], ", ") {
+	for _, chunk := range strings.Split(msg, "fit failure on node (")[1:] {
+		_, reasons, ok := strings.Cut(chunk, "): ")
+		if !ok {
+			continue
+		}
+		reasons, _, _ = strings.Cut(reasons, "\n")
+		for _, r := range strings.Split(strings.TrimSpace(reasons), ", ") {
 			if counts[r] == 0 {
 				order = append(order, r)
 			}

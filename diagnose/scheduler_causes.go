@@ -33,6 +33,25 @@ const (
 	PVNotFound                  chain.CauseID = "PVNotFound"
 )
 
+// schedExclusions are the reasons that rule a node out because the pod
+// never asked for it (its selector, affinity, name or tolerations): the
+// scheduler gives each node only its first failing reason, so what the
+// remaining nodes (the ones the pod wants) say is the thing to fix. They
+// rank after every other reason, whatever their node counts.
+var schedExclusions = map[chain.CauseID]bool{NodeAffinityMismatch: true, UntoleratedTaint: true, PodAffinityUnsatisfied: true, NodeNameMismatch: true}
+
+// schedBefore orders two reasons of one pod: other reasons before
+// exclusions, then by how many nodes gave them.
+func schedBefore(a chain.CauseID, an int, b chain.CauseID, bn int) (before, decided bool) {
+	if ea, eb := schedExclusions[a], schedExclusions[b]; ea != eb {
+		return !ea, true
+	}
+	if an != bn {
+		return an > bn, true
+	}
+	return false, false
+}
+
 // schedGrace is the rule of every scheduler cause: a node may be added by a
 // cluster autoscaler (the walk weighs TriggeredScaleUp events separately), a
 // claim or gate may be handled a moment later, a cordon may be lifted. A

@@ -79,6 +79,15 @@ var schedExact = map[string]schedFact{
 	"node(s) had no available disk":            {cause: VolumeLimitExceeded, what: "no available disk"},
 	"node(s) had no available volume topology": {cause: VolumeNodeAffinityConflict, what: "no available volume topology"},
 	"Too many pods (allocatable)":              {cause: TooManyPods, what: "too many pods"},
+	"node(s) didn't match the requested hostname": {cause: NodeNameMismatch, what: "requested host name did not match"},
+	// 1.10-1.19's one wording for inter-pod affinity and anti-affinity;
+	// spreading replicas apart is by far its most common use.
+	"node(s) didn't match pod affinity/anti-affinity": {cause: PodAntiAffinityConflict,
+		what: "pod affinity/anti-affinity rules not satisfied"},
+	"node(s) didn't match pod affinity/anti-affinity rules": {cause: PodAntiAffinityConflict,
+		what: "pod affinity/anti-affinity rules not satisfied"},
+	// volumebinding before 1.19 and the scheduler's predicates in 1.3-1.9.
+	"pod has unbound PersistentVolumeClaims": {cause: UnboundPVC, what: "pod has unbound PersistentVolumeClaims"},
 	"node(s) didn't match PersistentVolume's node affinity": {cause: VolumeNodeAffinityConflict,
 		what: "PersistentVolume's node affinity excludes the nodes"},
 	"node(s) had volume node affinity conflict": {cause: VolumeNodeAffinityConflict,
@@ -120,8 +129,27 @@ func schedClause(text string, nodes, total int, truncated bool) Decoded {
 }
 
 func schedLookup(text string) (schedFact, bool) {
+	// The event recorder's aggregation suffix (before 1.10 it was added to
+	// the message: "... (repeated 5 times)").
+	if i := strings.Index(text, " (repeated "); i > 0 && strings.HasSuffix(text, " times)") {
+		text = text[:i]
+	}
 	if f, ok := schedExact[text]; ok {
 		return f, true
+	}
+	if claim, ok := schedBetween(text, `PersistentVolumeClaim is not bound: "`, `"`); ok {
+		// predicates.go (1.3-1.9): "PersistentVolumeClaim is not bound: %q",
+		// under "SchedulerPredicates failed due to %v, which is unexpected".
+		return schedFact{cause: UnboundPVC, what: text, details: []chain.Detail{{Key: "claim", Value: claim}}}, true
+	}
+	if rest, ok := strings.CutPrefix(text, "SchedulerPredicates failed due to "); ok {
+		return schedLookup(strings.TrimSuffix(rest, ", which is unexpected"))
+	}
+	if rest, ok := strings.CutPrefix(text, `error while running "`); ok {
+		// framework.go 1.16-1.18: "error while running %q filter plugin for pod %q: %v".
+		if _, inner, ok := strings.Cut(rest, `": `); ok {
+			return schedLookup(inner)
+		}
 	}
 	if f, ok := schedPredicates[text]; ok {
 		return f, true

@@ -101,7 +101,11 @@ var (
 	createWords = []string{"failed to reserve container name", "failed to generate container",
 		"failed to create containerd container", "failed to create container io",
 		"failed to get sandbox runtime", "failed to resolve image", "failed to get image from containerd",
-		"failed to mount image volume", "failed to find sandbox id", "sandbox container "}
+		"failed to mount image volume", "failed to find sandbox id", "sandbox container ",
+		// CRI-O and Docker: a name still held by a container the runtime has
+		// not cleaned up, and the kubelet's own timeout on a slow create.
+		"reserving container name", "error reserving ctr name", "kubelet may be retrying requests",
+		"context deadline exceeded", "Conflict. The container name", "container create failed", "stat "}
 )
 
 // startFailedEvent takes the error out of a Failed event and says whether it
@@ -136,10 +140,20 @@ func startFailedEvent(message string) (body string, create, ok bool) {
 
 var execFormatRE = regexp.MustCompile(`exec (\S+): exec format error`)
 
+// execLogRE is runc init's execve error as the container's log (and so a
+// terminated message) shows it: "exec /app/start.sh: no such file or
+// directory" (a missing file, or a script whose #! interpreter is missing)
+// or "...: permission denied".
+var execLogRE = regexp.MustCompile(`(?m)^exec (/\S+): (no such file or directory|permission denied)\s*$`)
+
+// execBacktickRE is crun's and CRI-O's wording: "executable file `%s` not
+// found in $PATH".
+var execBacktickRE = regexp.MustCompile("executable file `([^`]+)` not found")
+
 // startMountRE finds runc's and crun's mount errors at container init
 // ("error mounting %q to rootfs at %q: %w", crun's "mount `%s` to `%s`"),
 // and Docker's hint for a file mounted onto a directory.
-var startMountRE = regexp.MustCompile("(?i)error mounting \"[^\"]*\" to rootfs|mount(?:ing)? `[^`]*` to `|are you trying to mount a directory onto a file|not a directory: unknown|mount through procfd|error mounting .* to rootfs at|failed to prepare subPath|subpath|mountpoint for .* not found|error creating mount")
+var startMountRE = regexp.MustCompile(`(?i)mounting \\?"[^"]*\\?" to rootfs|error mounting .* to rootfs at|are you trying to mount a directory onto a file|not a directory: unknown|mount through procfd|failed to prepare subPath|subpath|mountpoint for .* not found|error creating mount|directory name, or volume label syntax is incorrect|^stat \S+: no such file or directory|mount(?:ing)? ` + "`[^`]*` to `")
 
 // startRuntimeCause names the runtime errors whose next step differs from
 // a generic create or start failure: the entrypoint's permissions, a mount
@@ -161,6 +175,16 @@ func startRuntimeCause(message string) (chain.CauseID, bool) {
 // create time (exec: "name": executable file not found in $PATH) and the
 // execve error runc init prints once started (exec /path: exec format error).
 func startExecError(message string) (Decoded, bool) {
+	if strings.Contains(message, `\"`) {
+		// Docker and older runc print the error %q-quoted inside another.
+		message = strings.ReplaceAll(message, `\"`, `"`)
+	}
+	if m := execLogRE.FindStringSubmatch(message); m != nil {
+		return startNotFound(m[1], m[2]), true
+	}
+	if m := execBacktickRE.FindStringSubmatch(message); m != nil {
+		return startNotFound(m[1], "executable file not found in $PATH"), true
+	}
 	if strings.Contains(message, "exec format error") {
 		d := Decoded{Cause: ExecFormatError}
 		if m := execFormatRE.FindStringSubmatch(message); m != nil {
@@ -215,11 +239,11 @@ func rtTail(s string) string {
 		if !ok {
 			return s
 		}
-		i := strings.Index(rest, " desc = ")
+		i := strings.Index(rest, " desc =")
 		if i < 0 {
 			return s
 		}
-		s = rest[i+len(" desc = "):]
+		s = strings.TrimSpace(rest[i+len(" desc ="):])
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 
 func TestExplainCommand(t *testing.T) {
 	r := runWith(t, nil, "explain", "0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint(s).")
-	if r.code != ExitHealthy || !strings.HasPrefix(r.stdout, "UntoleratedTaint (node-assignment): 3 of 5 nodes: untolerated taint(s)\n") || !strings.Contains(r.stdout, "InsufficientCPU") {
+	if r.code != ExitHealthy || !strings.HasPrefix(r.stdout, "InsufficientCPU (node-assignment): 2 of 5 nodes: insufficient cpu\n") || !strings.Contains(r.stdout, "UntoleratedTaint") {
 		t.Errorf("code %d, stdout:\n%s", r.code, r.stdout)
 	}
 	r = runWith(t, nil, "explain", "nothing to see")
