@@ -68,17 +68,17 @@ var schedExact = map[string]schedFact{
 		what: "a claim is bound to a PersistentVolume that does not exist"},
 	// Node conditions as the scheduler named them in 1.10-1.17
 	// (predicates/error.go) before they became taints.
-	"node(s) had memory pressure":              {cause: NodePressure, what: "memory pressure"},
-	"node(s) had disk pressure":                {cause: NodePressure, what: "disk pressure"},
-	"node(s) had pid pressure":                 {cause: NodePressure, what: "PID pressure"},
-	"node(s) were out of disk space":           {cause: NodePressure, what: "out of disk space"},
-	"node(s) were not ready":                   {cause: NodeNotReady, what: "not ready"},
-	"node(s) had network unavailable":          {cause: NodeNotReady, what: "network unavailable"},
-	"node(s) didn't match Pod's node affinity": {cause: NodeAffinityMismatch, what: "node affinity did not match"},
-	"node(s) didn't have requested volumes":    {cause: VolumeNodeAffinityConflict, what: "requested volumes not available on the nodes"},
-	"node(s) had no available disk":            {cause: VolumeLimitExceeded, what: "no available disk"},
-	"node(s) had no available volume topology": {cause: VolumeNodeAffinityConflict, what: "no available volume topology"},
-	"Too many pods (allocatable)":              {cause: TooManyPods, what: "too many pods"},
+	"node(s) had memory pressure":                 {cause: NodePressure, what: "memory pressure"},
+	"node(s) had disk pressure":                   {cause: NodePressure, what: "disk pressure"},
+	"node(s) had pid pressure":                    {cause: NodePressure, what: "PID pressure"},
+	"node(s) were out of disk space":              {cause: NodePressure, what: "out of disk space"},
+	"node(s) were not ready":                      {cause: NodeNotReady, what: "not ready"},
+	"node(s) had network unavailable":             {cause: NodeNotReady, what: "network unavailable"},
+	"node(s) didn't match Pod's node affinity":    {cause: NodeAffinityMismatch, what: "node affinity did not match"},
+	"node(s) didn't have requested volumes":       {cause: VolumeNodeAffinityConflict, what: "requested volumes not available on the nodes"},
+	"node(s) had no available disk":               {cause: VolumeLimitExceeded, what: "no available disk"},
+	"node(s) had no available volume topology":    {cause: VolumeNodeAffinityConflict, what: "no available volume topology"},
+	"Too many pods (allocatable)":                 {cause: TooManyPods, what: "too many pods"},
 	"node(s) didn't match the requested hostname": {cause: NodeNameMismatch, what: "requested host name did not match"},
 	// 1.10-1.19's one wording for inter-pod affinity and anti-affinity;
 	// spreading replicas apart is by far its most common use.
