@@ -256,11 +256,19 @@ func splitTopLevel(s string) []string {
 // NotFound it wraps ('serviceaccount %q not found').
 var (
 	serviceAccountRE = regexp.MustCompile(`(?s)^error looking up service account ([^/\s]+)/(\S*): (.*)$`)
+	// serviceAccountOldRE is the same plugin's wording before 1.6.
+	serviceAccountOldRE = regexp.MustCompile(`^service account ([^/\s]+)/(\S+) was not found, retry after the service account is created`)
 	saNotFoundRE     = regexp.MustCompile(`^serviceaccount "([^"]*)" not found$`)
 )
 
 func decodeServiceAccount(s string) (Decoded, bool) {
 	m := serviceAccountRE.FindStringSubmatch(s)
+	if m == nil {
+		m = serviceAccountOldRE.FindStringSubmatch(s)
+		if m != nil {
+			m = append(m, `serviceaccount "`+m[2]+`" not found`)
+		}
+	}
 	if m == nil || !saNotFoundRE.MatchString(m[3]) {
 		return Decoded{}, false
 	}

@@ -76,7 +76,7 @@ var (
 	cfgNotFoundRe = regexp.MustCompile(`(?:^|[^a-z])(configmaps?|secrets?) "([^"\s]*)" not found`)
 	// cfgKeyRe matches "couldn't find key %v in ConfigMap %v/%v" and the
 	// Secret form from makeEnvironmentVariables (pkg/kubelet/kubelet_pods.go).
-	cfgKeyRe = regexp.MustCompile(`couldn't find key (\S+) in (ConfigMap|Secret) ([^/\s]+)/(\S+)`)
+	cfgKeyRe = regexp.MustCompile(`(?i:c)ouldn't find key (\S+) in (ConfigMap|Secret) ([^/\s]+)/(\S+)`)
 	// cfgContainerRe matches the ", container: %s)" tail of the runAsNonRoot
 	// errors (pkg/kubelet/kuberuntime/security_context_others.go).
 	cfgContainerRe = regexp.MustCompile(`, container: ([^\s)]+)\)\s*$`)

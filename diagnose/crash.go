@@ -112,7 +112,13 @@ func termination(container, field string, t corev1.ContainerStateTerminated) Dec
 	}
 	details := crashDetails(container, t)
 	switch {
-	case t.Reason == terminatedOOMKilled:
+	case t.Reason == "ContainerStatusUnknown":
+		// kuberuntime: the container was gone when the kubelet looked,
+		// its pod evicted or deleted while it ran.
+		return Decoded{Cause: PodEvicted, Details: details,
+			Summary:  fmt.Sprintf("%s %q was lost: its pod was evicted or deleted while it ran (%s)", who, container, kubeletHead(t.Message)),
+			NextStep: "read why the pod was stopped: its status.reason and message (kubectl get pod POD -o jsonpath='{.status.reason}: {.status.message}') and the node's events; the ReplicaSet replaces it"}
+	case t.Reason == terminatedOOMKilled, t.Reason == "OOM Killed":
 		return Decoded{
 			Cause:    OOMKilled,
 			Summary:  fmt.Sprintf("%s %q was OOM-killed (exit code %d)", who, container, t.ExitCode),

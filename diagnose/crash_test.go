@@ -77,9 +77,11 @@ var klTerminationCases = []klTerminationCase{
 		name: "status unknown", container: "web",
 		state: corev1.ContainerStateTerminated{Reason: "ContainerStatusUnknown", ExitCode: 137, Message: "The container could not be located when the pod was terminated"},
 		want: Decoded{
-			Cause:    CrashLoopBackOff,
-			Summary:  `container "web" exited with code 137 (ContainerStatusUnknown)`,
-			NextStep: `read why it exits: kubectl logs POD -c web --previous`,
+			// kubelet_pods.go convertToAPIContainerStatuses: the container of
+			// a pod that was evicted or deleted, not a crash.
+			Cause:    PodEvicted,
+			Summary:  `container "web" was lost: its pod was evicted or deleted while it ran (The container could not be located when the pod was terminated)`,
+			NextStep: `read why the pod was stopped: its status.reason and message (kubectl get pod POD -o jsonpath='{.status.reason}: {.status.message}') and the node's events; the ReplicaSet replaces it`,
 			Details: []chain.Detail{
 				{Key: "container", Value: "web"}, {Key: "exitCode", Value: "137"}, {Key: "reason", Value: "ContainerStatusUnknown"},
 				{Key: "message", Value: "The container could not be located when the pod was terminated"},

@@ -97,6 +97,14 @@ func Eviction(reason, message string) (d Decoded, ok bool) {
 	switch {
 	case reason == reasonEvicted:
 		return evicted(message), true
+	case reason == reasonTerminated && strings.HasPrefix(message, nodeShutdownMessage),
+		strings.Contains(message, "node is shutting down"), strings.HasPrefix(message, "Node is shutting, evicting pods"):
+		return Decoded{
+			Cause:    PodEvicted,
+			Summary:  "stopped because its node is shutting down",
+			NextStep: "the ReplicaSet creates a replacement on another node; nothing to fix in the Deployment",
+			Details:  []chain.Detail{{Key: "by", Value: "node-shutdown"}},
+		}, true
 	case kubeletRejected(reason, message):
 		return admissionRejected(reason, message), true
 	case reason == reasonPreempting && strings.HasPrefix(message, preemptedMessage):
@@ -105,14 +113,6 @@ func Eviction(reason, message string) (d Decoded, ok bool) {
 			Summary:  "preempted by the kubelet to admit a critical pod",
 			NextStep: "the ReplicaSet creates a replacement; if it recurs, add node capacity or lower the pods' requests so critical pods fit",
 			Details:  []chain.Detail{{Key: "by", Value: "preemption"}},
-		}, true
-	case reason == reasonTerminated && strings.HasPrefix(message, nodeShutdownMessage),
-		strings.Contains(message, "node is shutting down"), strings.HasPrefix(message, "Node is shutting, evicting pods"):
-		return Decoded{
-			Cause:    PodEvicted,
-			Summary:  "stopped because its node is shutting down",
-			NextStep: "the ReplicaSet creates a replacement on another node; nothing to fix in the Deployment",
-			Details:  []chain.Detail{{Key: "by", Value: "node-shutdown"}},
 		}, true
 	}
 	return Decoded{}, false

@@ -23,10 +23,8 @@ func Explain(reason, message string) []Decoded {
 		return rank(explainItems(items))
 	}
 	message = unwrapPaste(message)
-	if reason == "" {
-		if r, rest, ok := leadingReason(message); ok {
-			reason, message = r, rest
-		}
+	if r, rest, ok := leadingReason(message); ok && (reason == "" || reason == r) {
+		reason, message = r, rest
 	}
 	return rank(explainPair(reason, message))
 }
@@ -145,14 +143,12 @@ const (
 
 // symptoms are causes that say what happened but that a more specific
 // cause beside them explains: the walk names the specific one too.
-var symptoms = map[chain.CauseID]bool{
-	CrashLoopBackOff: true, ReadinessProbeFailed: true,
-	ContainersCreating: true, ImagePulling: true, SchedulingPending: true, PodsNotCreated: true, RolloutInProgress: true,
-	PodNotReady: true, ScaleUpTriggered: true,
-}
+var symptoms = map[chain.CauseID]bool{CrashLoopBackOff: true, ReadinessProbeFailed: true, PodsNotCreated: true, PodNotReady: true}
 
-// timeouts only say that something else did not happen in time.
-var timeouts = map[chain.CauseID]bool{ProgressDeadlineExceeded: true, VolumeMountTimeout: true}
+// timeouts only say that something else did not happen in time, and
+// progress says nothing failed (yet): any failure beside them says more.
+var timeouts = map[chain.CauseID]bool{ProgressDeadlineExceeded: true, VolumeMountTimeout: true,
+	ContainersCreating: true, ImagePulling: true, SchedulingPending: true, RolloutInProgress: true, ScaleUpTriggered: true}
 
 func strength(id chain.CauseID) int {
 	switch c, ok := Lookup(id); {
@@ -211,6 +207,9 @@ func explainMessage(message string) []Decoded {
 	var found []Decoded
 	for _, m := range []string{message, "Error: " + message} {
 		for _, g := range guessReasons(message) {
+			if m != message && g.reason != "Failed" {
+				continue // only the kubelet's Failed event prefixes "Error: "
+			}
 			d, ok := explainKubelet(g.reason, m)
 			// A guessed reason proves nothing when its decoder gives the
 			// same cause for any text at all (its catch-all), unless the
@@ -233,7 +232,8 @@ func explainMessage(message string) []Decoded {
 func schedulerWords(m string) bool {
 	for _, w := range []string{"nodes are available", "no nodes available to schedule pods", "failed to fit in any node",
 		"No nodes are available that match", "fit failure", "node(s) ", "Insufficient ", "Too many pods",
-		"pod has unbound", "waiting for scheduling gates", "persistentvolumeclaim \"", "didn't match"} {
+		"pod has unbound", "waiting for scheduling gates", "persistentvolumeclaim \"", "didn't match",
+		"PersistentVolumeClaim is not bound", "SchedulerPredicates failed"} {
 		if strings.Contains(m, w) {
 			return true
 		}
@@ -324,11 +324,11 @@ func guessReasons(m string) []guess {
 			add(true, "FailedPostStartHook")
 		}
 	}
-	add(false, "Failed", "BackOff", "Unhealthy", "Killing", "FailedKillPod")
+	add(false, "Failed", "BackOff", "Unhealthy", "Killing", "FailedKillPod", "Pulling")
 	if has("restarting failed container") {
 		add(true, "CrashLoopBackOff")
 	}
-	if has("cni", "network plugin", "networkplugin", "sandbox", "ipam", "network for pod", "pause") && !has("killpodsandbox") {
+	if has("cni", "network plugin", "networkplugin", "sandbox", "ipam", "network for pod") && !has("killpodsandbox") {
 		add(true, "FailedCreatePodSandBox")
 	}
 	if has("pull", "manifest", "registry", "image", "docker login", "repository", "toomanyrequests") {
@@ -392,7 +392,7 @@ var reasonWords = map[string]chain.CauseID{
 	"FailedCreate": PodCreateFailed, "ProgressDeadlineExceeded": ProgressDeadlineExceeded,
 	"ReplicaSetCreateError": ReplicaSetCreateFailed, "FailedMount": VolumeMountFailed, "FailedAttachVolume": VolumeMountFailed,
 	"FailedCreatePodSandBox": SandboxCreationFailed, "NetworkNotReady": CNINotReady, "FailedKillPod": SandboxKillFailed,
-	"SandboxChanged": SandboxCreationFailed, "FailedKillPodSandBox": SandboxKillFailed,
+	"SandboxChanged": SandboxCreationFailed, "FailedKillPodSandBox": SandboxKillFailed, "FailedPodSandBoxStatus": SandboxCreationFailed,
 	"SchedulingGated": SchedulingGated, "NotTriggerScaleUp": ScaleUpNotTriggered, "TriggeredScaleUp": ScaleUpTriggered,
 	"Unschedulable": UnschedulableOther, "FailedScheduling": UnschedulableOther,
 	"ImageInspectError": ImagePullFailed, "SignatureValidationFailed": ImagePullFailed,

@@ -72,8 +72,7 @@ var fixedMessages = []struct {
 	// status/generate.go: the Initialized condition's message.
 	{"containers with incomplete status: [", InitContainerFailed, "init containers have not completed"},
 	{"Pod sandbox changed, it will be killed and re-created", SandboxCreationFailed, "the pod's sandbox changed (a node or runtime restart, or a sandbox that died): the kubelet recreates it"},
-	{"Failed create pod sandbox", SandboxCreationFailed, "the runtime could not create the pod sandbox"},
-	{"FailedPodSandBoxStatus", SandboxCreationFailed, "the kubelet could not read the pod sandbox's status from the runtime"},
+	{"Failed create pod sandbox.", SandboxCreationFailed, "the runtime could not create the pod sandbox"},
 	// events.go since 1.31: the hook's output moved to the kubelet's log.
 	{"PostStartHook failed", PostStartHookFailed, "the postStart hook failed"},
 	{"PreStopHook failed", PreStopHookFailed, "the preStop hook failed"},
@@ -86,6 +85,9 @@ var fixedMessages = []struct {
 
 func fixedMessage(m string) (Decoded, bool) {
 	for _, f := range fixedMessages {
+		if strings.HasSuffix(f.words, ".") && m != f.words {
+			continue // a sentence of its own, not the start of a longer error
+		}
 		if strings.Contains(m, f.words) {
 			return Decoded{Cause: f.cause, Summary: f.summary + ": " + rtOneLine(m), Progressing: f.cause == ScaleUpTriggered}, true
 		}
@@ -93,9 +95,11 @@ func fixedMessage(m string) (Decoded, bool) {
 	return Decoded{}, false
 }
 
-// pasteLeadRE is what tools print before an event's message: a timestamp,
-// then the reason, then maybe the object (kind/name).
-var pasteLeadRE = regexp.MustCompile(`^(?:\d{4}-\d\d-\d\dT[\d:.]+Z\s+)?([A-Z][A-Za-z]+)\s+(?:[a-z]+(?:\.[a-z0-9.]+)?/\S+\s+)?(.+)$`)
+// pasteLeadRE is what tools print before an event's message: a timestamp
+// and the reason, or the reason and the object (kind/name), or the reason
+// and a column gap. A reason followed by one space is a sentence ("Failed
+// to pull image ...").
+var pasteLeadRE = regexp.MustCompile(`(?s)^(?:\d{4}-\d\d-\d\dT[\d:.]+Z\s+([A-Z][A-Za-z]+)\s+|([A-Z][A-Za-z]+)\s+[a-z]+(?:\.[a-z0-9.]+)?/\S+\s+|([A-Z][A-Za-z]+)\s{2,})(.+)$`)
 
 // eventReasons are the reasons a pasted line may start with.
 var eventReasons = map[string]bool{
@@ -110,8 +114,12 @@ var eventReasons = map[string]bool{
 // before or after the reason) when the first word is an event reason.
 func leadingReason(m string) (reason, rest string, ok bool) {
 	sm := pasteLeadRE.FindStringSubmatch(m)
-	if sm == nil || !eventReasons[sm[1]] {
+	if sm == nil {
 		return "", "", false
 	}
-	return sm[1], sm[2], true
+	r := sm[1] + sm[2] + sm[3]
+	if !eventReasons[r] {
+		return "", "", false
+	}
+	return r, sm[4], true
 }

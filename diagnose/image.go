@@ -110,9 +110,16 @@ func ImagePull(reason, message string) (d Decoded, ok bool) {
 		if _, rest, ok := rtQuotedAfter(message, "Failed to inspect image "); ok {
 			message = strings.TrimPrefix(rest, ": ")
 		}
+		if cause, _ := imageClassify("", strings.ToLower(message)); cause == InvalidImageName {
+			return imagePullError("", message), true
+		}
 		return Decoded{Cause: ImagePullFailed, Summary: "the runtime could not inspect the image: " + rtOneLine(rtTail(message))}, true
 	case "Pulling":
 		img, _, found := rtQuotedAfter(message, "Pulling image ")
+		if !found {
+			// the kubelet's wording before 1.14
+			img, _, found = rtQuotedAfter(message, "pulling image ")
+		}
 		if !found {
 			return Decoded{}, false
 		}
@@ -207,6 +214,11 @@ func imageNeverPull(message string) Decoded {
 // kubelet's own "image pull failed for %s because the registry is unavailable".
 func imagePullError(img, message string) Decoded {
 	tail := rtTail(message)
+	if _, details, ok := strings.Cut(tail, "there are no credentials on this request.  details: ("); ok {
+		// dockertools (1.2-1.5): the daemon's error inside the kubelet's
+		// guess that credentials are missing; the error decides.
+		tail = strings.TrimSuffix(strings.TrimSpace(details), ")")
+	}
 	if rest, ok := strings.CutPrefix(tail, "image pull failed for "); ok {
 		if i := strings.Index(rest, " because "); i >= 0 {
 			if img == "" {
@@ -256,11 +268,22 @@ func imageClassify(code, lower string) (chain.CauseID, string) {
 	case has("x509: ", "tls: failed to verify", "certificate signed by unknown authority", "certificate is not valid",
 		"certificate has expired", "server gave http response to https client", "certificate verify failed"):
 		return RegistryCertificateUntrusted, "tls"
+	case has("manifest unknown", "repository does not exist or may require 'docker login'", "not found: manifest", "no such image", "(error: image ") ||
+		strings.Contains(lower, "manifest for ") && strings.Contains(lower, " not found"):
+		// Docker's "pull access denied ..., repository does not exist or
+		// may require 'docker login'" is most often a name that exists
+		// nowhere (a typo, an image built locally and never pushed; a
+		// private one says "unauthorized" or containerd's
+		// "insufficient_scope"); a registry that answered "manifest
+		// unknown" to any credential has the repository but not the tag.
+		return ImageNotFound, ""
+	case has("did not resolve to an alias", "short-name"):
+		return InvalidImageName, ""
 	case has("pull access denied", "failed to authorize", "401 unauthorized", "403 forbidden",
 		"authorization failed", "insufficient_scope", "unauthorized: ", "unauthorized", "denied: ", "access denied",
 		"no basic auth credentials", "authentication required", "access to the requested resource is not authorized",
 		"requested access to the resource is denied", "failed to fetch oauth token", "failed to fetch anonymous token",
-		"error getting credentials", "get credentials", "credentials", "forbidden") ||
+		"error getting credentials", "get credentials", "invalid username/password", "auth token", "forbidden") ||
 		code == "Unauthenticated" || code == "PermissionDenied":
 		return ImagePullUnauthorized, ""
 	case has("i/o timeout", "deadline exceeded", "handshake timeout", "timeout awaiting", "client.timeout exceeded",
@@ -300,6 +323,9 @@ func imageDecoded(cause chain.CauseID, kind, img, tail string) Decoded {
 		d.NextStep = fmt.Sprintf("push %q for the nodes' platform (docker buildx build --platform linux/amd64,linux/arm64 ...), or pin the pods to matching nodes with nodeSelector kubernetes.io/arch", img)
 	case ImagePullNoSpace:
 		d.Summary = fmt.Sprintf("the node ran out of disk space pulling image %q (%s)", img, tail)
+	case InvalidImageName:
+		d.Summary = fmt.Sprintf("image name %q cannot be resolved: %s", img, tail)
+		d.NextStep = "use a fully qualified image name (REGISTRY/REPOSITORY:TAG): CRI-O resolves short names only through the node's registries.conf (unqualified-search-registries)"
 	case RegistryHostUnresolved, RegistryCertificateUntrusted, ImagePullTimeout, RegistryUnreachable:
 		d.Details = append(d.Details, chain.Detail{Key: "kind", Value: kind})
 		d.Summary, d.NextStep = registryUnreachable(kind, host, img, tail)

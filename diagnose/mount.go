@@ -118,7 +118,7 @@ var (
 	mntPVCNotFoundRe = regexp.MustCompile(`persistentvolumeclaims? "([^"]+)" not found`)
 	// mntKeyRe matches the configmap and secret volume plugins' missing-key
 	// errors (pkg/volume/configmap/configmap.go, pkg/volume/secret/secret.go).
-	mntKeyRe = regexp.MustCompile(`references non-existent (config|secret) key: (\S+)`)
+	mntKeyRe = regexp.MustCompile(`references non-existent (config|secret) key(?:: (\S+))?`)
 	// mntPodsRe matches reportMultiAttachError's "Volume is already used by
 	// pod(s) %s" (pkg/controller/volume/attachdetach/reconciler).
 	mntPodsRe = regexp.MustCompile(`Volume is already used by pod\(s\) (.*?)(?: and \d+ pod\(s\) in different namespaces)?$`)
@@ -152,6 +152,9 @@ func Mount(reason, message string) (d Decoded, ok bool) {
 		return Decoded{Cause: VolumeMountTimeout,
 			Summary: "the kubelet timed out waiting for the pod's volumes: " + rtOneLine(m[2]),
 			Details: []chain.Detail{{Key: "pod", Value: m[1]}}}, true
+	}
+	if i := strings.Index(message, "timeout expired waiting for volumes to attach"); i >= 0 {
+		return Decoded{Cause: VolumeMountTimeout, Summary: "the kubelet timed out waiting for the pod's volumes: " + rtOneLine(message[i:])}, true
 	}
 	if m := mntPodOldRe.FindStringSubmatch(message); m != nil {
 		if _, _, _, ok := splitVolumeOp(m[2]); !ok {
@@ -280,6 +283,13 @@ func volumeOp(op, volume, cause string) Decoded {
 		kind, title := "configmap", "ConfigMap"
 		if m[1] == "secret" {
 			kind, title = "secret", "Secret"
+		}
+		if m[2] == "" {
+			// Before 1.8 the error did not name the key.
+			return Decoded{Cause: ConfigKeyNotFound,
+				Summary:  fmt.Sprintf("volume %q: a key it lists is not in its %s", volume, title),
+				NextStep: fmt.Sprintf("compare spec.template.spec.volumes[].items[].key of volume %q with the keys of its %s (kubectl get %s NAME -o yaml)", volume, title, kind),
+				Details:  []chain.Detail{{Key: "kind", Value: kind}, {Key: "volume", Value: volume}}}
 		}
 		return Decoded{
 			Cause:    ConfigKeyNotFound,

@@ -14,6 +14,8 @@ type pasteItem struct {
 	reason  string
 	message string
 	exit    int32
+	init    bool // an init container's state
+	last    bool // a Last State: what the container did before this one
 }
 
 var (
@@ -30,10 +32,14 @@ var (
 	// pasteObjectRe is get events' OBJECT column (kind/name), or a kind
 	// word of the older layout.
 	pasteObjectRe = regexp.MustCompile(`^(?:[a-z]+(?:\.[a-z0-9.]+)?/\S+|Pod|ReplicaSet|Deployment|StatefulSet|DaemonSet|Job|Node|PersistentVolumeClaim)\s+`)
-	// pasteKeyRe is a "Key: value" line of kubectl describe.
-	pasteKeyRe = regexp.MustCompile(`^(State|Last State|Reason|Message|Exit Code|Status):\s*(.*)$`)
-	// pasteGetPodsRe is a kubectl get pods row: NAME READY STATUS RESTARTS AGE.
-	pasteGetPodsRe = regexp.MustCompile(`^\S+\s+\d+/\d+\s+(\S+)\s+\d+`)
+	// pasteKeyRe is a "Key: value" line of kubectl describe, or of a
+	// pod's status as kubectl get -o yaml|json prints it.
+	pasteKeyRe = regexp.MustCompile(`^(State|Last State|Last Termination State|Reason|Message|Exit Code|Status|state|lastState|lastTerminationState|terminated|termination|waiting|running|reason|message|exitCode):\s*(.*)$`)
+	// pasteConsoleRe is the OpenShift console's "Last State Terminated at
+	// DATE (Reason)".
+	pasteConsoleRe = regexp.MustCompile(`^Last State\s+Terminated\b.*\((\w+)\)$`)
+	// pasteGetPodsRe is a kubectl get pods row: NAME READY STATUS [RESTARTS AGE].
+	pasteGetPodsRe = regexp.MustCompile(`^\S+\s+\d+/\d+\s+(\S+)(?:\s+\d+|\s*$)`)
 	// pasteCondRe is a row of describe's Conditions table: Type Status Reason.
 	pasteCondRe = regexp.MustCompile(`^(Progressing|ReplicaFailure|Available|PodScheduled|Ready|ContainersReady|Initialized)\s+(True|False|Unknown)\s+(\S+)\s*$`)
 )
@@ -49,6 +55,8 @@ func pasted(text string) []pasteItem {
 		items []pasteItem
 		cur   *pasteItem // the State or Last State being read
 		pod   pasteItem  // pod-level Status/Reason/Message
+		init  bool       // in describe's "Init Containers:" section
+		event = -1       // the event row a wrapped line continues
 	)
 	flush := func() {
 		if cur != nil && cur.reason != "" {
@@ -57,48 +65,73 @@ func pasted(text string) []pasteItem {
 		cur = nil
 	}
 	for _, raw := range strings.Split(text, "\n") {
-		line := strings.TrimSpace(raw)
-		if line == "" {
+		line := pasteLine(raw)
+		switch {
+		case line == "":
+			continue
+		case line == "Init Containers:" || line == "initContainerStatuses:":
+			flush()
+			init, event = true, -1
+			continue
+		case line == "Containers:" || line == "containerStatuses:":
+			flush()
+			init, event = false, -1
 			continue
 		}
 		if m := pasteEventRe.FindStringSubmatch(line); m != nil && !pasteKeyRe.MatchString(line) {
 			flush()
 			items = append(items, pasteItem{kind: "event", reason: m[2], message: pasteEventMessage(m[3])})
+			event = len(items) - 1
 			continue
 		}
 		if m := pasteCondRe.FindStringSubmatch(line); m != nil {
 			if (m[1] == "ReplicaFailure" && m[2] == "True") || m[2] == "False" {
 				items = append(items, pasteItem{kind: "condition", reason: m[3]})
 			}
+			event = -1
+			continue
+		}
+		if m := pasteConsoleRe.FindStringSubmatch(line); m != nil {
+			flush()
+			items = append(items, pasteItem{kind: "terminated", reason: m[1], init: init, last: true})
 			continue
 		}
 		if m := pasteKeyRe.FindStringSubmatch(line); m != nil {
-			key, val := m[1], strings.TrimSpace(m[2])
+			event = -1
+			key, val := strings.ToLower(strings.ReplaceAll(m[1], " ", "")), strings.TrimSpace(m[2])
 			switch key {
-			case "State", "Last State":
+			case "state", "laststate", "lastterminationstate":
 				flush()
-				switch {
-				case strings.HasPrefix(val, "Waiting"):
-					cur = &pasteItem{kind: "waiting"}
-				case strings.HasPrefix(val, "Terminated"):
-					cur = &pasteItem{kind: "terminated"}
+				cur = &pasteItem{init: init, last: key != "state"}
+				pasteStateValue(cur, val)
+			case "terminated", "termination", "waiting":
+				if cur == nil {
+					cur = &pasteItem{init: init}
 				}
-			case "Status":
+				cur.kind = "waiting"
+				if key != "waiting" {
+					cur.kind = "terminated"
+				}
+			case "running":
+				if cur != nil {
+					cur.kind = ""
+				}
+			case "status":
 				flush()
 				pod = pasteItem{kind: "status"}
-			case "Reason":
+			case "reason":
 				if cur != nil {
 					cur.reason = val
-				} else if pod.kind != "" {
-					pod.reason = val
+				} else if pod.kind != "" || !strings.Contains(text, "State") {
+					pod.kind, pod.reason = "status", val
 				}
-			case "Message":
+			case "message":
 				if cur != nil {
 					cur.message = val
 				} else if pod.kind != "" {
 					pod.message = val
 				}
-			case "Exit Code":
+			case "exitcode":
 				if cur != nil {
 					n, _ := strconv.Atoi(val)
 					cur.exit = int32(n)
@@ -106,9 +139,16 @@ func pasted(text string) []pasteItem {
 			}
 			continue
 		}
-		if m := pasteGetPodsRe.FindStringSubmatch(line); m != nil {
+		if m := pasteGetPodsRe.FindStringSubmatch(line); m != nil && !strings.HasPrefix(line, "NAME ") {
 			flush()
 			items = append(items, pasteItem{kind: "waiting", reason: m[1]})
+			event = -1
+			continue
+		}
+		if event >= 0 && !strings.HasPrefix(line, "---") {
+			// kubectl does not wrap, but a paste often does: the rest of
+			// the event's message.
+			items[event].message = strings.TrimSpace(items[event].message + " " + line)
 		}
 	}
 	flush()
@@ -116,6 +156,34 @@ func pasted(text string) []pasteItem {
 		items = append(items, pod)
 	}
 	return items
+}
+
+// pasteLine trims a line of YAML or JSON status down to "key: value":
+// list dashes, quotes, trailing commas and braces go.
+func pasteLine(raw string) string {
+	line := strings.TrimSpace(raw)
+	if strings.HasPrefix(line, `"`) || strings.HasPrefix(line, "- ") || strings.HasSuffix(line, ",") || strings.HasSuffix(line, "{") {
+		line = strings.TrimPrefix(line, "- ")
+		line = strings.TrimRight(line, ",{ ")
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.HasPrefix(k, `"`) {
+			line = strings.Trim(k, `"`) + ": " + strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	return line
+}
+
+// pasteStateValue reads describe's "State: Waiting" (or the OpenShift
+// console's "Waiting (CrashLoopBackOff)").
+func pasteStateValue(it *pasteItem, val string) {
+	switch {
+	case strings.HasPrefix(val, "Waiting"):
+		it.kind = "waiting"
+	case strings.HasPrefix(val, "Terminated"):
+		it.kind = "terminated"
+	}
+	if i := strings.Index(val, "("); i >= 0 && strings.HasSuffix(val, ")") {
+		it.reason = val[i+1 : len(val)-1]
+	}
 }
 
 // pasteEventMessage cuts the columns between an event's reason and its
@@ -138,21 +206,44 @@ func pasteEventMessage(rest string) string {
 	return strings.TrimSpace(rest)
 }
 
-// explainItems decodes every piece of a paste; Explain ranks them. Later
-// pieces (newer events) come first among equals.
+// explainItems decodes every piece of a paste; Explain ranks them. Among
+// equals, newer events come first, then the containers' current states,
+// then what they did before.
 func explainItems(items []pasteItem) []Decoded {
-	var out []Decoded
+	var ordered []pasteItem
 	for i := len(items) - 1; i >= 0; i-- {
-		it := items[i]
-		if it.kind == "terminated" {
-			if it.reason == "Completed" && it.exit == 0 {
-				continue // a past run that ended well explains nothing
+		if items[i].kind == "event" {
+			ordered = append(ordered, items[i])
+		}
+	}
+	for _, last := range []bool{false, true} {
+		for _, it := range items {
+			if it.kind != "event" && it.last == last {
+				ordered = append(ordered, it)
+			}
+		}
+	}
+	var out []Decoded
+	for _, it := range ordered {
+		switch {
+		case it.kind == "terminated" && it.init:
+			t := corev1.ContainerStateTerminated{Reason: it.reason, Message: it.message, ExitCode: it.exit}
+			if d, ok := InitTermination("", t); ok {
+				out = append(out, d)
+			}
+			continue
+		case it.kind == "terminated":
+			if it.exit == 0 && it.reason != "Completed" {
+				it.exit = exitOf(it.reason)
 			}
 			t := corev1.ContainerStateTerminated{Reason: it.reason, Message: it.message, ExitCode: it.exit}
 			out = append(out, Termination("", t))
 			continue
-		}
-		if it.kind == "waiting" && (it.reason == "Running" || it.reason == "Pending") {
+		case it.kind == "waiting" && (it.reason == "Running" || it.reason == "Pending" || it.reason == ""):
+			continue
+		case it.kind == "waiting" && it.init && !strings.HasPrefix(it.reason, "Init:"):
+			it.reason = "Init:" + it.reason
+		case it.kind == "event" && strings.HasPrefix(it.reason, "Successful"):
 			continue
 		}
 		if ds := explainPair(it.reason, unwrapPaste(it.message)); len(ds) > 0 {

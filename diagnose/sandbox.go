@@ -214,7 +214,7 @@ func sandboxCause(se sandboxError, raw string) chain.CauseID {
 	case has("connection is unauthorized", "error getting clusterinformation", "unable to connect to cilium",
 		"127.0.0.1:50051", "ipamd", "datastore", "the server has asked for the client to provide credentials",
 		"etcdserver", "failed to connect to etcd", "resource does not exist: clusterinformation",
-		"unable to return a response in the time allotted", "from cns", "cilium-agent", "cilium.sock"),
+		"unable to return a response in the time allotted", "cilium-agent", "cilium.sock", "cni-server.sock"),
 		apiDialRE.MatchString(raw), has("unauthorized") && !has("image"):
 		return CNIDatastoreUnreachable
 	case has("no ip addresses available", "failed to assign an ip address", "failed to allocate address",
@@ -223,7 +223,7 @@ func sandboxCause(se sandboxError, raw string) chain.CauseID {
 		"insufficientfreeaddressesinsubnet", "subnet is full", "ipam exhausted", "no addresses available",
 		"cannot allocate ip", "out of ip addresses", "not enough ips available", "no available addresses",
 		"ip address is not available", "no ips available", "all ips are assigned", "cannot allocate new block",
-		"per host block limit"):
+		"per host block limit", "to allocate more"):
 		return PodIPExhausted
 	case se.kind == "cni-not-initialized", has("cni config uninitialized", "cni plugin not initialized",
 		"network plugin is not ready", "networkpluginnotready", "no networks found in", "failed to find plugin",

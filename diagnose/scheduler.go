@@ -84,7 +84,29 @@ func Scheduling(reason, message string) SchedulingResult {
 	if len(res.Reasons) == 0 && total == 0 {
 		res.Reasons = []Decoded{schedNoNodes(msg)}
 	}
+	res.Reasons = schedDropUmbrella(res.Reasons)
 	return res
+}
+
+// schedDropUmbrella drops 1.10-1.19's "didn't match pod affinity/anti-
+// affinity", which InterPodAffinity added beside its specific reason.
+func schedDropUmbrella(rs []Decoded) []Decoded {
+	specific := false
+	for _, r := range rs {
+		if (r.Cause == PodAffinityUnsatisfied || r.Cause == PodAntiAffinityConflict) && !strings.Contains(r.Summary, "affinity/anti-affinity") {
+			specific = true
+		}
+	}
+	if !specific {
+		return rs
+	}
+	out := rs[:0:0]
+	for _, r := range rs {
+		if !strings.Contains(r.Summary, "affinity/anti-affinity") {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // schedFitBody recognises "0/N nodes are available:" and returns N and what

@@ -43,6 +43,9 @@ var schedExclusions = map[chain.CauseID]bool{NodeAffinityMismatch: true, Untoler
 // schedBefore orders two reasons of one pod: other reasons before
 // exclusions, then by how many nodes gave them.
 func schedBefore(a chain.CauseID, an int, b chain.CauseID, bn int) (before, decided bool) {
+	if family(a) != "scheduler" || family(b) != "scheduler" {
+		return false, false
+	}
 	if ea, eb := schedExclusions[a], schedExclusions[b]; ea != eb {
 		return !ea, true
 	}

@@ -84,6 +84,11 @@ func ContainerStart(reason, message string) (d Decoded, ok bool) {
 		return d, true
 	}
 	tail := rtOneLine(rtTail(message))
+	for _, w := range []string{"is already in use by container", "reserving container name", "error reserving ctr name"} {
+		if strings.Contains(message, w) {
+			create = true // a name the runtime still holds: creating failed
+		}
+	}
 	if cause, ok := startRuntimeCause(message); ok {
 		return Decoded{Cause: cause, Summary: "the runtime could not start the container: " + tail}, true
 	}
@@ -105,7 +110,8 @@ var (
 		// CRI-O and Docker: a name still held by a container the runtime has
 		// not cleaned up, and the kubelet's own timeout on a slow create.
 		"reserving container name", "error reserving ctr name", "kubelet may be retrying requests",
-		"context deadline exceeded", "Conflict. The container name", "container create failed", "stat "}
+		"context deadline exceeded", "Conflict. The container name", "container create failed", "stat ",
+		"failed to prepare subPath"}
 )
 
 // startFailedEvent takes the error out of a Failed event and says whether it
@@ -165,6 +171,9 @@ func startRuntimeCause(message string) (chain.CauseID, bool) {
 		return MountPathError, true
 	case strings.Contains(lower, "cgroup"):
 		return ContainerCgroupError, true
+	case strings.Contains(lower, "hcs::system::createprocess") && strings.Contains(lower, "cannot find the file specified"):
+		// Windows' hcsshim: the entrypoint does not exist in the image.
+		return ExecutableNotFound, true
 	case strings.Contains(lower, "permission denied") && (strings.Contains(lower, "exec") || strings.Contains(lower, "starting container process")):
 		return ExecPermissionDenied, true
 	}

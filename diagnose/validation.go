@@ -46,7 +46,7 @@ var (
 	selectorImmutableRE = regexp.MustCompile(`spec\.selector: Invalid value: .*field is immutable`)
 	selectorMissingRE   = regexp.MustCompile(`spec\.selector: Required value|missing required field "selector"|empty selector is invalid for deployment`)
 	selectorMismatchRE  = regexp.MustCompile("`selector` does not match template `labels`")
-	invalidRE           = regexp.MustCompile(`(?i)\bis invalid\b|strict decoding error|unknown field "|cannot be handled as a|no matches for kind|error validating data|ValidationError\(`)
+	invalidRE           = regexp.MustCompile(`" is invalid|The request is invalid|strict decoding error|unknown field "|cannot be handled as a|no matches for kind|error validating data|ValidationError\(`)
 	invalidObjectRE     = regexp.MustCompile(`(?:The |\b)([A-Z][A-Za-z]*)(?:\.[a-z.]+)? "([^"]+)" is invalid`)
 )
 
