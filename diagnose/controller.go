@@ -112,6 +112,9 @@ func FailedCreate(message string) Decoded {
 	if d, ok := decodeAdmission(err); ok {
 		return d
 	}
+	if err == "" {
+		return emptyDenial()
+	}
 	return podCreateFailed(err)
 }
 

@@ -114,9 +114,11 @@ var controllerCases = []failedCreateCase{
 		},
 	},
 	{
+		// kubernetes/kubernetes#55924 (1.8): a webhook that denied without a
+		// message left "Error creating: " and nothing after it.
 		name:    "empty",
 		message: "",
-		want:    Decoded{Cause: PodCreateFailed},
+		want:    emptyDenial(),
 	},
 }
 

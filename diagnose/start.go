@@ -102,7 +102,7 @@ func ContainerStart(reason, message string) (d Decoded, ok bool) {
 // event, whose reason is the same for both (events/event.go).
 var (
 	startWords = []string{"failed to create containerd task", "failed to start containerd task",
-		"failed to create shim task", "OCI runtime"}
+		"failed to create shim task", "OCI runtime", "failed to start container ", "Error response from daemon: OCI runtime"}
 	createWords = []string{"failed to reserve container name", "failed to generate container",
 		"failed to create containerd container", "failed to create container io",
 		"failed to get sandbox runtime", "failed to resolve image", "failed to get image from containerd",

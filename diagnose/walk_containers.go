@@ -44,7 +44,7 @@ func (w *walker) containers() chain.Link {
 		// The replacements of evicted or refused pods do not run (yet):
 		// what removed their predecessors is the first thing to fix.
 		for _, p := range w.gone {
-			d, _ := Eviction(p.Status.Reason, p.Status.Message)
+			d, _ := w.evicted(p)
 			obj := objectName("pod", p.Name)
 			c.add(sighting{d: d, object: obj, since: goneAt(p), evidence: []chain.Evidence{{Source: chain.SourceObjectStatus,
 				Object: obj, Field: "status.reason", Reason: p.Status.Reason, Message: p.Status.Message}}})
@@ -190,6 +190,8 @@ func (pc *podCtx) container(st corev1.ContainerStatus, init bool) bool {
 	case st.State.Running != nil:
 		if t := st.LastTerminationState.Terminated; t != nil && pc.betweenCrashes(st, *t) {
 			pc.crashed(st, *t, field+".lastState.terminated")
+		} else if pc.probeKills(st, init) {
+			return false
 		}
 		return true
 	case st.State.Terminated != nil:
@@ -203,11 +205,13 @@ func (pc *podCtx) container(st corev1.ContainerStatus, init bool) bool {
 		case "CrashLoopBackOff":
 			if t := st.LastTerminationState.Terminated; t != nil {
 				pc.crashed(st, *t, field+".lastState.terminated", ev)
+			} else if pc.fromEvents(st, init, ev) {
+				// The last run's state is gone; the events still say why.
 			} else if d, ok := BackOff(wt.Reason, wt.Message); ok {
 				pc.add(d, time.Time{}, st.RestartCount, ev)
 			}
 		default:
-			pc.waiting(st.Name, init, wt, ev)
+			pc.waiting(st, init, wt, ev)
 		}
 	}
 	return false
@@ -216,12 +220,24 @@ func (pc *podCtx) container(st corev1.ContainerStatus, init bool) bool {
 // waiting decodes a waiting reason, then lets the container's events make
 // a generic cause specific (an ImagePullBackOff state says less than the
 // kubelet's "Failed to pull image" event).
-func (pc *podCtx) waiting(name string, init bool, wt *corev1.ContainerStateWaiting, ev chain.Evidence) {
+func (pc *podCtx) waiting(st corev1.ContainerStatus, init bool, wt *corev1.ContainerStateWaiting, ev chain.Evidence) {
+	name := st.Name
 	d, ok := decodeKubelet(wt.Reason, wt.Message)
+	if !ok {
+		d, ok = reasonWord(wt.Reason)
+	}
 	if !ok {
 		d = Decoded{Cause: ContainerStartFailed, Summary: fmt.Sprintf("container %q waiting: %s %s", name, wt.Reason, wt.Message)}
 	}
 	evidence := []chain.Evidence{ev}
+	if t := st.LastTerminationState.Terminated; t != nil && strength(d.Cause) < strong && wt.Message == "" {
+		// A waiting reason without words (RunContainerError after a
+		// failed start) repeats what the last run's termination says.
+		if td := Termination(name, *t); strength(td.Cause) > strength(d.Cause) {
+			d = td
+			evidence = append(evidence, terminatedEvidence(pc.obj, fmt.Sprintf("status.containerStatuses[%s].lastState.terminated", name), *t))
+		}
+	}
 	var since time.Time
 	var repeats int32
 	for _, e := range pc.containerEvents(name, init) {
@@ -256,13 +272,22 @@ var kubeletProgress = map[string]bool{"Pulling": true, "Pulled": true, "Created"
 // sandbox failure, an image still pulling, or plain progress.
 func (pc *podCtx) creating(name string) {
 	pulling := map[string]chain.Event{}
-	movedOn := false // a newer event shows the kubelet got past mounts and sandbox
+	movedOn := false    // a newer event shows the kubelet got past mounts and sandbox
+	var timedOut func() // a mount that timed out, named if nothing says more
 	for i := len(pc.evs) - 1; i >= 0; i-- {
 		e := pc.evs[i]
 		if e.Type == corev1.EventTypeWarning && !movedOn {
 			for _, decode := range []func(string, string) (Decoded, bool){Mount, Sandbox} {
 				if d, ok := decode(e.Reason, eventMessage(e)); ok {
 					since, repeats := pc.repeated(e, d.Cause, decode)
+					if timeouts[d.Cause] {
+						// The kubelet's give-up names no cause; the
+						// volume's own error, if any, is older.
+						if timedOut == nil {
+							timedOut = func() { pc.add(d, since, repeats, eventEvidence(e)) }
+						}
+						continue
+					}
 					pc.add(d, since, repeats, eventEvidence(e))
 					return
 				}
@@ -283,6 +308,10 @@ func (pc *podCtx) creating(name string) {
 			// Older mount or sandbox warnings are history.
 			movedOn = true
 		}
+	}
+	if timedOut != nil {
+		timedOut()
+		return
 	}
 	s := "the kubelet is creating the pod's containers"
 	if name != "" {

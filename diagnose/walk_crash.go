@@ -56,12 +56,63 @@ func (pc *podCtx) crashed(st corev1.ContainerStatus, t corev1.ContainerStateTerm
 		}
 	}
 	if t.Reason == "StartError" || t.Reason == "ContainerCannotRun" {
-		if d, ok := ContainerStart(t.Reason, t.Message); ok {
+		if d, ok := ContainerStart(t.Reason, t.Message); ok && !isGeneric(d.Cause) {
 			pc.add(d, t.StartedAt.Time, st.RestartCount+1, ev...)
 			return
 		}
 	}
-	pc.add(Termination(st.Name, t), t.StartedAt.Time, st.RestartCount, ev...)
+	d := Termination(st.Name, t)
+	if strength(d.Cause) < strong && pc.fromEvents(st, false, ev...) {
+		return
+	}
+	pc.add(d, t.StartedAt.Time, st.RestartCount, ev...)
+}
+
+// fromEvents names why a container keeps exiting (or failed to start)
+// when its state says only that it does: the kubelet's own Failed or hook
+// event about the container may name the runtime's error or the hook. It
+// adds the finding and reports whether it found one.
+func (pc *podCtx) fromEvents(st corev1.ContainerStatus, init bool, ev ...chain.Evidence) bool {
+	for _, e := range pc.containerEvents(st.Name, init) {
+		if e.Type != corev1.EventTypeWarning {
+			continue
+		}
+		// Only the start errors and hooks: an older image or mount
+		// failure that was overcome did not make it exit.
+		ed, ok := ContainerStart(e.Reason, eventMessage(e))
+		if !ok || strength(ed.Cause) < strong {
+			ed, ok = Hook(e.Reason, eventMessage(e))
+		}
+		if ok {
+			pc.add(ed, e.First, st.RestartCount+1, append(ev, eventEvidence(e))...)
+			return true
+		}
+	}
+	return false
+}
+
+// probeKills says a running container is being restarted by its liveness
+// (or startup) probe: the kubelet's Killing event "failed liveness probe,
+// will be restarted" more than once and recently, even when the capture
+// caught it between two restarts with its last state gone.
+func (pc *podCtx) probeKills(st corev1.ContainerStatus, init bool) bool {
+	for _, e := range pc.containerEvents(st.Name, init) {
+		d, ok := probeKilled(eventMessage(e))
+		if !ok || e.Reason != reasonKilling || e.Count < 2 || pc.w.s.Now.Sub(e.Last) > recentCrash {
+			continue
+		}
+		ev := []chain.Evidence{eventEvidence(e)}
+		for _, u := range pc.containerEvents(st.Name, init) {
+			if pd, ok := Probe(u.Reason, eventMessage(u)); ok && u.Reason == reasonUnhealthy && pd.Cause == d.Cause {
+				d = pd
+				ev = append(ev, eventEvidence(u))
+				break
+			}
+		}
+		pc.add(d, e.First, e.Count, ev...)
+		return true
+	}
+	return false
 }
 
 // killedBySignal says a run ended by SIGKILL or SIGTERM (exit 137 or 143)

@@ -43,7 +43,7 @@ func (w *walker) podsLink() chain.Link {
 			notes = append(notes, w.deadPodNote(p))
 			// Evictions that name a cause to fix count against the
 			// rollout; a preemption or a node shutdown does not.
-			if d, ok := Eviction(p.Status.Reason, p.Status.Message); ok && !isGeneric(d.Cause) {
+			if d, ok := w.evicted(p); ok && !isGeneric(d.Cause) {
 				w.gone = append(w.gone, p)
 			}
 		default:
@@ -59,7 +59,11 @@ func (w *walker) podsLink() chain.Link {
 	if have < desired && w.rs != nil {
 		newest := newestCreated(candidates)
 		w.failedCreate(c, newest)
-		if c.empty() {
+		if c.empty() && len(w.gone) > 0 {
+			// Pods the kubelet evicted or refused are why the count is
+			// short: the containers link names what removed them.
+			notes = append(notes, fmt.Sprintf("%d of %d pods not replaced yet", desired-have, desired))
+		} else if c.empty() {
 			obj := objectName("replicaset", w.rs.Name)
 			s := sighting{d: Decoded{Cause: PodsNotCreated, Progressing: true,
 				Summary: fmt.Sprintf("%d of %d pods not created yet", desired-have, desired)},
@@ -95,6 +99,18 @@ func (w *walker) failedCreate(c *collector, newestPod time.Time) {
 		if cond.Type == appsv1.ReplicaSetReplicaFailure && cond.Status == corev1.ConditionTrue {
 			c.add(sighting{d: FailedCreate(cond.Message), object: obj, since: cond.LastTransitionTime.Time,
 				evidence: []chain.Evidence{conditionEvidence(obj, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)}})
+		}
+	}
+	if c.empty() && w.d != nil {
+		// The Deployment controller copies the condition from the
+		// ReplicaSet (deployment/sync.go): a capture of the Deployment
+		// alone still says why.
+		dobj := objectName("deployment", w.d.Name)
+		for _, cond := range w.d.Status.Conditions {
+			if cond.Type == appsv1.DeploymentReplicaFailure && cond.Status == corev1.ConditionTrue && cond.Reason == "FailedCreate" {
+				c.add(sighting{d: FailedCreate(cond.Message), object: dobj, since: cond.LastTransitionTime.Time,
+					evidence: []chain.Evidence{conditionEvidence(dobj, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)}})
+			}
 		}
 	}
 	failing := !c.empty()
@@ -194,8 +210,24 @@ func newestTemplate(all []corev1.Pod) ([]*corev1.Pod, []string) {
 	return groups[pick], notes
 }
 
+// evicted decodes why the kubelet removed a pod: its status, or, when the
+// status kept no message, the kubelet's Evicted event about it.
+func (w *walker) evicted(p *corev1.Pod) (Decoded, bool) {
+	msg := p.Status.Message
+	if msg == "" && p.Status.Reason == reasonEvicted {
+		evs := w.s.EventsFor("Pod", p.Name, p.UID)
+		for i := len(evs) - 1; i >= 0; i-- {
+			if evs[i].Reason == reasonEvicted {
+				msg = eventMessage(evs[i])
+				break
+			}
+		}
+	}
+	return Eviction(p.Status.Reason, msg)
+}
+
 func (w *walker) deadPodNote(p *corev1.Pod) string {
-	if d, ok := Eviction(p.Status.Reason, p.Status.Message); ok {
+	if d, ok := w.evicted(p); ok {
 		return fmt.Sprintf("pod %s %s (%s); the ReplicaSet replaces it", p.Name, strings.ToLower(string(p.Status.Phase)), d.Summary)
 	}
 	return fmt.Sprintf("pod %s is %s (%s); the ReplicaSet replaces it", p.Name, p.Status.Phase, p.Status.Reason)

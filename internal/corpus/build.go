@@ -69,12 +69,23 @@ func Build(in Incident) ([]byte, error) {
 	rs := b.replicaSet(d)
 	var items []any
 	items = append(items, d, rs)
-	pods := make([]*corev1.Pod, len(in.Pods))
-	for i := range in.Pods {
+	// A thread shows a sample of the pods: the ReplicaSet made them all,
+	// so the last one shown stands for the ones it did not show.
+	for last := len(b.in.Pods) - 1; last >= 0 && int32(len(b.in.Pods)) < b.replicas(); {
+		b.in.Pods = append(b.in.Pods, b.in.Pods[last])
+		for _, e := range b.in.Events {
+			if e.On == "pod" && e.Pod == last {
+				e.Pod = len(b.in.Pods) - 1
+				b.in.Events = append(b.in.Events, e)
+			}
+		}
+	}
+	pods := make([]*corev1.Pod, len(b.in.Pods))
+	for i := range b.in.Pods {
 		pods[i] = b.pod(rs, i)
 		items = append(items, pods[i])
 	}
-	for i, e := range in.Events {
+	for i, e := range b.in.Events {
 		items = append(items, b.event(d, rs, pods, i, e))
 	}
 	b.status(d, rs, pods)

@@ -56,16 +56,18 @@ func (b *builder) containerStatus(c corev1.ContainerStatus) corev1.ContainerStat
 		r.StartedAt = at(20 * time.Second)
 		if c.LastTerminationState.Terminated != nil {
 			// Running again between crashes: the last exit was recent.
-			r.StartedAt = ago(39 * time.Second)
+			r.StartedAt = ago(14 * time.Second)
 		}
 	} else {
 		c.Started = ptr(false)
 	}
+	// The runs the thread shows end shortly before the capture, and its
+	// events fall within them (see event).
 	if t := c.State.Terminated; t != nil {
-		t.StartedAt, t.FinishedAt = ago(60*time.Second), ago(45*time.Second)
+		t.StartedAt, t.FinishedAt = ago(60*time.Second), ago(12*time.Second)
 	}
 	if t := c.LastTerminationState.Terminated; t != nil {
-		t.StartedAt, t.FinishedAt = ago(70*time.Second), ago(40*time.Second)
+		t.StartedAt, t.FinishedAt = ago(70*time.Second), ago(15*time.Second)
 	}
 	if c.State.Running != nil || c.State.Terminated != nil {
 		c.ImageID = c.Image + "@sha256:" + b.suffix("digest", 0, 8)
@@ -181,8 +183,12 @@ func (b *builder) event(d *appsv1.Deployment, rs *appsv1.ReplicaSet, pods []*cor
 	if count == 0 {
 		count = 1
 	}
-	first, last := at(10*time.Second+time.Duration(i)*time.Second), ago(15*time.Second-time.Duration(i)*time.Second)
+	// Events keep the thread's order; a repeated one spans the incident,
+	// a single one happened during the last run.
+	step := time.Duration(i) * 100 * time.Millisecond
+	first, last := at(10*time.Second+step), ago(20*time.Second-step)
 	if count == 1 {
+		first = ago(30*time.Second - step)
 		last = first
 	}
 	ev := &corev1.Event{
