@@ -20,13 +20,30 @@ func Explain(reason, message string) []Decoded {
 	message = strings.TrimSpace(message)
 	reason = strings.TrimSpace(reason)
 	if items := pasted(message); len(items) > 0 {
-		return rank(explainItems(items))
+		return unnamed(rank(explainItems(items)))
 	}
 	message = unwrapPaste(message)
 	if r, rest, ok := leadingReason(message); ok && (reason == "" || reason == r) {
 		reason, message = r, rest
 	}
-	return rank(explainPair(reason, message))
+	return unnamed(rank(explainPair(reason, message)))
+}
+
+// unnamed tidies what a message without its object gives: the decoders
+// name the container and image they were told, and a pasted message often
+// tells neither, so an empty name and an empty detail go.
+func unnamed(ds []Decoded) []Decoded {
+	for i := range ds {
+		ds[i].Summary = strings.NewReplacer(`container "" `, "container ", `image "" `, "image ").Replace(ds[i].Summary)
+		details := ds[i].Details[:0:0]
+		for _, d := range ds[i].Details {
+			if d.Value != "" {
+				details = append(details, d)
+			}
+		}
+		ds[i].Details = details
+	}
+	return ds
 }
 
 // explainPair decodes one reason and message: with the reason's own
@@ -47,6 +64,11 @@ func explainPair(reason, message string) []Decoded {
 		}
 	}
 	alone := explainMessage(message)
+	if len(with) > 0 && with[0].Progressing && (len(alone) == 0 || strength(alone[0].Cause) < symptom) {
+		// The reason's decoder knew its own progress wording (Pulling
+		// "pulling image ..."): a guess from the words is no better.
+		return with
+	}
 	if len(alone) > 0 && (len(with) == 0 || strength(alone[0].Cause) > strength(with[0].Cause) &&
 		(family(alone[0].Cause) == family(with[0].Cause) || vagueReasons[reason])) {
 		return alone
@@ -202,6 +224,10 @@ func explainMessage(message string) []Decoded {
 		return []Decoded{d}
 	}
 	if d, ok := fixedMessage(message); ok {
+		return []Decoded{d}
+	}
+	if d, ok := ImagePull("Pulling", message); ok && strings.HasSuffix(message, `"`) {
+		// the whole message is the kubelet's Pulling line, nothing after it
 		return []Decoded{d}
 	}
 	var found []Decoded

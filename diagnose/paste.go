@@ -64,7 +64,7 @@ func pasted(text string) []pasteItem {
 		}
 		cur = nil
 	}
-	for _, raw := range strings.Split(text, "\n") {
+	for _, raw := range pasteJoin(strings.Split(text, "\n")) {
 		line := pasteLine(raw)
 		switch {
 		case line == "":
@@ -156,6 +156,26 @@ func pasted(text string) []pasteItem {
 		items = append(items, pod)
 	}
 	return items
+}
+
+// pasteJoin puts the OpenShift console's state values back on their
+// labels' lines: its copied text has "State:" or "Last State" alone on a
+// line and "Waiting (CrashLoopBackOff)" or "Terminated at DATE (Reason)" on
+// the next.
+func pasteJoin(lines []string) []string {
+	out := make([]string, 0, len(lines))
+	for i := 0; i < len(lines); i++ {
+		label := strings.TrimSpace(lines[i])
+		if (label == "State:" || label == "Last State" || label == "Last State:") && i+1 < len(lines) {
+			if next := strings.TrimSpace(lines[i+1]); strings.HasPrefix(next, "Waiting") || strings.HasPrefix(next, "Terminated") || strings.HasPrefix(next, "Running") {
+				out = append(out, label+" "+next)
+				i++
+				continue
+			}
+		}
+		out = append(out, lines[i])
+	}
+	return out
 }
 
 // pasteLine trims a line of YAML or JSON status down to "key: value":
