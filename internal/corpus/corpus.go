@@ -93,6 +93,10 @@ func LoadIncidents(root string) ([]Incident, error) {
 	err := eachFamily(filepath.Join(root, "incidents"), func(family string, data []byte) error {
 		var is []Incident
 		if err := yaml.UnmarshalStrict(data, &is); err != nil {
+			if strings.Contains(err.Error(), `unknown field "true"`) {
+				// YAML 1.1 reads a bare on: key as true
+				return fmt.Errorf("%w: quote the events' 'on': keys", err)
+			}
 			return err
 		}
 		for i := range is {
