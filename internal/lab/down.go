@@ -35,6 +35,12 @@ func (l Lab) Down(out io.Writer, run kindlab.Runner) error {
 	}
 	wasRunning := anyAlive(append(l.Processes(), l.Supervisor()))
 	killed := l.stopAll()
+	if spec, err := l.Spec(); err == nil {
+		if left := RealNodeLeftovers(spec, l.Layout); len(left) > 0 {
+			return fmt.Errorf("lab %q stopped, but its real nodes left this on the machine (the state stays in %s; run down again, or remove them by hand):%s",
+				l.Name, l.Layout.Dir, joinLines(left))
+		}
+	}
 	if err := os.RemoveAll(l.Layout.Dir); err != nil {
 		return fmt.Errorf("removing %s: %w", l.Layout.Dir, err)
 	}
@@ -50,13 +56,28 @@ func (l Lab) Down(out io.Writer, run kindlab.Runner) error {
 }
 
 // stopStages is the order of shutdown: the API server's clients (and the
-// webhook server it calls), then the API server, then etcd. Stopped
-// together, the API server can hang on its storage going away under it
-// until SIGKILL. Every component is in a stage (TestStopStagesCoverComponents).
+// webhook server it calls), then the real nodes' containerd (after their
+// kubelets, which talk to it) and the registry, then the API server, then
+// etcd. Stopped together, the API server can hang on its storage going away
+// under it until SIGKILL. Every component is in a stage
+// (TestStopStagesCoverComponents); a real node's are matched by stageOf.
 var stopStages = [][]string{
-	{state.Kubelet, state.Scheduler, state.ControllerManager, state.AdmissionWebhook, state.StorageProvisioner},
+	{state.Kubelet, state.Scheduler, state.ControllerManager, state.AdmissionWebhook, state.StorageProvisioner, state.RealKubelet("*")},
+	{state.Containerd("*"), state.Registry},
 	{state.APIServer},
 	{state.Etcd},
+}
+
+// inStage reports whether component c is stopped in stage: by name, or, for
+// a real node's component, by its kind (containerd-*, kubelet-*).
+func inStage(stage []string, c string) bool {
+	node, real := state.RealNodeOf(c)
+	for _, s := range stage {
+		if s == c || real && (s == state.Containerd("*") && c == state.Containerd(node) || s == state.RealKubelet("*") && c == state.RealKubelet(node)) {
+			return true
+		}
+	}
+	return false
 }
 
 // stopAll stops the supervisor first, so that it restarts nothing, then
@@ -66,7 +87,9 @@ func (l Lab) stopAll() []int {
 	if sup := l.Supervisor(); sup.Alive {
 		killed = proc.Stop([]int{sup.Pid}, l.marker(), stopGrace)
 	}
-	return append(killed, l.stop(l.Processes())...)
+	killed = append(killed, l.stop(l.Processes())...)
+	l.cleanupRealNodes()
+	return killed
 }
 
 // stop terminates the given processes of the lab stage by stage; it returns
@@ -76,10 +99,8 @@ func (l Lab) stop(ps []Process) []int {
 	for _, stage := range stopStages {
 		var stagePids []int
 		for _, p := range ps {
-			for _, c := range stage {
-				if p.Component == c && p.Pid > 0 {
-					stagePids = append(stagePids, p.Pid)
-				}
+			if inStage(stage, p.Component) && p.Pid > 0 {
+				stagePids = append(stagePids, p.Pid)
 			}
 		}
 		killed = append(killed, proc.Stop(stagePids, l.marker(), stopGrace)...)

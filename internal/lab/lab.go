@@ -64,12 +64,23 @@ type Process struct {
 
 // Processes reports every component of the lab, in start order.
 func (l Lab) Processes() []Process {
-	out := make([]Process, 0, len(state.Components))
-	for _, c := range state.Components {
+	names := l.componentNames()
+	out := make([]Process, 0, len(names))
+	for _, c := range names {
 		pid, _ := proc.ReadPid(l.Layout.Pid(c))
 		out = append(out, Process{Component: c, Pid: pid, Alive: proc.Alive(pid, l.marker())})
 	}
 	return out
+}
+
+// componentNames are the lab's components as its spec says (real nodes add
+// theirs), the fixed ones when the spec cannot be read.
+func (l Lab) componentNames() []string {
+	s, err := state.ReadSpec(l.Layout)
+	if err != nil {
+		return append([]string(nil), state.Components...)
+	}
+	return s.ComponentNames()
 }
 
 // Supervisor reports the lab's supervisor process.

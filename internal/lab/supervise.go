@@ -51,7 +51,7 @@ func (l Lab) supervisorArgs() []string {
 // recording every start and exit in supervisor.json. It leaves the
 // components running when it stops: `down` stops them, stage by stage.
 func (l Lab) Supervise(ctx context.Context, exe string, p Policy, log io.Writer) error {
-	s := newSupervisor(l, p, state.Components, log, func(c string) (*exec.Cmd, error) {
+	s := newSupervisor(l, p, l.componentNames(), log, func(c string) (*exec.Cmd, error) {
 		return proc.Spawn(exe, l.componentArgs(c), l.Layout.Log(c), l.Layout.Pid(c))
 	})
 	return s.run(ctx)

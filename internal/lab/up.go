@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/kindlab"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/pki"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/proc"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/realnode"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/webhook"
 )
@@ -46,18 +47,38 @@ type UpOptions struct {
 	NodeImage string
 	// Run runs docker for the kind engine; nil runs it on this machine.
 	Run kindlab.Runner
+	// RealNodes is how many real nodes (the real kubelet, containerd and
+	// runc on this machine) run beside the Nodes simulated ones.
+	RealNodes int
+	// NodeBin is the directory of the real nodes' programs.
+	NodeBin string
 }
+
+// MaxRealNodes bounds --real-nodes: each is a kubelet and a containerd on
+// this machine.
+const MaxRealNodes = 8
 
 // Validate rejects shapes the lab cannot run.
 func (o UpOptions) Validate() error {
 	if _, err := ParseEngine(o.Engine); err != nil {
 		return err
 	}
-	if o.Nodes < 1 || o.Nodes > MaxNodes {
-		return fmt.Errorf("--nodes must be between 1 and %d, got %d", MaxNodes, o.Nodes)
+	if o.RealNodes < 0 || o.RealNodes > MaxRealNodes {
+		return fmt.Errorf("--real-nodes must be between 0 and %d, got %d", MaxRealNodes, o.RealNodes)
+	}
+	if o.Nodes < 0 || o.Nodes > MaxNodes || o.Nodes+o.RealNodes < 1 {
+		return fmt.Errorf("--nodes must be between 1 and %d (0 with --real-nodes), got %d", MaxNodes, o.Nodes)
 	}
 	if o.Engine == EngineKind {
+		if o.RealNodes > 0 {
+			return fmt.Errorf("--real-nodes runs nodes on this machine beside the lab's own control plane: it does not apply to --engine %s, whose nodes are all real", EngineKind)
+		}
 		return nil
+	}
+	if o.RealNodes > 0 {
+		if err := realnode.CheckHost(o.NodeBin); err != nil {
+			return err
+		}
 	}
 	if o.NodeImage != "" {
 		return fmt.Errorf("--node-image is a kind node image: it needs --engine %s", EngineKind)
@@ -169,6 +190,11 @@ func (l Lab) writeState(o UpOptions, now time.Time) (state.Spec, error) {
 		Nodes:   state.NodeShape{Count: o.Nodes, CPU: o.NodeCPU, Memory: o.NodeMemory, Pods: o.NodePods},
 		Ports:   ports,
 	}
+	if o.RealNodes > 0 {
+		if err := l.planRealNodes(&spec, o); err != nil {
+			return spec, err
+		}
+	}
 	if err := state.WriteSpec(l.Layout, spec); err != nil {
 		return spec, err
 	}
@@ -232,7 +258,7 @@ func (l Lab) waitHealthy(ctx context.Context, spec state.Spec, o UpOptions, exit
 	wctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	start := time.Now()
-	return waitHealthy(wctx, client, healthChecks(spec.Nodes.Count, hook), exits, func(name string) {
+	return waitHealthy(wctx, client, healthChecks(spec.Nodes.Count+len(spec.RealNodes), hook), exits, func(name string) {
 		fmt.Fprintf(o.Progress, " ✓ %s (%.1fs)\n", name, time.Since(start).Seconds())
 	})
 }

@@ -35,16 +35,27 @@ var runners = map[string]runner{
 
 // Run runs the named component of the lab in dir until it stops or ctx ends.
 func Run(ctx context.Context, name, dir string) error {
-	run, ok := runners[name]
-	if !ok {
-		return fmt.Errorf("unknown component %q", name)
-	}
+	stampVersion()
 	l := state.Layout{Dir: dir}
 	s, err := state.ReadSpec(l)
 	if err != nil {
 		return fmt.Errorf("reading the lab's spec: %w", err)
 	}
+	for _, c := range s.ComponentNames() {
+		if c == name && !isFixed(name) {
+			return runRealNodeComponent(ctx, name, l, s)
+		}
+	}
+	run, ok := runners[name]
+	if !ok {
+		return fmt.Errorf("unknown component %q", name)
+	}
 	return run(ctx, l, s)
+}
+
+func isFixed(name string) bool {
+	_, ok := runners[name]
+	return ok
 }
 
 // withTermination ends ctx on SIGTERM or SIGINT, for the components we run

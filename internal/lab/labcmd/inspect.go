@@ -59,13 +59,15 @@ the supervisor run.`,
 	}
 }
 
-// logNames are the logs `logs` prints: each component's and the supervisor's.
+// logNames are the logs `logs` prints: each component's and the supervisor's
+// (a lab with real nodes adds the registry's and each node's containerd and
+// kubelet, containerd-real-node-1 and kubelet-real-node-1 for the first).
 var logNames = append(append([]string(nil), state.Components...), state.Supervisor)
 
 func newLogs(g *globals, s Streams) *cobra.Command {
 	return &cobra.Command{
 		Use:       "logs COMPONENT",
-		Short:     "Print a component's log (" + strings.Join(logNames, ", ") + ")",
+		Short:     "Print a component's log (" + strings.Join(logNames, ", ") + "; with real nodes also " + state.Registry + ", " + state.Containerd(state.RealNodeName(0)) + ", " + state.RealKubelet(state.RealNodeName(0)) + ", ...)",
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: logNames,
 		RunE: func(_ *cobra.Command, args []string) error {

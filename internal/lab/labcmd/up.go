@@ -3,6 +3,7 @@ package labcmd
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,9 +42,15 @@ directory until down.`,
 				return fmt.Errorf("finding this executable to start the components: %w", err)
 			}
 			o.Executable, o.Progress, o.Run = exe, s.ErrOut, g.run
+			if o.NodeBin == "" {
+				o.NodeBin = filepath.Dir(exe)
+			}
 			how := ""
 			if engine == lab.EngineKind {
 				how = " on kind"
+			}
+			if o.RealNodes > 0 {
+				how = fmt.Sprintf(" with %d real node(s) and", o.RealNodes)
 			}
 			fmt.Fprintf(s.ErrOut, "Starting lab %q%s with %d node(s) (state: %s)\n", l.Name, how, o.Nodes, l.Layout.Dir)
 			took, err := l.Up(cmd.Context(), o)
@@ -62,6 +69,8 @@ directory until down.`,
 	f.DurationVar(&o.Timeout, "timeout", 3*time.Minute, "how long to wait for the lab to become healthy")
 	f.StringVar(&o.Engine, "engine", lab.EngineLab, "lab: the lab's own control plane and simulated kubelet (no Docker); kind: a kind cluster in Docker, with real kubelets")
 	f.StringVar(&o.NodeImage, "node-image", "", "kind node image (--engine kind; default kind's own for its version)")
+	f.IntVar(&o.RealNodes, "real-nodes", 0, "number of real nodes beside the virtual ones: the real kubelet, containerd and runc on this machine (needs root)")
+	f.StringVar(&o.NodeBin, "node-bin", "", "directory of the real nodes' programs: containerd, containerd-shim-runc-v2, runc, bridge, host-local, loopback, chain-workload (default: this executable's directory)")
 	return cmd
 }
 

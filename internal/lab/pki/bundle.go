@@ -48,6 +48,16 @@ func Identities(s state.Spec) []Identity {
 			CommonName: "system:node:" + n, Organization: []string{"system:nodes"}, Client: true,
 		}})
 	}
+	if len(s.RealNodes) > 0 {
+		// The registry real nodes pull from, by its image name and on
+		// loopback (containerd's hosts.toml sends the name there).
+		ids = append(ids, Identity{state.Registry, Request{CommonName: "kubectl-chain-lab-registry", DNSNames: []string{"registry.lab.internal", "localhost"}, IPs: loopback, Server: true}})
+	}
+	for _, n := range s.RealNodes {
+		ids = append(ids, Identity{state.RealKubelet(n.Name), Request{
+			CommonName: "system:node:" + n.Name, Organization: []string{"system:nodes"}, Client: true,
+		}})
+	}
 	return ids
 }
 
@@ -73,6 +83,9 @@ func Generate(l state.Layout, s state.Spec, now time.Time) error {
 		state.ControllerManager:  l.ComponentKubeconfig(state.ControllerManager),
 		state.Scheduler:          l.ComponentKubeconfig(state.Scheduler),
 		state.StorageProvisioner: l.ComponentKubeconfig(state.StorageProvisioner),
+	}
+	for _, n := range s.RealNodes {
+		kubeconfigs[state.RealKubelet(n.Name)] = l.ComponentKubeconfig(state.RealKubelet(n.Name))
 	}
 	for _, id := range Identities(s) {
 		cert, key, err := ca.Issue(id.Request, now)

@@ -1,5 +1,7 @@
 package state
 
+import "strings"
+
 // Component names, as used by `logs COMPONENT`, the pid and log files, and the
 // hidden `component` subcommand.
 const (
@@ -16,15 +18,36 @@ const (
 	StorageProvisioner = "storage-provisioner"
 )
 
-// Components are every process of a lab, in start order.
+// Registry is the lab's image registry, which only real nodes pull from.
+const Registry = "registry"
+
+// Containerd is the component that runs a real node's containerd.
+func Containerd(node string) string { return "containerd-" + node }
+
+// RealKubelet is the component that runs a real node's kubelet.
+func RealKubelet(node string) string { return "kubelet-" + node }
+
+// RealNodeOf is the real node a component of a real node belongs to.
+func RealNodeOf(component string) (node string, ok bool) {
+	for _, prefix := range []string{"containerd-", "kubelet-"} {
+		if n, found := strings.CutPrefix(component, prefix); found && strings.HasPrefix(n, "real-node-") {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// Components are the fixed processes of a lab, in start order.
 var Components = []string{Etcd, APIServer, ControllerManager, Scheduler, Kubelet, AdmissionWebhook, StorageProvisioner}
 
-// IsComponent reports whether name is one of Components.
+// IsComponent reports whether name is one of Components, or the registry or
+// a real node's component of some lab.
 func IsComponent(name string) bool {
 	for _, c := range Components {
 		if c == name {
 			return true
 		}
 	}
-	return false
+	_, real := RealNodeOf(name)
+	return real || name == Registry
 }

@@ -56,6 +56,11 @@ func (l Layout) Supervision() string { return filepath.Join(l.Dir, "supervisor.j
 // Lock is held by `up` and `down` so two of them never race on one lab.
 func (l Layout) Lock() string { return filepath.Join(l.Dir, ".lock") }
 
+// RealNodeDir holds everything of one real node: containerd's root and
+// state, the kubelet's root directory, the CNI configuration and the pods'
+// logs.
+func (l Layout) RealNodeDir(node string) string { return filepath.Join(l.Dir, "nodes", node) }
+
 // NodeIdentity is the certificate name of a simulated kubelet's node.
 func NodeIdentity(node string) string { return fmt.Sprintf("node-%s", node) }
 

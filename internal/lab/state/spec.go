@@ -20,6 +20,25 @@ type Spec struct {
 	KindCluster string    `json:"kindCluster,omitempty"`
 	Nodes       NodeShape `json:"nodes"`
 	Ports       Ports     `json:"ports"`
+	// RealNodes are the nodes that run the real kubelet, containerd and
+	// runc beside the simulated ones (up --real-nodes).
+	RealNodes []RealNode `json:"realNodes,omitempty"`
+	// NodeBin is the directory of the real nodes' programs (containerd,
+	// runc, the CNI plugins, chain-workload).
+	NodeBin string `json:"nodeBin,omitempty"`
+}
+
+// RealNode is one real node: its name, and the bridge that is its pods'
+// network and its own address, chosen at up so two labs never share one.
+type RealNode struct {
+	Name string `json:"name"`
+	// Bridge is the Linux bridge of the node's pods (at most 15 bytes).
+	Bridge string `json:"bridge"`
+	// Subnet is the pods' /24; the node's address is its .1.
+	Subnet string `json:"subnet"`
+	// NodeIP is the bridge's address: the node's InternalIP, where its
+	// kubelet serves.
+	NodeIP string `json:"nodeIP"`
 }
 
 // EngineKind is the Engine of a lab on a kind cluster.
@@ -41,6 +60,8 @@ type Ports struct {
 	ControllerManager int `json:"controllerManager"`
 	Scheduler         int `json:"scheduler"`
 	AdmissionWebhook  int `json:"admissionWebhook"`
+	// Registry is the lab's image registry (HTTPS), with real nodes only.
+	Registry int `json:"registry,omitempty"`
 }
 
 // Host is the only address the lab listens on.
@@ -72,6 +93,37 @@ func (s Spec) NodeNames() []string {
 
 // NodeName is the name of the i-th (0-based) virtual node.
 func NodeName(i int) string { return fmt.Sprintf("lab-node-%d", i+1) }
+
+// RegistryAddr is where the lab's image registry listens.
+func (s Spec) RegistryAddr() string { return hostPort(s.Ports.Registry) }
+
+// ComponentNames are the lab's processes in start order: the fixed ones,
+// then, with real nodes, the registry and each node's containerd and
+// kubelet.
+func (s Spec) ComponentNames() []string {
+	names := append([]string(nil), Components...)
+	if len(s.RealNodes) == 0 {
+		return names
+	}
+	names = append(names, Registry)
+	for _, n := range s.RealNodes {
+		names = append(names, Containerd(n.Name), RealKubelet(n.Name))
+	}
+	return names
+}
+
+// RealNodeNamed finds a real node of the spec.
+func (s Spec) RealNodeNamed(name string) (RealNode, bool) {
+	for _, n := range s.RealNodes {
+		if n.Name == name {
+			return n, true
+		}
+	}
+	return RealNode{}, false
+}
+
+// RealNodeName is the name of the i-th (0-based) real node.
+func RealNodeName(i int) string { return fmt.Sprintf("real-node-%d", i+1) }
 
 func hostPort(port int) string { return Host + ":" + strconv.Itoa(port) }
 

@@ -1,0 +1,244 @@
+// Command chain-workload is the program in every image of the lab's
+// registry: a static binary that behaves as a scenario asks, so that a real
+// node's failures are real. Its flags (a pod's args) choose the behaviour:
+//
+//	chain-workload                        serve HTTP on :8080 (/healthz, /ready)
+//	chain-workload --exit 3 --after 2s    exit with code 3 after 2 seconds
+//	chain-workload --alloc-mb 16          allocate 16 MiB a second until killed
+//	chain-workload --write-mb 64 --to /data/fill
+//	                                      write 64 MiB to a file, then serve
+//	chain-workload --start-delay 30s      sleep before serving (slow start)
+//	chain-workload --ready-after 20s      /ready answers 503 until then
+//	chain-workload --ignore-sigterm       keep running when told to stop
+//	chain-workload --tcp :9000 --grpc :9090
+//	                                      also answer TCP and gRPC health probes
+//	chain-workload pause                  the pod sandbox's process
+//
+// Every flag may also come from the environment: CHAIN_EXIT, CHAIN_AFTER, ...
+// (the flag's name in upper case, dashes as underscores, CHAIN_ first).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+)
+
+type options struct {
+	http, tcp, grpc   string
+	exit              int
+	after             time.Duration
+	startDelay        time.Duration
+	readyAfter        time.Duration
+	allocMB, writeMB  int
+	to                string
+	ignoreTerm, quiet bool
+}
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "pause" {
+		pause()
+		return
+	}
+	o, err := parse(os.Args[1:], os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chain-workload:", err)
+		os.Exit(2)
+	}
+	os.Exit(run(o))
+}
+
+func parse(args []string, env func(string) string) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("chain-workload", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.http, "http", ":8080", "serve HTTP on this address (empty: no HTTP)")
+	fs.StringVar(&o.tcp, "tcp", "", "accept TCP connections on this address")
+	fs.StringVar(&o.grpc, "grpc", "", "serve the gRPC health service on this address")
+	fs.IntVar(&o.exit, "exit", -1, "exit with this code (after --after)")
+	fs.DurationVar(&o.after, "after", 0, "with --exit: how long to run first")
+	fs.DurationVar(&o.startDelay, "start-delay", 0, "sleep this long before serving")
+	fs.DurationVar(&o.readyAfter, "ready-after", 0, "/ready answers 503 until this long after the start")
+	fs.IntVar(&o.allocMB, "alloc-mb", 0, "allocate and touch this many MiB a second, without end")
+	fs.IntVar(&o.writeMB, "write-mb", 0, "write this many MiB to --to, then go on")
+	fs.StringVar(&o.to, "to", "/tmp/chain-workload.fill", "the file --write-mb writes")
+	fs.BoolVar(&o.ignoreTerm, "ignore-sigterm", false, "do not stop on SIGTERM")
+	fs.BoolVar(&o.quiet, "quiet", false, "log nothing")
+	var unset []string
+	fs.VisitAll(func(f *flag.Flag) { unset = append(unset, f.Name) })
+	for _, name := range unset {
+		key := "CHAIN_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		if v := env(key); v != "" {
+			if err := fs.Set(name, v); err != nil {
+				return o, fmt.Errorf("%s=%q: %v", key, v, err)
+			}
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q (flags: --exit, --after, --alloc-mb, --write-mb, --start-delay, --ready-after, --ignore-sigterm, --http, --tcp, --grpc; or pause)", fs.Arg(0))
+	}
+	return o, nil
+}
+
+func run(o options) int {
+	logf := func(format string, a ...any) {
+		if !o.quiet {
+			fmt.Fprintf(os.Stdout, time.Now().UTC().Format(time.RFC3339)+" "+format+"\n", a...)
+		}
+	}
+	start := time.Now()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	if o.startDelay > 0 {
+		logf("starting in %s", o.startDelay)
+		time.Sleep(o.startDelay)
+	}
+	if o.writeMB > 0 {
+		if err := fill(o.to, o.writeMB); err != nil {
+			logf("write %s: %v", o.to, err)
+			return 1
+		}
+		logf("wrote %d MiB to %s", o.writeMB, o.to)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := serve(ctx, o, start, logf); err != nil {
+		logf("%v", err)
+		return 1
+	}
+	if o.allocMB > 0 {
+		go alloc(o.allocMB, logf)
+	}
+	var exit <-chan time.Time
+	if o.exit >= 0 {
+		exit = time.After(o.after)
+	}
+	for {
+		select {
+		case <-exit:
+			logf("exiting with code %d", o.exit)
+			return o.exit
+		case s := <-sig:
+			if o.ignoreTerm && s == syscall.SIGTERM {
+				logf("ignoring %s", s)
+				continue
+			}
+			logf("stopping on %s", s)
+			return 0
+		}
+	}
+}
+
+// serve answers the probes: HTTP /healthz and /ready, TCP, gRPC health.
+func serve(ctx context.Context, o options, start time.Time, logf func(string, ...any)) error {
+	if o.http != "" {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+		mux.HandleFunc("/ready", func(w http.ResponseWriter, _ *http.Request) {
+			if time.Since(start) < o.readyAfter {
+				http.Error(w, "not ready yet", http.StatusServiceUnavailable)
+				return
+			}
+			fmt.Fprintln(w, "ready")
+		})
+		mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "chain-workload") })
+		l, err := net.Listen("tcp", o.http)
+		if err != nil {
+			return err
+		}
+		go http.Serve(l, mux) //nolint:errcheck // ends with the process
+		logf("serving HTTP on %s", l.Addr())
+	}
+	if o.tcp != "" {
+		l, err := net.Listen("tcp", o.tcp)
+		if err != nil {
+			return err
+		}
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+		logf("accepting TCP on %s", l.Addr())
+	}
+	if o.grpc != "" {
+		l, err := net.Listen("tcp", o.grpc)
+		if err != nil {
+			return err
+		}
+		s := grpc.NewServer()
+		healthpb.RegisterHealthServer(s, health.NewServer())
+		go s.Serve(l) //nolint:errcheck // ends with the process
+		go func() { <-ctx.Done(); s.Stop() }()
+		logf("serving gRPC health on %s", l.Addr())
+	}
+	return nil
+}
+
+// alloc allocates and touches mib MiB a second until the cgroup's limit
+// kills the process.
+func alloc(mib int, logf func(string, ...any)) {
+	var held [][]byte
+	for total := mib; ; total += mib {
+		b := make([]byte, mib<<20)
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		held = append(held, b)
+		logf("holding %d MiB", total)
+		time.Sleep(time.Second)
+	}
+}
+
+func fill(path string, mib int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	chunk := make([]byte, 1<<20)
+	for i := 0; i < mib; i++ {
+		if _, err := f.Write(chunk); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return errors.Join(f.Sync(), f.Close())
+}
+
+// pause is the sandbox's process: it holds the pod's namespaces, reaps the
+// orphans it inherits as PID 1, and exits on SIGTERM or SIGINT.
+func pause() {
+	sig := make(chan os.Signal, 4)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT, syscall.SIGCHLD)
+	for s := range sig {
+		if s != syscall.SIGCHLD {
+			return
+		}
+		for {
+			pid, err := syscall.Wait4(-1, nil, syscall.WNOHANG, nil)
+			if pid <= 0 || err != nil {
+				break
+			}
+		}
+	}
+}

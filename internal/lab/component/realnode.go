@@ -1,0 +1,112 @@
+package component
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/realnode"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/registry"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
+)
+
+// runRealNodeComponent runs the registry, or a real node's containerd or
+// kubelet.
+func runRealNodeComponent(ctx context.Context, name string, l state.Layout, s state.Spec) error {
+	if name == state.Registry {
+		ctx, stop := withTermination(ctx)
+		defer stop()
+		return registry.Run(ctx, s.RegistryAddr(), l.Cert(state.Registry), l.Key(state.Registry),
+			filepath.Join(s.NodeBin, "chain-workload"), os.Stdout)
+	}
+	nodeName, _ := state.RealNodeOf(name)
+	n, err := realnode.Of(l, s, nodeName)
+	if err != nil {
+		return err
+	}
+	if name == state.Containerd(nodeName) {
+		return runContainerd(ctx, n, s.NodeBin)
+	}
+	return runRealKubelet(ctx, n)
+}
+
+// runContainerd writes the node's configuration and runs containerd as a
+// child that dies with this process; SIGTERM is passed on.
+func runContainerd(ctx context.Context, n realnode.Node, bin string) error {
+	ctx, stop := withTermination(ctx)
+	defer stop()
+	if err := n.WriteFiles(bin); err != nil {
+		return err
+	}
+	cmd := exec.Command(filepath.Join(bin, "containerd"), "--config", n.ContainerdConfig())
+	// containerd finds its shim on PATH.
+	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("containerd exited: %v", err)
+	case <-ctx.Done():
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(8 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		return nil
+	}
+}
+
+// runRealKubelet prepares the host for the node (cgroups, bridge, the
+// shared kubelet root), re-executes itself in a mount namespace of its own,
+// and there runs upstream's kubelet once containerd answers.
+func runRealKubelet(ctx context.Context, n realnode.Node) error {
+	if !realnode.InOwnNamespace() {
+		for _, step := range []func() error{n.SetupCgroups, n.SetupBridge, n.ShareKubeletRoot} {
+			if err := step(); err != nil {
+				return err
+			}
+		}
+		return realnode.ReexecInMountNamespace()
+	}
+	if err := realnode.FakeKernelTunables(filepath.Join(n.Dir(), "sysctl")); err != nil {
+		return err
+	}
+	if err := waitForSocket(ctx, n.Socket(), time.Minute); err != nil {
+		return err
+	}
+	if code := runUpstreamKubelet(ctx, n.KubeletArgs()); code != 0 {
+		return fmt.Errorf("kubelet exited with code %d", code)
+	}
+	return nil
+}
+
+func waitForSocket(ctx context.Context, path string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		if st, err := os.Stat(path); err == nil && st.Mode()&os.ModeSocket != 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("containerd's socket %s did not appear within %s: see `kubectl chain lab logs %s`", path, limit,
+				state.Containerd(strings.TrimPrefix(filepath.Base(filepath.Dir(path)), "")))
+		}
+		select {
+		case <-ctx.Done():
+			return errors.New("stopped while waiting for containerd")
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
