@@ -9,6 +9,7 @@
 //	                                      write 64 MiB to a file, then serve
 //	chain-workload --start-delay 30s      sleep before serving (slow start)
 //	chain-workload --ready-after 20s      /ready answers 503 until then
+//	chain-workload --unhealthy            /healthz answers 503 (liveness fails)
 //	chain-workload --ignore-sigterm       keep running when told to stop
 //	chain-workload --tcp :9000 --grpc :9090
 //	                                      also answer TCP and gRPC health probes
@@ -21,39 +22,27 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-)
 
-type options struct {
-	http, tcp, grpc   string
-	exit              int
-	after             time.Duration
-	startDelay        time.Duration
-	readyAfter        time.Duration
-	allocMB, writeMB  int
-	to                string
-	ignoreTerm, quiet bool
-}
+	"github.com/kubectl-chain/kubectl-chain/internal/workload"
+)
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "pause" {
 		pause()
 		return
 	}
-	o, err := parse(os.Args[1:], os.Getenv)
+	o, err := workload.Parse(os.Args[1:], os.Getenv)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "chain-workload:", err)
 		os.Exit(2)
@@ -61,60 +50,25 @@ func main() {
 	os.Exit(run(o))
 }
 
-func parse(args []string, env func(string) string) (options, error) {
-	var o options
-	fs := flag.NewFlagSet("chain-workload", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.http, "http", ":8080", "serve HTTP on this address (empty: no HTTP)")
-	fs.StringVar(&o.tcp, "tcp", "", "accept TCP connections on this address")
-	fs.StringVar(&o.grpc, "grpc", "", "serve the gRPC health service on this address")
-	fs.IntVar(&o.exit, "exit", -1, "exit with this code (after --after)")
-	fs.DurationVar(&o.after, "after", 0, "with --exit: how long to run first")
-	fs.DurationVar(&o.startDelay, "start-delay", 0, "sleep this long before serving")
-	fs.DurationVar(&o.readyAfter, "ready-after", 0, "/ready answers 503 until this long after the start")
-	fs.IntVar(&o.allocMB, "alloc-mb", 0, "allocate and touch this many MiB a second, without end")
-	fs.IntVar(&o.writeMB, "write-mb", 0, "write this many MiB to --to, then go on")
-	fs.StringVar(&o.to, "to", "/tmp/chain-workload.fill", "the file --write-mb writes")
-	fs.BoolVar(&o.ignoreTerm, "ignore-sigterm", false, "do not stop on SIGTERM")
-	fs.BoolVar(&o.quiet, "quiet", false, "log nothing")
-	var unset []string
-	fs.VisitAll(func(f *flag.Flag) { unset = append(unset, f.Name) })
-	for _, name := range unset {
-		key := "CHAIN_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
-		if v := env(key); v != "" {
-			if err := fs.Set(name, v); err != nil {
-				return o, fmt.Errorf("%s=%q: %v", key, v, err)
-			}
-		}
-	}
-	if err := fs.Parse(args); err != nil {
-		return o, err
-	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected argument %q (flags: --exit, --after, --alloc-mb, --write-mb, --start-delay, --ready-after, --ignore-sigterm, --http, --tcp, --grpc; or pause)", fs.Arg(0))
-	}
-	return o, nil
-}
-
-func run(o options) int {
+func run(o workload.Options) int {
 	logf := func(format string, a ...any) {
-		if !o.quiet {
+		if !o.Quiet {
 			fmt.Fprintf(os.Stdout, time.Now().UTC().Format(time.RFC3339)+" "+format+"\n", a...)
 		}
 	}
 	start := time.Now()
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-	if o.startDelay > 0 {
-		logf("starting in %s", o.startDelay)
-		time.Sleep(o.startDelay)
+	if o.StartDelay > 0 {
+		logf("starting in %s", o.StartDelay)
+		time.Sleep(o.StartDelay)
 	}
-	if o.writeMB > 0 {
-		if err := fill(o.to, o.writeMB); err != nil {
-			logf("write %s: %v", o.to, err)
+	if o.WriteMB > 0 {
+		if err := fill(o.To, o.WriteMB); err != nil {
+			logf("write %s: %v", o.To, err)
 			return 1
 		}
-		logf("wrote %d MiB to %s", o.writeMB, o.to)
+		logf("wrote %d MiB to %s", o.WriteMB, o.To)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -122,20 +76,20 @@ func run(o options) int {
 		logf("%v", err)
 		return 1
 	}
-	if o.allocMB > 0 {
-		go alloc(o.allocMB, logf)
+	if o.AllocMB > 0 {
+		go alloc(o.AllocMB, logf)
 	}
 	var exit <-chan time.Time
-	if o.exit >= 0 {
-		exit = time.After(o.after)
+	if o.Exit >= 0 {
+		exit = time.After(o.After)
 	}
 	for {
 		select {
 		case <-exit:
-			logf("exiting with code %d", o.exit)
-			return o.exit
+			logf("exiting with code %d", o.Exit)
+			return o.Exit
 		case s := <-sig:
-			if o.ignoreTerm && s == syscall.SIGTERM {
+			if o.IgnoreTerm && s == syscall.SIGTERM {
 				logf("ignoring %s", s)
 				continue
 			}
@@ -146,27 +100,33 @@ func run(o options) int {
 }
 
 // serve answers the probes: HTTP /healthz and /ready, TCP, gRPC health.
-func serve(ctx context.Context, o options, start time.Time, logf func(string, ...any)) error {
-	if o.http != "" {
+func serve(ctx context.Context, o workload.Options, start time.Time, logf func(string, ...any)) error {
+	if o.HTTP != "" {
 		mux := http.NewServeMux()
-		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+			if o.Unhealthy {
+				http.Error(w, "unhealthy", http.StatusServiceUnavailable)
+				return
+			}
+			fmt.Fprintln(w, "ok")
+		})
 		mux.HandleFunc("/ready", func(w http.ResponseWriter, _ *http.Request) {
-			if time.Since(start) < o.readyAfter {
+			if time.Since(start) < o.ReadyAfter {
 				http.Error(w, "not ready yet", http.StatusServiceUnavailable)
 				return
 			}
 			fmt.Fprintln(w, "ready")
 		})
 		mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "chain-workload") })
-		l, err := net.Listen("tcp", o.http)
+		l, err := net.Listen("tcp", o.HTTP)
 		if err != nil {
 			return err
 		}
 		go http.Serve(l, mux) //nolint:errcheck // ends with the process
 		logf("serving HTTP on %s", l.Addr())
 	}
-	if o.tcp != "" {
-		l, err := net.Listen("tcp", o.tcp)
+	if o.TCP != "" {
+		l, err := net.Listen("tcp", o.TCP)
 		if err != nil {
 			return err
 		}
@@ -181,8 +141,8 @@ func serve(ctx context.Context, o options, start time.Time, logf func(string, ..
 		}()
 		logf("accepting TCP on %s", l.Addr())
 	}
-	if o.grpc != "" {
-		l, err := net.Listen("tcp", o.grpc)
+	if o.GRPC != "" {
+		l, err := net.Listen("tcp", o.GRPC)
 		if err != nil {
 			return err
 		}

@@ -29,7 +29,10 @@ var (
 	stateDir string
 	// faultsDir is the state directory of the second lab TestLabFaults
 	// breaks; the reaper takes it down too.
-	faultsDir  string
+	faultsDir string
+	// realDir is the state directory of TestRealNode's lab, which has a
+	// real node; the reaper takes it down too.
+	realDir    string
 	kubeconfig string
 	client     kubernetes.Interface
 )
@@ -58,14 +61,14 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(tmp)
 	labBin, chainBin = filepath.Join(tmp, "kubectl-chain-lab"), filepath.Join(tmp, "kubectl-chain")
-	stateDir, faultsDir = filepath.Join(tmp, "lab"), filepath.Join(tmp, "faults")
+	stateDir, faultsDir, realDir = filepath.Join(tmp, "lab"), filepath.Join(tmp, "faults"), filepath.Join(tmp, "real")
 	if err := build(map[string]string{labBin: "./cmd/kubectl-chain-lab", chainBin: "./cmd/kubectl-chain"}); err != nil {
 		return fail("%v", err)
 	}
 	// Components run detached from this process. The reaper tears the lab
 	// down when this process is gone, however it ends (a panic in a test, a
 	// -timeout, a kill); the deferred down covers the normal path.
-	if err := startReaper(tmp, stateDir, faultsDir); err != nil {
+	if err := startReaper(tmp, stateDir, faultsDir, realDir); err != nil {
 		return fail("starting the lab reaper: %v", err)
 	}
 	defer lab("down")

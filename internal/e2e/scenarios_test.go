@@ -145,7 +145,12 @@ const settle = 30 * time.Second
 
 // diagnose runs kubectl-chain -o json with args and returns its verdict.
 func diagnose(ctx context.Context, args ...string) (verdict, []byte, int, error) {
-	cmd := exec.CommandContext(ctx, chainBin, append(args, "-o", "json", "--kubeconfig", kubeconfig)...)
+	return diagnoseAt(ctx, kubeconfig, args...)
+}
+
+// diagnoseAt runs kubectl-chain -o json with args on the lab of kc.
+func diagnoseAt(ctx context.Context, kc string, args ...string) (verdict, []byte, int, error) {
+	cmd := exec.CommandContext(ctx, chainBin, append(args, "-o", "json", "--kubeconfig", kc)...)
 	out, err := cmd.Output()
 	code := 0
 	var ee *exec.ExitError

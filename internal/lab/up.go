@@ -175,6 +175,9 @@ func (l Lab) clearStale(progress io.Writer) error {
 		return &RunningError{Lab: l}
 	}
 	fmt.Fprintf(progress, "Removing the stale state of lab %q (no process alive: it crashed or the machine restarted).\n", l.Name)
+	if left := l.cleanupRealNodes(); len(left) > 0 {
+		return fmt.Errorf("the stale lab's real nodes left this on the machine; remove it, then run up again:%s", joinLines(left))
+	}
 	return os.RemoveAll(l.Layout.Dir)
 }
 

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -41,7 +40,7 @@ func runRealNodeComponent(ctx context.Context, name string, l state.Layout, s st
 func runContainerd(ctx context.Context, n realnode.Node, bin string) error {
 	ctx, stop := withTermination(ctx)
 	defer stop()
-	if err := n.WriteFiles(bin); err != nil {
+	if err := n.WriteContainerdFiles(bin); err != nil {
 		return err
 	}
 	cmd := exec.Command(filepath.Join(bin, "containerd"), "--config", n.ContainerdConfig())
@@ -74,7 +73,7 @@ func runContainerd(ctx context.Context, n realnode.Node, bin string) error {
 // and there runs upstream's kubelet once containerd answers.
 func runRealKubelet(ctx context.Context, n realnode.Node) error {
 	if !realnode.InOwnNamespace() {
-		for _, step := range []func() error{n.SetupCgroups, n.SetupBridge, n.ShareKubeletRoot} {
+		for _, step := range []func() error{n.WriteKubeletFiles, n.SetupCgroups, n.SetupBridge, n.ShareKubeletRoot} {
 			if err := step(); err != nil {
 				return err
 			}
@@ -101,7 +100,7 @@ func waitForSocket(ctx context.Context, path string, limit time.Duration) error 
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("containerd's socket %s did not appear within %s: see `kubectl chain lab logs %s`", path, limit,
-				state.Containerd(strings.TrimPrefix(filepath.Base(filepath.Dir(path)), "")))
+				state.Containerd(filepath.Base(filepath.Dir(path))))
 		}
 		select {
 		case <-ctx.Done():

@@ -3,6 +3,7 @@ package component
 import (
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	_ "unsafe" // go:linkname
 
 	_ "k8s.io/component-base/version" // the variables below
@@ -25,6 +26,12 @@ var gitMinor string
 //go:linkname gitTreeState k8s.io/component-base/version.gitTreeState
 var gitTreeState string
 
+// dynamicGitVersion is what version.Get reports; its init copied the
+// placeholder from gitVersion.
+//
+//go:linkname dynamicGitVersion k8s.io/component-base/version.dynamicGitVersion
+var dynamicGitVersion atomic.Value
+
 // stampVersion sets the component version from the build's module list.
 func stampVersion() {
 	v := kubernetesVersion()
@@ -32,6 +39,7 @@ func stampVersion() {
 		return
 	}
 	gitVersion, gitTreeState = v, "clean"
+	dynamicGitVersion.Store(v)
 	parts := strings.SplitN(strings.TrimPrefix(v, "v"), ".", 3)
 	if len(parts) >= 2 {
 		gitMajor, gitMinor = parts[0], parts[1]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,8 +22,27 @@ var (
 )
 
 // getData reads a ConfigMap's or Secret's keys; missing is the kubelet's
-// NotFound error for it.
+// NotFound error for it. The Node authorizer lets a node read only what its
+// pods reference, and learns of a pod a moment after it is bound: a read
+// refused for "no relationship" is tried again for up to a second, as the
+// real kubelet, which creates the sandbox first, reads later (its real node
+// never showed that refusal; the simulated one did).
 func getData(ctx context.Context, c kubernetes.Interface, ns, name string, secret bool) (map[string]bool, error) {
+	for i := 0; ; i++ {
+		keys, err := readData(ctx, c, ns, name, secret)
+		if i >= 10 || !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "no relationship found") {
+			return keys, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// readData is one read of getData.
+func readData(ctx context.Context, c kubernetes.Interface, ns, name string, secret bool) (map[string]bool, error) {
 	keys := map[string]bool{}
 	if secret {
 		s, err := c.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})

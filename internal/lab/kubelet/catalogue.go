@@ -45,19 +45,22 @@ func applyDefaultImageTag(image string) (string, error) {
 	return image, nil
 }
 
-// Error formats of containerd v2.2.0 (and the libraries it uses) that the
+// Error formats of containerd v2.4.2 (and the libraries it uses) that the
 // lab's pull and sandbox failures are built from; formats_test.go checks
-// each against its source.
+// each against its source, and the real node of the lab (up --real-nodes)
+// prints them (internal/e2e's fidelity test compares the two).
 const (
 	// internal/cri/server/images/image_pull.go
 	ctrPullAndUnpack = "failed to pull and unpack image %q: %w"
-	// client/pull.go
-	ctrResolve = "failed to resolve reference %q: %w"
+	// core/transfer/local/pull.go: the CRI plugin pulls through the
+	// transfer service since 2.1
+	ctrResolve = "failed to resolve image: %w"
 	// core/remotes/docker/resolver.go
 	ctrDenied    = "pull access denied, repository does not exist or may require authorization: %w"
 	ctrDoRequest = "failed to do request: %w"
-	// core/remotes/docker/authorizer.go, around ErrInvalidAuthorization
-	ctrServerMessage = "server message: %s: %w"
+	// core/remotes/docker/authorizer.go: a registry that asks for basic
+	// authentication (the lab's) and a pull without credentials
+	ctrNoBasicAuth = "%w: no basic auth credentials"
 	// internal/cri/server/sandbox_run.go
 	ctrSandboxNetwork = "failed to setup network for sandbox %q: %w"
 	// github.com/containernetworking/cni v1.3.1 libcni/api.go and
@@ -74,16 +77,26 @@ var (
 )
 
 // grpcError is the CRI error as the kubelet prints it: a gRPC status
-// ("rpc error: code = %s desc = %s", google.golang.org/grpc/internal/status).
+// ("rpc error: code = %s desc = %s", google.golang.org/grpc/internal/status),
+// except that the kubelet's CRI client strips the code Unknown from pull
+// errors (k8s.io/cri-client v0.37.2 pkg/remote_image.go pullImageV1).
 func grpcError(code string, err error) string {
 	return fmt.Sprintf("rpc error: code = %s desc = %s", code, err)
+}
+
+// pullError is a failed pull's error as the kubelet receives it.
+func pullError(code string, err error) string {
+	if code == "Unknown" {
+		return err.Error()
+	}
+	return grpcError(code, err)
 }
 
 // catalogueError is the CRI error of pulling image, "" when the pull works.
 func catalogueError(image string, withSecret bool) string {
 	host, path, ref := splitImage(image)
 	pullErr := func(code string, err error) string {
-		return grpcError(code, fmt.Errorf(ctrPullAndUnpack, image, fmt.Errorf(ctrResolve, image, err)))
+		return pullError(code, fmt.Errorf(ctrPullAndUnpack, image, fmt.Errorf(ctrResolve, err)))
 	}
 	switch {
 	case host == UnreachableHost:
@@ -93,7 +106,7 @@ func catalogueError(image string, withSecret bool) string {
 	case host != RegistryHost:
 		return ""
 	case strings.HasPrefix(image, PrivatePrefix) && !withSecret:
-		denied := fmt.Errorf(ctrServerMessage, "insufficient_scope", errInvalidAuthorization)
+		denied := fmt.Errorf(ctrNoBasicAuth, errInvalidAuthorization)
 		return pullErr("Unknown", fmt.Errorf(ctrDenied, denied))
 	}
 	for _, t := range missingTags {

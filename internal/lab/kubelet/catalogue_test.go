@@ -24,15 +24,15 @@ func TestCatalogueErrors(t *testing.T) {
 		{"registry.lab.internal/private/web:v1", true, ""},
 		// core/remotes/docker/resolver.go: fmt.Errorf("%s: %w", ref, errdefs.ErrNotFound)
 		{"registry.lab.internal/web:missing", false,
-			`rpc error: code = NotFound desc = failed to pull and unpack image "registry.lab.internal/web:missing": failed to resolve reference "registry.lab.internal/web:missing": registry.lab.internal/web:missing: not found`},
+			`rpc error: code = NotFound desc = failed to pull and unpack image "registry.lab.internal/web:missing": failed to resolve image: registry.lab.internal/web:missing: not found`},
 		{"registry.lab.internal/web:does-not-exist", false,
-			`rpc error: code = NotFound desc = failed to pull and unpack image "registry.lab.internal/web:does-not-exist": failed to resolve reference "registry.lab.internal/web:does-not-exist": registry.lab.internal/web:does-not-exist: not found`},
+			`rpc error: code = NotFound desc = failed to pull and unpack image "registry.lab.internal/web:does-not-exist": failed to resolve image: registry.lab.internal/web:does-not-exist: not found`},
 		// resolver.go "pull access denied, ...: %w" around authorizer.go "server message: %s: %w"
 		{"registry.lab.internal/private/web:v1", false,
-			`rpc error: code = Unknown desc = failed to pull and unpack image "registry.lab.internal/private/web:v1": failed to resolve reference "registry.lab.internal/private/web:v1": pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed`},
+			`failed to pull and unpack image "registry.lab.internal/private/web:v1": failed to resolve image: pull access denied, repository does not exist or may require authorization: authorization failed: no basic auth credentials`},
 		// resolver.go "failed to do request: %w" around url.Error and net.DNSError
 		{"unreachable.lab.internal/team/web:v2", false,
-			`rpc error: code = Unknown desc = failed to pull and unpack image "unreachable.lab.internal/team/web:v2": failed to resolve reference "unreachable.lab.internal/team/web:v2": failed to do request: Head "https://unreachable.lab.internal/v2/team/web/manifests/v2": dial tcp: lookup unreachable.lab.internal on 127.0.0.53:53: no such host`},
+			`failed to pull and unpack image "unreachable.lab.internal/team/web:v2": failed to resolve image: failed to do request: Head "https://unreachable.lab.internal/v2/team/web/manifests/v2": dial tcp: lookup unreachable.lab.internal on 127.0.0.53:53: no such host`},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, catalogueError(tt.image, tt.withSecret)); diff != "" {

@@ -26,11 +26,15 @@ func (w *podWorker) syncContainer(ctx context.Context, pod *corev1.Pod, spec *co
 		if !restarts(pod, cr) {
 			return
 		}
+		if w.crashLoopBackOff(pod, spec, cr, cr.finishedAt) {
+			return
+		}
 		cr.last = cr.terminated()
 		cr.wait(reasonCrashLoopBackOff, "")
-	}
-	if cr.last != nil && w.crashLoopBackOff(pod, spec, cr) {
-		return
+	case containerWaiting:
+		if cr.last != nil && cr.waitReason == reasonCrashLoopBackOff && w.crashLoopBackOff(pod, spec, cr, cr.last.FinishedAt.Time) {
+			return
+		}
 	}
 	w.startContainer(ctx, pod, spec, cr)
 	if cr.phase == containerRunning {
@@ -57,19 +61,43 @@ func restarts(pod *corev1.Pod, cr *containerRecord) bool {
 	return true
 }
 
-// crashLoopBackOff is the kubelet's doBackOff: after a container exited, it
-// restarts only once the back-off since its finish has passed (10 s,
-// doubling, 5 min cap); meanwhile it waits in CrashLoopBackOff and every sync
-// records a BackOff event.
-func (w *podWorker) crashLoopBackOff(pod *corev1.Pod, spec *corev1.Container, cr *containerRecord) bool {
+// crashLoopBackOff is the kubelet's doBackOff: after a container exited
+// (at ts), it restarts only once the back-off since its finish has passed
+// (10 s, doubling, 5 min cap), and every sync meanwhile records a BackOff
+// event. The sync that finds the container exited reports it as it is,
+// terminated: the kubelet writes the pod's status before it asks the
+// runtime, and only then learns of the back-off (its reason cache,
+// pkg/kubelet/kubelet_pods.go). It syncs the pod again when the back-off
+// ends, or at its periodic resync: only a sync that comes while the
+// back-off still holds reports the container waiting in CrashLoopBackOff.
+// The real node of the lab (v1.37.2) showed this: the state stays
+// terminated between restarts in the first back-offs.
+func (w *podWorker) crashLoopBackOff(pod *corev1.Pod, spec *corev1.Container, cr *containerRecord, ts time.Time) bool {
 	key := cr.name
-	ts := cr.last.FinishedAt.Time
 	if w.crashBackOff.IsInBackOffSince(key, ts) {
 		desc := podDesc(pod.Name, pod.Namespace, pod.UID)
 		warn(w.a.events, containerRef(pod, spec, cr.init), reasonBackOff, fmt.Sprintf(msgBackOffRestart, spec.Name, desc))
 		backoff := w.crashBackOff.Get(key)
-		cr.wait(reasonCrashLoopBackOff, fmt.Sprintf(msgCrashLoopBackOff, backoff, spec.Name, desc))
-		w.after(minTime(ts.Add(backoff), w.a.clock.Now().Add(backOffPeriod)))
+		switch {
+		case cr.phase != containerExited:
+			cr.wait(reasonCrashLoopBackOff, fmt.Sprintf(msgCrashLoopBackOff, backoff, spec.Name, desc))
+		case cr.backOffSynced || cr.killedBySync:
+			cr.last = cr.terminated()
+			cr.wait(reasonCrashLoopBackOff, fmt.Sprintf(msgCrashLoopBackOff, backoff, spec.Name, desc))
+		default:
+			cr.backOffSynced = true
+		}
+		w.after(minTime(ts.Add(backoff), w.a.clock.Now().Add(syncFrequency)))
+		return true
+	}
+	if cr.phase == containerExited && cr.backOffSynced {
+		// The sync at the back-off's end writes the status before it
+		// restarts the container, and the reason cache still says
+		// CrashLoopBackOff; the restart shows at the next relist.
+		desc := podDesc(pod.Name, pod.Namespace, pod.UID)
+		cr.last = cr.terminated()
+		cr.wait(reasonCrashLoopBackOff, fmt.Sprintf(msgCrashLoopBackOff, w.crashBackOff.Get(key), spec.Name, desc))
+		w.after(w.a.clock.Now().Add(relistPeriod))
 		return true
 	}
 	w.crashBackOff.Next(key, ts)

@@ -105,20 +105,36 @@ func TestWorkerCrashLoopBackOff(t *testing.T) {
 	if got := cs(p).LastTerminationState.Terminated; got == nil || got.ExitCode != 1 || got.Reason != "Error" {
 		t.Fatalf("lastState = %+v, want terminated 1 Error", cs(p).LastTerminationState)
 	}
-	step(t, ctx, clk, time.Second) // exits again: back-off 10s
-	p = waitPod(t, ctx, client, func(p *corev1.Pod) bool { r, _ := waiting(p); return r == "CrashLoopBackOff" })
-	if _, msg := waiting(p); msg != "back-off 10s restarting failed container=web pod=web-1_default(uid-1)" {
-		t.Errorf("waiting message = %q", msg)
+	// Each later exit is held by the back-off (10s, doubling). The sync
+	// that finds the container exited reports it terminated, as the
+	// kubelet of v1.37.2 does (it writes the status before it learns of
+	// the back-off); the back-off's end restarts it.
+	restarts := int32(1)
+	for _, backoff := range []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second} {
+		step(t, ctx, clk, time.Second)
+		p = waitPod(t, ctx, client, func(p *corev1.Pod) bool { return cs(p).State.Terminated != nil && cs(p).RestartCount == restarts })
+		if got := cs(p).State.Terminated; got.ExitCode != 1 || got.Reason != "Error" || cs(p).LastTerminationState.Terminated == nil {
+			t.Fatalf("in back-off %s: state %+v last %+v, want terminated 1 Error after another", backoff, cs(p).State, cs(p).LastTerminationState)
+		}
+		if p.Status.Phase != corev1.PodRunning || cs(p).Ready {
+			t.Errorf("phase %s ready %v, want Running and not ready", p.Status.Phase, cs(p).Ready)
+		}
+		step(t, ctx, clk, backoff) // the back-off is over: the status says so, then the restart
+		waitPod(t, ctx, client, func(p *corev1.Pod) bool { r, _ := waiting(p); return r == "CrashLoopBackOff" })
+		step(t, ctx, clk, time.Second)
+		restarts++
+		waitPod(t, ctx, client, func(p *corev1.Pod) bool { return cs(p).RestartCount == restarts && cs(p).State.Running != nil })
 	}
-	if p.Status.Phase != corev1.PodRunning || cs(p).Ready {
-		t.Errorf("phase %s ready %v, want Running and not ready", p.Status.Phase, cs(p).Ready)
-	}
-	step(t, ctx, clk, 10*time.Second) // the back-off is over: restart
-	waitPod(t, ctx, client, func(p *corev1.Pod) bool { return cs(p).RestartCount == 2 && cs(p).State.Running != nil })
+	// A back-off longer than the kubelet's resync (1m): the resync finds
+	// the container still held and reports it waiting in CrashLoopBackOff.
 	step(t, ctx, clk, time.Second)
+	step(t, ctx, clk, time.Minute)
 	p = waitPod(t, ctx, client, func(p *corev1.Pod) bool { r, _ := waiting(p); return r == "CrashLoopBackOff" })
-	if _, msg := waiting(p); msg != "back-off 20s restarting failed container=web pod=web-1_default(uid-1)" {
+	if _, msg := waiting(p); msg != "back-off 1m20s restarting failed container=web pod=web-1_default(uid-1)" {
 		t.Errorf("waiting message = %q", msg)
+	}
+	if got := cs(p).LastTerminationState.Terminated; got == nil || got.ExitCode != 1 {
+		t.Errorf("lastState = %+v, want the exit the back-off holds", cs(p).LastTerminationState)
 	}
 	var backoffs []recordedEvent
 	for _, e := range sink.list() {
@@ -136,7 +152,7 @@ func TestWorkerImagePullBackOff(t *testing.T) {
 	pod := scheduledPod()
 	pod.Spec.Containers[0].Image = "registry.lab.internal/web:missing"
 	client, sink, clk, ctx := startLabWorker(t, pod)
-	notFound := `rpc error: code = NotFound desc = failed to pull and unpack image "registry.lab.internal/web:missing": failed to resolve reference "registry.lab.internal/web:missing": registry.lab.internal/web:missing: not found`
+	notFound := `rpc error: code = NotFound desc = failed to pull and unpack image "registry.lab.internal/web:missing": failed to resolve image: registry.lab.internal/web:missing: not found`
 
 	p := waitPod(t, ctx, client, func(p *corev1.Pod) bool { r, _ := waiting(p); return r == "ErrImagePull" })
 	if _, msg := waiting(p); msg != notFound {

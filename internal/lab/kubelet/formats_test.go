@@ -64,13 +64,13 @@ func checkCode(t *testing.T, dir string, tests []literal) {
 // TestFormatsMatchContainerd checks the container runtime's error formats
 // the lab's pull and sandbox failures are built from.
 func TestFormatsMatchContainerd(t *testing.T) {
-	checkLiterals(t, moduleDir(t, "github.com/containerd/containerd/v2@v2.2.0"), []literal{
+	checkLiterals(t, moduleDir(t, "github.com/containerd/containerd/v2@v2.4.2"), []literal{
 		{"internal/cri/server/images/image_pull.go", ctrPullAndUnpack},
-		{"client/pull.go", ctrResolve},
+		{"core/transfer/local/pull.go", ctrResolve},
 		{"core/remotes/docker/resolver.go", ctrDenied},
 		{"core/remotes/docker/resolver.go", ctrDoRequest},
 		{"core/remotes/docker/resolver.go", "%s: %w"},
-		{"core/remotes/docker/authorizer.go", ctrServerMessage},
+		{"core/remotes/docker/authorizer.go", ctrNoBasicAuth},
 		{"core/remotes/docker/resolver.go", errInvalidAuthorization.Error()},
 		{"internal/cri/server/sandbox_run.go", ctrSandboxNetwork},
 		{"internal/cri/server/helpers.go", reasonCompleted},

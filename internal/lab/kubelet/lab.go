@@ -100,8 +100,12 @@ func (l Lab) Pull(pod *corev1.Pod, c *corev1.Container, image string) PullOutcom
 	return l.Healthy.Pull(pod, c, image)
 }
 
-// Run reads the container's annotations.
+// Run plays the lab's program as the container's args ask (workload.go), or
+// reads the container's annotations.
 func (Lab) Run(pod *corev1.Pod, c *corev1.Container) RunOutcome {
+	if out, ok := programOutcome(c); ok {
+		return out
+	}
 	get := func(key string) string { return containerAnnotation(pod, c.Name, key) }
 	out := RunOutcome{
 		Ready:          true,

@@ -10,12 +10,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
 
 // Versions a virtual node reports in node.status.nodeInfo.
 const (
 	KubeletVersion = "v1.37.2"
-	runtimeVersion = "containerd://2.2.0"
+	runtimeVersion = "containerd://2.4.2"
 	osImage        = "Debian GNU/Linux 12 (bookworm)"
 	kubeletPort    = 10250
 )
@@ -31,6 +33,7 @@ func newNode(n NodeConfig, kernel string, now time.Time) *corev1.Node {
 		"kubernetes.io/hostname":      n.Name,
 		"kubernetes.io/os":            "linux",
 		"topology.kubernetes.io/zone": n.Zone,
+		state.EngineLabel:             state.EngineSimulated,
 	}
 	for k, v := range n.Labels {
 		labels[k] = v

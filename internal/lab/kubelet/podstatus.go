@@ -21,7 +21,7 @@ const (
 	// pkg/kubelet/kubelet_pods.go
 	reasonContainerCreating = "ContainerCreating"
 	reasonPodInitializing   = "PodInitializing"
-	// containerd v2.2.0 internal/cri/server/helpers.go: completeExitReason,
+	// containerd v2.4.2 internal/cri/server/helpers.go: completeExitReason,
 	// the reason of a container that exited 0.
 	reasonCompleted = "Completed"
 )

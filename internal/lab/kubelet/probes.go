@@ -104,9 +104,22 @@ func (w *podWorker) probe(pod *corev1.Pod, spec *corev1.Container, cr *container
 			cr.nextLiveness = now.Add(probePeriod(spec.LivenessProbe))
 			if cr.livenessFailures >= failureThreshold(spec.LivenessProbe) {
 				emit(w.a.events, ref, reasonKilling, fmt.Sprintf(msgWillBeRestarted, fmt.Sprintf(msgFailedLiveness, spec.Name)))
-				// Killed after the grace period: SIGKILL's 128+9, which
-				// containerd reports with its non-zero reason.
-				cr.exit(now, 137, reasonError)
+				// The kubelet stops it as it stops any container: SIGTERM,
+				// and SIGKILL (128+9) only past the grace period. The real
+				// node showed chain-workload's own exit on SIGTERM (0,
+				// Completed) where this once reported 137.
+				code, reason := cr.out.Stop.Code, reasonCompleted
+				if cr.out.Stop.After >= gracePeriod(pod) {
+					code = 137
+				}
+				if code != 0 {
+					reason = reasonError
+				}
+				cr.exit(now, code, reason)
+				// The kill is the kubelet's own, in a sync that also
+				// asks for the restart: it knows of the back-off at
+				// once, and the next status shows CrashLoopBackOff.
+				cr.killedBySync = true
 				return
 			}
 		}

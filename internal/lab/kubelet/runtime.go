@@ -54,6 +54,12 @@ type containerRecord struct {
 	// livenessFailures counts consecutive failures.
 	nextReadiness, nextLiveness time.Time
 	livenessFailures            int32
+	// backOffSynced: a sync found this exited instance in its crash-loop
+	// back-off already (the next one reports CrashLoopBackOff).
+	backOffSynced bool
+	// killedBySync: the kubelet killed this instance itself (liveness), in
+	// a sync that consulted the back-off already.
+	killedBySync bool
 }
 
 // wait puts the container in the waiting state with a reason.
@@ -65,7 +71,7 @@ func (c *containerRecord) wait(reason, message string) {
 // exit ends the running instance at t.
 func (c *containerRecord) exit(t time.Time, code int32, reason string) {
 	c.phase, c.finishedAt, c.exitCode, c.reason, c.message = containerExited, t, code, reason, ""
-	c.started, c.ready, c.exitAt = false, false, time.Time{}
+	c.started, c.ready, c.exitAt, c.backOffSynced, c.killedBySync = false, false, time.Time{}, false, false
 }
 
 // terminated is the state of the instance that exited.

@@ -15,7 +15,13 @@ import (
 // its volume manager (pkg/util/goroutinemap/exponentialbackoff).
 const (
 	// backOffPeriod: how soon a pod whose sync failed is synced again.
-	backOffPeriod           = 10 * time.Second
+	backOffPeriod = 10 * time.Second
+	// syncFrequency: the kubelet's periodic resync of every pod
+	// (KubeletConfiguration syncFrequency, default 1m).
+	syncFrequency = time.Minute
+	// relistPeriod: how soon the kubelet's PLEG sees a container the sync
+	// started (pkg/kubelet/pleg/generic.go, relist every second).
+	relistPeriod            = time.Second
 	imageBackOffPeriod      = 10 * time.Second
 	maxImageBackOff         = 300 * time.Second
 	initialCrashLoopBackOff = 10 * time.Second

@@ -144,7 +144,7 @@ func TestWorkerTerminatesWithinTheGracePeriod(t *testing.T) {
 		corev1.Container{Name: "crash", Image: "registry.lab.internal/crash:v1"})
 	w, client, sink, clk, last, ctx := startTerminationWorker(t, pod)
 	// crash exits at once, restarts at once, exits again: back-off.
-	for st := w.pod().Status.ContainerStatuses[2].State; st.Waiting == nil || st.Waiting.Reason != "CrashLoopBackOff"; st = w.pod().Status.ContainerStatuses[2].State {
+	for st := w.pod().Status.ContainerStatuses[2]; st.RestartCount < 1 || st.State.Terminated == nil; st = w.pod().Status.ContainerStatuses[2] {
 		step(t, ctx, clk, time.Millisecond)
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -196,7 +196,9 @@ func TestWorkerTerminatesWithinTheGracePeriod(t *testing.T) {
 	want := []term{
 		{"web", 137, "Error", "", 5 * time.Second},
 		{"term", 143, "Error", "", 3 * time.Second},
-		{"crash", 137, "ContainerStatusUnknown", "The container could not be located when the pod was terminated", 0},
+		// exited and held by its back-off when the pod was deleted: it
+		// stays terminated as it exited
+		{"crash", 1, "Error", "", 0},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("terminated containers (-want +got):\n%s", diff)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/internal/lab"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/kindlab"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/scenarios"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
 
 func newScenarios(s Streams) *cobra.Command {
@@ -29,11 +31,7 @@ func newScenarios(s Streams) *cobra.Command {
 				if link == "" {
 					link, cause = "-", string(sc.Health)
 				}
-				engines := lab.EngineLab + "," + lab.EngineKind
-				if sc.LabOnly != "" {
-					engines = lab.EngineLab
-				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", sc.Name, link, cause, engines, sc.Summary)
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", sc.Name, link, cause, strings.Join(sc.Engines(), ","), sc.Summary)
 			}
 			return w.Flush()
 		},
@@ -41,7 +39,7 @@ func newScenarios(s Streams) *cobra.Command {
 }
 
 func newApply(g *globals, s Streams) *cobra.Command {
-	var ns string
+	var ns, on string
 	cmd := &cobra.Command{
 		Use:   "apply SCENARIO [-n NAMESPACE]",
 		Short: "Create a scenario's Deployment, and what it needs, in a new namespace",
@@ -52,13 +50,18 @@ Cluster-scoped objects are named NAMESPACE-NAME and select the scenario's
 namespace only. untolerated-taint taints every node of the lab; delete removes
 the taint. On a kind lab, scenarios whose failure only the lab's own engine
 plays are refused (ENGINES in kubectl chain lab scenarios), and the lab's
-image is replaced by a pause image the kind nodes hold.`,
+image is replaced by a pause image the kind nodes hold. On a lab with real
+nodes (up --real-nodes), --on real pins the pods to them and --on simulated
+to the simulated kubelet's nodes.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: scenarioNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return onScenario(cmd.Context(), g, args[0], ns, func(ctx context.Context, client kubernetes.Interface, l lab.Lab, sc scenarios.Scenario, ns string) error {
 				opts, err := applyOptions(ctx, l, client, sc)
 				if err != nil {
+					return err
+				}
+				if opts.Engine, err = pinTo(l, sc, on); err != nil {
 					return err
 				}
 				if err := scenarios.ApplyWith(ctx, client, sc, ns, opts); err != nil {
@@ -71,7 +74,36 @@ image is replaced by a pause image the kind nodes hold.`,
 		},
 	}
 	cmd.Flags().StringVarP(&ns, "namespace", "n", "", "namespace to create the scenario in (default: the scenario's name)")
+	cmd.Flags().StringVar(&on, "on", "", "pin the pods to real or simulated nodes (a lab with --real-nodes; default: any node)")
 	return cmd
+}
+
+// pinTo checks --on against the lab and the scenario and returns the node
+// label value to pin to.
+func pinTo(l lab.Lab, sc scenarios.Scenario, on string) (string, error) {
+	switch on {
+	case "":
+		return "", nil
+	case state.EngineReal, state.EngineSimulated:
+	default:
+		return "", fmt.Errorf("--on must be %s or %s, got %q", state.EngineReal, state.EngineSimulated, on)
+	}
+	spec, err := l.Spec()
+	if err != nil {
+		return "", fmt.Errorf("lab %q has no spec (is it up? state: %s)", l.Name, l.Layout.Dir)
+	}
+	if on == state.EngineReal {
+		if len(spec.RealNodes) == 0 {
+			return "", fmt.Errorf("lab %q has no real nodes: start it with `kubectl chain lab up --real-nodes 1`", l.Name)
+		}
+		if why := sc.RealNodeReason(); why != "" {
+			return "", fmt.Errorf("scenario %q is not played on real nodes: %s", sc.Name, why)
+		}
+	}
+	if on == state.EngineSimulated && spec.Nodes.Count == 0 {
+		return "", fmt.Errorf("lab %q has no simulated nodes (it was started with --nodes 0)", l.Name)
+	}
+	return on, nil
 }
 
 func newDelete(g *globals, s Streams) *cobra.Command {

@@ -49,10 +49,11 @@ directory until down.`,
 			if engine == lab.EngineKind {
 				how = " on kind"
 			}
+			real := ""
 			if o.RealNodes > 0 {
-				how = fmt.Sprintf(" with %d real node(s) and", o.RealNodes)
+				real = fmt.Sprintf(" and %d real node(s)", o.RealNodes)
 			}
-			fmt.Fprintf(s.ErrOut, "Starting lab %q%s with %d node(s) (state: %s)\n", l.Name, how, o.Nodes, l.Layout.Dir)
+			fmt.Fprintf(s.ErrOut, "Starting lab %q%s with %d node(s)%s (state: %s)\n", l.Name, how, o.Nodes, real, l.Layout.Dir)
 			took, err := l.Up(cmd.Context(), o)
 			if err != nil {
 				return err

@@ -23,13 +23,6 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
 
-// Label and value every real node carries (--node-labels), so scenarios and
-// users can pin pods to real or simulated nodes.
-const (
-	EngineLabel = "lab.kubectl-chain.io/engine"
-	EngineReal  = "real"
-)
-
 // Kubelet ports on the node's bridge address (the upstream defaults: each
 // node has an address of its own, so they never collide).
 const (
@@ -210,6 +203,6 @@ func (n Node) KubeletArgs() []string {
 		"--cert-dir=" + n.path("kubelet-pki"),
 		"--hostname-override=" + n.Name,
 		"--node-ip=" + n.NodeIP,
-		"--node-labels=" + EngineLabel + "=" + EngineReal,
+		"--node-labels=" + state.EngineLabel + "=" + state.EngineReal,
 	}
 }

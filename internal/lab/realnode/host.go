@@ -12,15 +12,27 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// WriteFiles writes the node's configuration: containerd's, the registry
-// host's, the CNI network's and the kubelet's.
-func (n Node) WriteFiles(binDir string) error {
-	files := map[string]string{
+// WriteContainerdFiles writes containerd's configuration, the registry
+// host's and the CNI network's (the containerd component's, at its start).
+func (n Node) WriteContainerdFiles(binDir string) error {
+	return writeFiles(map[string]string{
 		n.ContainerdConfig(): n.containerdToml(binDir),
 		n.path("containerd", "certs.d", "registry.lab.internal", "hosts.toml"): n.hostsToml(),
 		filepath.Join(n.CNIConfDir(), "10-kubectl-chain-lab.conflist"):         n.cniConflist(),
-		n.KubeletConfig(): n.kubeletYAML(),
+	})
+}
+
+// WriteKubeletFiles writes the kubelet's configuration and creates its root
+// directory (the kubelet component's, at its start: the two components
+// start at once).
+func (n Node) WriteKubeletFiles() error {
+	if err := writeFiles(map[string]string{n.KubeletConfig(): n.kubeletYAML()}); err != nil {
+		return err
 	}
+	return os.MkdirAll(n.KubeletRoot(), 0o700)
+}
+
+func writeFiles(files map[string]string) error {
 	for path, content := range files {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return err
@@ -29,7 +41,7 @@ func (n Node) WriteFiles(binDir string) error {
 			return err
 		}
 	}
-	return os.MkdirAll(n.KubeletRoot(), 0o700)
+	return nil
 }
 
 // SetupBridge creates the node's bridge with the node's address, as the CNI

@@ -19,6 +19,8 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
 
 // Options adapt a scenario to the cluster it is applied on.
@@ -30,6 +32,9 @@ type Options struct {
 	// whose nodes cannot pull the lab catalogue's images; the replaced
 	// containers get imagePullPolicy IfNotPresent.
 	Images map[string]string
+	// Engine, when set, pins the pods to the nodes labelled
+	// lab.kubectl-chain.io/engine=Engine: real or simulated ones.
+	Engine string
 }
 
 // LabOnlyError is a LabOnly scenario applied on real kubelets.
@@ -63,6 +68,9 @@ func ApplyWith(ctx context.Context, c kubernetes.Interface, s Scenario, ns strin
 		return fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
 	localize(objs, ns, o.Images)
+	if o.Engine != "" {
+		pin(objs, o.Engine)
+	}
 	nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{labelScenario: s.Name}}}
 	for _, o := range objs {
 		if n, ok := o.(*corev1.Namespace); ok {
@@ -115,6 +123,19 @@ func localize(objs []runtime.Object, ns string, images map[string]string) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// pin adds the engine's node label to the Deployments' node selectors.
+func pin(objs []runtime.Object, engine string) {
+	for _, o := range objs {
+		if d, ok := o.(*appsv1.Deployment); ok {
+			spec := &d.Spec.Template.Spec
+			if spec.NodeSelector == nil {
+				spec.NodeSelector = map[string]string{}
+			}
+			spec.NodeSelector[state.EngineLabel] = engine
 		}
 	}
 }

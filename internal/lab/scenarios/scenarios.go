@@ -45,6 +45,43 @@ type Scenario struct {
 	// simulated kubelet (an annotation or image of the lab's catalogue that
 	// a real kubelet does not honour); `apply` refuses it on a kind lab.
 	LabOnly string
+	// NotOnRealNode, when set, says why the scenario is not played on the
+	// lab's real nodes (up --real-nodes); see RealNodeReason.
+	NotOnRealNode string
+}
+
+// Engines that play a scenario, as `kubectl chain lab scenarios` lists
+// them: lab (the simulated kubelet), real (the lab's real nodes), kind.
+const (
+	EngineLab  = "lab"
+	EngineReal = "real"
+	EngineKind = "kind"
+)
+
+// Engines are the engines that play the scenario.
+func (s Scenario) Engines() []string {
+	out := []string{EngineLab}
+	if s.RealNodeReason() == "" {
+		out = append(out, EngineReal)
+	}
+	if s.LabOnly == "" {
+		out = append(out, EngineKind)
+	}
+	return out
+}
+
+// RealNodeReason says why the scenario is not played on a real node, ""
+// when it is: a scenario that breaks before a node is chosen is the same
+// whatever the nodes run, so only the kubelet's links are compared.
+func (s Scenario) RealNodeReason() string {
+	if s.NotOnRealNode != "" {
+		return s.NotOnRealNode
+	}
+	switch s.Link {
+	case chain.LinkStored, chain.LinkReplicaSet, chain.LinkPods, chain.LinkNodeAssignment:
+		return notOnNode
+	}
+	return ""
 }
 
 // Manifest is the scenario's YAML: a stream of documents, namespaced objects
@@ -63,8 +100,12 @@ const defaultDeadline = 60 * time.Second
 const (
 	labAnnotation = "its failure is asked of the simulated kubelet with a lab.kubectl-chain.io/ pod annotation, which a real kubelet ignores"
 	labImages     = "its failure comes from the lab's image catalogue (registry.lab.internal), which a real node cannot reach at all"
+	labProgram    = "its failure is asked of the lab's chain-workload program by its arguments, and a kind lab replaces the lab's image with a pause image"
 	labExec       = "its probe command runs in the lab's image, which a kind lab replaces with the pause image (no shell, no cat)"
 	labWebhook    = "its webhook is served by the lab's admission-webhook component, which a kind lab does not run"
+	notOnNode     = "it breaks before a node is chosen, the same whatever the nodes run"
+	simSandbox    = "its CNI failure is asked of the simulated kubelet with a pod annotation; a real node's network works"
+	simExec       = "its probe runs cat in the image, and the lab's images hold only the chain-workload program"
 )
 
 // all is the catalogue, in the chain's order.
@@ -98,14 +139,14 @@ var all = []Scenario{
 	{Name: "configmap-key-missing", Summary: "an env var from key DATABASE_URL, which ConfigMap web-config lacks", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ConfigKeyNotFound"},
 	{Name: "mount-configmap-missing", Summary: "a volume from ConfigMap web-config, which does not exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "VolumeConfigMapNotFound"},
 	{Name: "mount-secret-missing", Summary: "a volume from Secret web-tls, which does not exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "VolumeSecretNotFound"},
-	{Name: "sandbox-failing", Summary: "pods whose sandbox network setup fails (CNI plugin missing)", Health: chain.Broken, Link: chain.LinkContainers, Cause: "CNINotReady", LabOnly: labAnnotation},
-	{Name: "crashloop", Summary: "a container that exits 1 after a second", Health: chain.Broken, Link: chain.LinkContainers, Cause: "CrashLoopBackOff", LabOnly: labAnnotation},
-	{Name: "container-completed", Summary: "a container that exits 0 after a second, restarted as restartPolicy Always wants", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ContainerCompleted", LabOnly: labAnnotation},
-	{Name: "oomkilled", Summary: "a container using 300Mi with a 128Mi limit", Health: chain.Broken, Link: chain.LinkContainers, Cause: "OOMKilled", LabOnly: labAnnotation},
-	{Name: "init-container-failing", Summary: "an init container that exits 1", Health: chain.Broken, Link: chain.LinkContainers, Cause: "InitContainerFailed", LabOnly: labAnnotation},
-	{Name: "liveness-failing", Summary: "a liveness probe answering 503", Health: chain.Broken, Link: chain.LinkContainers, Cause: "LivenessProbeFailed", LabOnly: labAnnotation},
-	{Name: "liveness-exec-failing", Summary: "an exec liveness probe (cat /tmp/healthy) whose command fails", Health: chain.Broken, Link: chain.LinkContainers, Cause: "LivenessProbeFailed", LabOnly: labExec},
-	{Name: "readiness-failing", Summary: "a readiness probe answering 503", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed", LabOnly: labAnnotation},
+	{Name: "sandbox-failing", Summary: "pods whose sandbox network setup fails (CNI plugin missing)", Health: chain.Broken, Link: chain.LinkContainers, Cause: "CNINotReady", LabOnly: labAnnotation, NotOnRealNode: simSandbox},
+	{Name: "crashloop", Summary: "a container that exits 1 after a second", Health: chain.Broken, Link: chain.LinkContainers, Cause: "CrashLoopBackOff", LabOnly: labProgram},
+	{Name: "container-completed", Summary: "a container that exits 0 after a second, restarted as restartPolicy Always wants", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ContainerCompleted", LabOnly: labProgram},
+	{Name: "oomkilled", Summary: "a container allocating 64Mi a second with a 128Mi limit", Health: chain.Broken, Link: chain.LinkContainers, Cause: "OOMKilled", LabOnly: labProgram},
+	{Name: "init-container-failing", Summary: "an init container that exits 1", Health: chain.Broken, Link: chain.LinkContainers, Cause: "InitContainerFailed", LabOnly: labProgram},
+	{Name: "liveness-failing", Summary: "a liveness probe answering 503", Health: chain.Broken, Link: chain.LinkContainers, Cause: "LivenessProbeFailed", LabOnly: labProgram},
+	{Name: "liveness-exec-failing", Summary: "an exec liveness probe (cat /tmp/healthy) whose command fails", Health: chain.Broken, Link: chain.LinkContainers, Cause: "LivenessProbeFailed", LabOnly: labExec, NotOnRealNode: simExec},
+	{Name: "readiness-failing", Summary: "a readiness probe answering 503", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed", LabOnly: labProgram},
 	{Name: "readiness-tcp-failing", Summary: "a TCP readiness probe on port 5432, where nothing listens", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed"},
 }
 

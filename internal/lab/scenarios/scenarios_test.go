@@ -117,7 +117,7 @@ func TestLabOnlyRefusedOnRealKubelets(t *testing.T) {
 	c := fake.NewClientset()
 	err = ApplyWith(context.Background(), c, sc, "ns1", Options{RealKubelet: true})
 	var lo *LabOnlyError
-	if !errors.As(err, &lo) || !strings.Contains(err.Error(), "lab.kubectl-chain.io/") {
+	if !errors.As(err, &lo) || !strings.Contains(err.Error(), sc.LabOnly) {
 		t.Fatalf("error = %v, want a LabOnlyError with its reason", err)
 	}
 	if nss, _ := c.CoreV1().Namespaces().List(context.Background(), metav1.ListOptions{}); len(nss.Items) != 0 {

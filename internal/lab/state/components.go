@@ -18,6 +18,14 @@ const (
 	StorageProvisioner = "storage-provisioner"
 )
 
+// EngineLabel is on every node of a lab: EngineSimulated on the simulated
+// kubelet's, EngineReal on real nodes, so pods can be pinned to either.
+const (
+	EngineLabel     = "lab.kubectl-chain.io/engine"
+	EngineSimulated = "simulated"
+	EngineReal      = "real"
+)
+
 // Registry is the lab's image registry, which only real nodes pull from.
 const Registry = "registry"
 

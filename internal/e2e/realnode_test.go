@@ -1,0 +1,387 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	labpkg "github.com/kubectl-chain/kubectl-chain/internal/lab"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/realnode"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/scenarios"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
+)
+
+// TestRealNode starts a lab with one simulated and one real node (the real
+// kubelet, containerd and runc on this machine), plays every scenario the
+// real engine plays on both, and compares them: the same verdict, and the
+// same evidence shape (event types and reasons, Warning messages with
+// names, IDs, addresses and durations masked, container state reasons).
+// Where they differ the simulated kubelet is wrong. Then down must leave
+// nothing of the real node on the machine.
+func TestRealNode(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("real nodes need root (cgroups, mounts, network namespaces); run the tests as root to compare the simulated kubelet with the real one")
+	}
+	bin := filepath.Join(filepath.Dir(labBin), "nodebin")
+	if err := buildNodePrograms(bin); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if out, err := labAt(realDir, "up", "--nodes", "1", "--real-nodes", "1", "--node-bin", bin); err != nil {
+		status, _ := labAt(realDir, "status")
+		logs, _ := labAt(realDir, "logs", state.RealKubelet(state.RealNodeName(0)))
+		t.Fatalf("the lab with a real node did not start: %v\n%s\n%s\n%s", err, out, status, tail(logs, 40))
+	}
+	t.Logf("lab with a real node up in %.1fs", time.Since(start).Seconds())
+	spec, err := state.ReadSpec(state.Layout{Dir: realDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc := state.Layout{Dir: realDir}.Kubeconfig()
+	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 50, 100
+	c, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var mu sync.Mutex
+	var rows []fidelityRow
+	t.Run("scenarios", func(t *testing.T) {
+		for _, sc := range scenarios.All() {
+			if sc.RealNodeReason() != "" || sc.Exclusive {
+				continue
+			}
+			t.Run(sc.Name, func(t *testing.T) {
+				t.Parallel()
+				row := compareEngines(t, c, kc, sc)
+				mu.Lock()
+				rows = append(rows, row)
+				mu.Unlock()
+			})
+		}
+	})
+	checkFidelityTable(t, rows)
+
+	t.Run("down leaves nothing", func(t *testing.T) {
+		if out, err := labAt(realDir, "down"); err != nil {
+			t.Fatalf("down: %v\n%s", err, out)
+		}
+		if left := labpkg.RealNodeLeftovers(spec, state.Layout{Dir: realDir}); len(left) > 0 {
+			t.Errorf("down left on the machine:\n  %s", strings.Join(left, "\n  "))
+		}
+		if _, err := os.Stat(realDir); err == nil {
+			t.Errorf("down left the state directory %s", realDir)
+		}
+	})
+}
+
+// buildNodePrograms builds containerd, its shim, runc (with seccomp), the
+// CNI plugins and chain-workload into dir.
+func buildNodePrograms(dir string) error {
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return err
+	}
+	root := filepath.Dir(strings.TrimSpace(string(gomod)))
+	cmds := [][]string{
+		{"go", "build", "-C", filepath.Join(root, "internal", "lab", "nodebin"), "-tags", "seccomp", "-o", dir + "/", "tool"},
+		{"go", "build", "-o", filepath.Join(dir, "chain-workload"), "./cmd/chain-workload"},
+	}
+	for _, args := range cmds {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+		if args[len(args)-1] == "./cmd/chain-workload" {
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s: %v\n%s\n(%s)", strings.Join(args, " "), err, out, realnode.BuildHint)
+		}
+	}
+	return nil
+}
+
+// fidelityRow is one scenario played on both engines.
+type fidelityRow struct {
+	Scenario  string
+	Simulated verdict
+	Real      verdict
+	Equal     bool
+}
+
+// compareEngines applies sc pinned to the simulated node and to the real
+// one, waits for both verdicts, lets back-offs repeat, and compares.
+func compareEngines(t *testing.T, c kubernetes.Interface, kc string, sc scenarios.Scenario) fidelityRow {
+	ctx, cancel := context.WithTimeout(context.Background(), sc.Deadline+settle+time.Minute)
+	defer cancel()
+	want := verdict{Health: sc.Health, Link: sc.Link, Cause: sc.Cause}
+	row := fidelityRow{Scenario: sc.Name}
+	nss := map[string]string{state.EngineSimulated: "sim-" + sc.Name, state.EngineReal: "real-" + sc.Name}
+	for engine, ns := range nss {
+		if err := scenarios.ApplyWith(ctx, c, sc, ns, scenarios.Options{Engine: engine}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	got := map[string]verdict{}
+	// Container states are sampled four times a second all along: which
+	// one a snapshot catches is a matter of timing (a CrashLoopBackOff
+	// shows for a second, when a back-off ends).
+	states := map[string]map[string]bool{state.EngineSimulated: {}, state.EngineReal: {}}
+	var statesMu sync.Mutex
+	sampling, stopSampling := context.WithCancel(ctx)
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for sampling.Err() == nil {
+			for engine, ns := range nss {
+				for _, l := range containerStates(sampling, t, c, ns) {
+					statesMu.Lock()
+					states[engine][l] = true
+					statesMu.Unlock()
+				}
+			}
+			select {
+			case <-sampling.Done():
+			case <-time.After(250 * time.Millisecond):
+			}
+		}
+	}()
+	for {
+		time.Sleep(time.Second)
+		for engine, ns := range nss {
+			v, _, _, err := diagnoseAt(ctx, kc, "deploy/"+scenarios.Deployment, "-n", ns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[engine] = v
+		}
+		if got[state.EngineSimulated] == want && got[state.EngineReal] == want || time.Since(start) > sc.Deadline {
+			break
+		}
+	}
+	// Back-offs repeat meanwhile.
+	time.Sleep(time.Until(start.Add(settle)))
+	stopSampling()
+	<-sampled
+	for engine, ns := range nss {
+		v, out, _, err := diagnoseAt(ctx, kc, "deploy/"+scenarios.Deployment, "-n", ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[engine] = v
+		if v != want {
+			t.Errorf("%s node: verdict %+v, want %+v\n%s", engine, v, want, out)
+		}
+	}
+	row.Simulated, row.Real = got[state.EngineSimulated], got[state.EngineReal]
+	simAll, simRepeated := eventShape(ctx, t, c, nss[state.EngineSimulated])
+	realAll, realRepeated := eventShape(ctx, t, c, nss[state.EngineReal])
+	d := diffShapes(append(simRepeated, keys(states[state.EngineSimulated])...), append(realAll, keys(states[state.EngineReal])...), "-") +
+		diffShapes(append(realRepeated, keys(states[state.EngineReal])...), append(simAll, keys(states[state.EngineSimulated])...), "+")
+	if d != "" {
+		t.Errorf("the simulated kubelet's evidence differs from the real one's (- simulated, + real):\n%s", d)
+	}
+	row.Equal = !t.Failed()
+	return row
+}
+
+// eventShape is the evidence of a scenario's pods' events: the reasons of
+// Normal events, and the reason and masked message of Warning events; all
+// of them, and those that repeat. What one engine repeats the other must
+// show at least once; an event seen once on one side only is left out: the
+// first seconds of a pod on a node bring transient errors whose wording
+// depends on timing (a volume's source not yet readable while the node
+// authorizer learns of the pod, a cache sync that times out). The Pulling
+// and Pulled events depend on which images the node already holds and are
+// left out too.
+func eventShape(ctx context.Context, t *testing.T, c kubernetes.Interface, ns string) (all, repeated []string) {
+	t.Helper()
+	pods, err := c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := c.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newMasker(ns, pods.Items)
+	seen, again := map[string]bool{}, map[string]bool{}
+	for _, e := range evs.Items {
+		if e.InvolvedObject.Kind != "Pod" || e.Reason == "Pulling" || e.Reason == "Pulled" {
+			continue
+		}
+		count := e.Count
+		if e.Series != nil {
+			count = e.Series.Count
+		}
+		line := "event " + e.Type + " " + e.Reason
+		if e.Type == corev1.EventTypeWarning {
+			line += ": " + m.mask(e.Message)
+		}
+		seen[line] = true
+		if count >= 2 || e.Type != corev1.EventTypeWarning {
+			again[line] = true
+		}
+	}
+	return keys(seen), keys(again)
+}
+
+// containerStates are the state reasons and masked messages of the pods'
+// containers now.
+func containerStates(ctx context.Context, t *testing.T, c kubernetes.Interface, ns string) []string {
+	pods, err := c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		if ctx.Err() == nil {
+			t.Errorf("listing pods: %v", err)
+		}
+		return nil
+	}
+	m := newMasker(ns, pods.Items)
+	seen := map[string]bool{}
+	for _, p := range pods.Items {
+		for _, st := range append(append([]corev1.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
+			for _, s := range []corev1.ContainerState{st.State, st.LastTerminationState} {
+				switch {
+				case s.Waiting != nil && (s.Waiting.Reason == "ContainerCreating" || s.Waiting.Reason == "PodInitializing"):
+					// progress, whose length is the runtime's speed
+				case s.Waiting != nil:
+					seen["waiting "+s.Waiting.Reason+": "+m.mask(s.Waiting.Message)] = true
+				case s.Terminated != nil:
+					seen[fmt.Sprintf("terminated %s %d: %s", s.Terminated.Reason, s.Terminated.ExitCode, m.mask(s.Terminated.Message))] = true
+				}
+			}
+		}
+	}
+	return keys(seen)
+}
+
+func keys(set map[string]bool) []string {
+	var out []string
+	for l := range set {
+		out = append(out, l)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// diffShapes lists, marked with sign, the lines of want that have is lacks.
+func diffShapes(want, has []string, sign string) string {
+	in := map[string]bool{}
+	for _, x := range has {
+		in[x] = true
+	}
+	sort.Strings(want)
+	var b strings.Builder
+	for _, l := range want {
+		if !in[l] {
+			fmt.Fprintf(&b, "%s %s\n", sign, l)
+		}
+	}
+	return b.String()
+}
+
+// masker replaces what differs between two runs of the same scenario: the
+// namespace, pod and node names, IDs, digests, addresses and durations.
+type masker struct{ names *strings.Replacer }
+
+var maskRes = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`), "UID"},
+	{regexp.MustCompile(`sha256:[0-9a-f]{64}`), "DIGEST"},
+	{regexp.MustCompile(`\b[0-9a-f]{12,}\b`), "ID"},
+	{regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}\b`), "IP"},
+	{regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|ms|s|m|h)\b`), "DUR"},
+	{regexp.MustCompile(`Image size: \d+ bytes`), "Image size: N bytes"},
+	{regexp.MustCompile(`kube-api-access-[a-z0-9]{5}`), "kube-api-access-XXXXX"},
+}
+
+func newMasker(ns string, pods []corev1.Pod) masker {
+	var pairs []string
+	for _, p := range pods {
+		pairs = append(pairs, p.Name, "POD")
+		if p.Spec.NodeName != "" {
+			pairs = append(pairs, p.Spec.NodeName, "NODE")
+		}
+	}
+	pairs = append(pairs, ns, "NS")
+	return masker{strings.NewReplacer(pairs...)}
+}
+
+func (m masker) mask(s string) string {
+	s = m.names.Replace(s)
+	for _, r := range maskRes {
+		s = r.re.ReplaceAllString(s, r.with)
+	}
+	return s
+}
+
+// checkFidelityTable keeps the README's comparison table equal to the
+// measured one; UPDATE_GOLDEN=1 rewrites it.
+func checkFidelityTable(t *testing.T, rows []fidelityRow) {
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Scenario < rows[j].Scenario })
+	var b strings.Builder
+	b.WriteString("| scenario | simulated node | real node | equal |\n|---|---|---|---|\n")
+	for _, r := range rows {
+		equal := "yes"
+		if !r.Equal {
+			equal = "**no**"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.Scenario, verdictCell(r.Simulated), verdictCell(r.Real), equal)
+	}
+	path := filepath.Join("..", "..", "README.md")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const start, end = "<!-- fidelity:start -->\n", "<!-- fidelity:end -->"
+	doc := string(data)
+	i, j := strings.Index(doc, start), strings.Index(doc, end)
+	if i < 0 || j < i {
+		t.Fatalf("README.md has no %q ... %q section", start, end)
+	}
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		doc = doc[:i+len(start)] + b.String() + doc[j:]
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if got := doc[i+len(start) : j]; got != b.String() {
+		t.Errorf("README.md's comparison of the engines is out of date; UPDATE_GOLDEN=1 go test -run TestRealNode ./internal/e2e rewrites it. Measured:\n%s", b.String())
+	}
+}
+
+func verdictCell(v verdict) string {
+	if v.Link == "" {
+		return string(v.Health)
+	}
+	return fmt.Sprintf("%s %s %s", v.Health, v.Link, v.Cause)
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

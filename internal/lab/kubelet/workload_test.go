@@ -1,0 +1,48 @@
+package kubelet
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// TestProgramOutcome plays chain-workload's flags as the real program
+// behaves under a real node.
+func TestProgramOutcome(t *testing.T) {
+	limit := corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("128Mi")}}
+	tests := []struct {
+		name string
+		c    corev1.Container
+		want RunOutcome
+		ok   bool
+	}{
+		{"no flags: annotations decide", corev1.Container{Image: "registry.lab.internal/web:v1"}, RunOutcome{}, false},
+		{"another image", corev1.Container{Image: "nginx:1", Args: []string{"--exit", "1"}}, RunOutcome{}, false},
+		{"exit 1", corev1.Container{Image: "registry.lab.internal/web:v1", Args: []string{"--exit", "1", "--after", "1s"}},
+			RunOutcome{Ready: true, Exit: &Exit{After: time.Second, Code: 1, Reason: reasonError}}, true},
+		{"exit 0", corev1.Container{Image: "registry.lab.internal/web:v1", Args: []string{"--exit", "0"}},
+			RunOutcome{Ready: true, Exit: &Exit{Code: 0, Reason: reasonCompleted}}, true},
+		{"64Mi a second into 128Mi: killed with the second allocation", corev1.Container{Image: "registry.lab.internal/web:v1", Args: []string{"--alloc-mb", "64"}, Resources: limit},
+			RunOutcome{Ready: true, Exit: &Exit{After: time.Second, Code: 137, Reason: reasonOOMKilled}}, true},
+		{"probes", corev1.Container{Image: "registry.lab.internal/web:v1", Env: []corev1.EnvVar{{Name: "CHAIN_UNHEALTHY", Value: "true"}, {Name: "CHAIN_READY_AFTER", Value: "1h"}}},
+			RunOutcome{Ready: true, LivenessFails: true, ReadinessFails: true}, true},
+		{"a flag the program refuses", corev1.Container{Image: "registry.lab.internal/web:v1", Args: []string{"serve"}},
+			RunOutcome{Ready: true, Exit: &Exit{Code: 2, Reason: reasonError}}, true},
+	}
+	for _, tt := range tests {
+		got, ok := programOutcome(&tt.c)
+		if ok != tt.ok || (ok && !sameOutcome(got, tt.want)) {
+			t.Errorf("%s: got %+v %v (exit %+v), want %+v %v", tt.name, got, ok, got.Exit, tt.want, tt.ok)
+		}
+	}
+}
+
+func sameOutcome(a, b RunOutcome) bool {
+	if (a.Exit == nil) != (b.Exit == nil) || a.Exit != nil && *a.Exit != *b.Exit {
+		return false
+	}
+	a.Exit, b.Exit = nil, nil
+	return a.Ready == b.Ready && a.LivenessFails == b.LivenessFails && a.ReadinessFails == b.ReadinessFails && a.Stop == b.Stop
+}

@@ -1,0 +1,30 @@
+package workload
+
+import (
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	env := map[string]string{"CHAIN_EXIT": "4", "CHAIN_ALLOC_MB": "8"}
+	o, err := Parse([]string{"--exit", "3", "--after", "2s", "--unhealthy"}, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Exit != 3 || o.After != 2*time.Second || !o.Unhealthy || o.AllocMB != 8 || o.HTTP != ":8080" {
+		t.Errorf("flags before the environment: got %+v", o)
+	}
+	for _, args := range [][]string{{"--exit", "x"}, {"serve"}, {"--no-such-flag"}} {
+		if _, err := Parse(args, func(string) string { return "" }); err == nil {
+			t.Errorf("Parse(%q) accepted", args)
+		}
+	}
+	if _, err := Parse(nil, func(k string) string {
+		if k == "CHAIN_AFTER" {
+			return "soon"
+		}
+		return ""
+	}); err == nil {
+		t.Error("a bad CHAIN_AFTER was accepted")
+	}
+}
