@@ -142,9 +142,13 @@ func compareEngines(t *testing.T, c kubernetes.Interface, kc string, sc scenario
 	start := time.Now()
 	got := map[string]verdict{}
 	// Container states are sampled four times a second all along: which
-	// one a snapshot catches is a matter of timing (a CrashLoopBackOff
-	// shows for a second, when a back-off ends).
-	states := map[string]map[string]bool{state.EngineSimulated: {}, state.EngineReal: {}}
+	// one a snapshot catches is a matter of timing. A state seen in eight
+	// samples or more (it lasted two seconds) must show on the other node
+	// too; a shorter one is a flash whose catch is luck (the
+	// CrashLoopBackOff the status shows between a back-off's end and the
+	// restart the next relist sees, longer or shorter as the node's status
+	// writes queue).
+	states := map[string]map[string]int{state.EngineSimulated: {}, state.EngineReal: {}}
 	var statesMu sync.Mutex
 	sampling, stopSampling := context.WithCancel(ctx)
 	sampled := make(chan struct{})
@@ -154,7 +158,7 @@ func compareEngines(t *testing.T, c kubernetes.Interface, kc string, sc scenario
 			for engine, ns := range nss {
 				for _, l := range containerStates(sampling, t, c, ns) {
 					statesMu.Lock()
-					states[engine][l] = true
+					states[engine][l]++
 					statesMu.Unlock()
 				}
 			}
@@ -194,8 +198,17 @@ func compareEngines(t *testing.T, c kubernetes.Interface, kc string, sc scenario
 	row.Simulated, row.Real = got[state.EngineSimulated], got[state.EngineReal]
 	simAll, simRepeated := eventShape(ctx, t, c, nss[state.EngineSimulated])
 	realAll, realRepeated := eventShape(ctx, t, c, nss[state.EngineReal])
-	d := diffShapes(append(simRepeated, keys(states[state.EngineSimulated])...), append(realAll, keys(states[state.EngineReal])...), "-") +
-		diffShapes(append(realRepeated, keys(states[state.EngineReal])...), append(simAll, keys(states[state.EngineSimulated])...), "+")
+	seen := func(engine string, min int) []string {
+		var out []string
+		for l, n := range states[engine] {
+			if n >= min {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	d := diffShapes(append(simRepeated, seen(state.EngineSimulated, 8)...), append(realAll, seen(state.EngineReal, 1)...), "-") +
+		diffShapes(append(realRepeated, seen(state.EngineReal, 8)...), append(simAll, seen(state.EngineSimulated, 1)...), "+")
 	if d != "" {
 		t.Errorf("the simulated kubelet's evidence differs from the real one's (- simulated, + real):\n%s", d)
 	}
@@ -235,6 +248,12 @@ func eventShape(ctx context.Context, t *testing.T, c kubernetes.Interface, ns st
 		line := "event " + e.Type + " " + e.Reason
 		if e.Type == corev1.EventTypeWarning {
 			line += ": " + m.mask(e.Message)
+		}
+		if e.Reason == "Unhealthy" && strings.Contains(e.Message, ":8080: connect: connection refused") {
+			// A probe that runs before the program listens on its own
+			// port: a real process takes a moment to start, more on a
+			// busy machine; the simulated one listens at once.
+			continue
 		}
 		seen[line] = true
 		if count >= 2 || e.Type != corev1.EventTypeWarning {

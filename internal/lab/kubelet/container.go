@@ -97,7 +97,7 @@ func (w *podWorker) crashLoopBackOff(pod *corev1.Pod, spec *corev1.Container, cr
 		desc := podDesc(pod.Name, pod.Namespace, pod.UID)
 		cr.last = cr.terminated()
 		cr.wait(reasonCrashLoopBackOff, fmt.Sprintf(msgCrashLoopBackOff, w.crashBackOff.Get(key), spec.Name, desc))
-		w.after(w.a.clock.Now().Add(relistPeriod))
+		w.after(w.a.clock.Now().Add(relistDelay))
 		return true
 	}
 	w.crashBackOff.Next(key, ts)

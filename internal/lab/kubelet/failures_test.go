@@ -121,7 +121,7 @@ func TestWorkerCrashLoopBackOff(t *testing.T) {
 		}
 		step(t, ctx, clk, backoff) // the back-off is over: the status says so, then the restart
 		waitPod(t, ctx, client, func(p *corev1.Pod) bool { r, _ := waiting(p); return r == "CrashLoopBackOff" })
-		step(t, ctx, clk, time.Second)
+		step(t, ctx, clk, relistDelay)
 		restarts++
 		waitPod(t, ctx, client, func(p *corev1.Pod) bool { return cs(p).RestartCount == restarts && cs(p).State.Running != nil })
 	}

@@ -19,9 +19,10 @@ const (
 	// syncFrequency: the kubelet's periodic resync of every pod
 	// (KubeletConfiguration syncFrequency, default 1m).
 	syncFrequency = time.Minute
-	// relistPeriod: how soon the kubelet's PLEG sees a container the sync
-	// started (pkg/kubelet/pleg/generic.go, relist every second).
-	relistPeriod            = time.Second
+	// relistDelay: how soon the kubelet's PLEG sees a container the sync
+	// started (pkg/kubelet/pleg/generic.go relists every second: half a
+	// second on average).
+	relistDelay             = 500 * time.Millisecond
 	imageBackOffPeriod      = 10 * time.Second
 	maxImageBackOff         = 300 * time.Second
 	initialCrashLoopBackOff = 10 * time.Second
