@@ -404,3 +404,84 @@ func tail(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// BenchmarkRealNode starts a lab with one real node: the time `lab up`
+// takes to return with it Ready (goal: 20 s on 2 cores once built), and
+// how long a pod of the lab's own image, pinned to it, takes from bound to
+// Running (goal: 5 s; the first pull of the image included).
+func BenchmarkRealNode(b *testing.B) {
+	if os.Geteuid() != 0 {
+		b.Skip("real nodes need root")
+	}
+	bin := filepath.Join(filepath.Dir(labBin), "nodebin")
+	if err := buildNodePrograms(bin); err != nil {
+		b.Fatal(err)
+	}
+	var up, toRunning time.Duration
+	for i := 0; i < b.N; i++ {
+		dir := filepath.Join(b.TempDir(), "real")
+		if err := startReaper(dir, dir); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		out, err := labAt(dir, "up", "--nodes", "0", "--real-nodes", "1", "--node-bin", bin)
+		up = time.Since(start)
+		if err != nil {
+			b.Fatalf("lab up: %v\n%s", err, out)
+		}
+		toRunning = realPodStart(b, state.Layout{Dir: dir}.Kubeconfig())
+		if out, err := labAt(dir, "down"); err != nil {
+			b.Fatalf("lab down: %v\n%s", err, out)
+		}
+	}
+	b.ReportMetric(up.Seconds(), "s-up-to-ready")
+	b.ReportMetric(toRunning.Seconds(), "s-bound-to-running")
+}
+
+// realPodStart creates a pod of the lab's image on the real node and
+// returns the time from its PodScheduled condition to its container
+// running.
+func realPodStart(b *testing.B, kc string) time.Duration {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for {
+		if _, err := c.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{}); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "bench"},
+		Spec: corev1.PodSpec{
+			NodeSelector: map[string]string{state.EngineLabel: state.EngineReal},
+			Containers:   []corev1.Container{{Name: "web", Image: "registry.lab.internal/web:v1"}},
+		},
+	}
+	if _, err := c.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	for {
+		p, err := c.CoreV1().Pods("default").Get(ctx, "bench", metav1.GetOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(p.Status.ContainerStatuses) > 0 && p.Status.ContainerStatuses[0].State.Running != nil {
+			var bound time.Time
+			for _, cond := range p.Status.Conditions {
+				if cond.Type == corev1.PodScheduled {
+					bound = cond.LastTransitionTime.Time
+				}
+			}
+			return p.Status.ContainerStatuses[0].State.Running.StartedAt.Sub(bound)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

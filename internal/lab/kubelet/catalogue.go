@@ -23,6 +23,10 @@ const (
 // missingTags are the tags RegistryHost answers 404 for.
 var missingTags = []string{"missing", "does-not-exist"}
 
+// otherPlatformTag is the tag whose image is built for linux/arm64 only, as
+// in the lab's registry for real nodes.
+const otherPlatformTag = "arm64-only"
+
 // failedPullTime is how long a failing pull takes to fail.
 const failedPullTime = 30 * time.Millisecond
 
@@ -61,6 +65,10 @@ const (
 	// core/remotes/docker/authorizer.go: a registry that asks for basic
 	// authentication (the lab's) and a pull without credentials
 	ctrNoBasicAuth = "%w: no basic auth credentials"
+	// internal/cri/server/images/image_pull.go and core/images/image.go:
+	// an index without a manifest for the node's platform
+	ctrConfigDescriptor = "get image config descriptor: %w"
+	ctrNoPlatform       = "no match for platform in manifest %v: %w"
 	// internal/cri/server/sandbox_run.go
 	ctrSandboxNetwork = "failed to setup network for sandbox %q: %w"
 	// github.com/containernetworking/cni v1.3.1 libcni/api.go and
@@ -113,6 +121,11 @@ func catalogueError(image string, withSecret bool) string {
 		if ref == t {
 			return pullErr("NotFound", fmt.Errorf("%s: %w", image, errNotFound))
 		}
+	}
+	if ref == otherPlatformTag {
+		// The index resolves and is fetched; no manifest in it is for
+		// linux/amd64 (the error names the index's digest).
+		return grpcError("NotFound", fmt.Errorf(ctrConfigDescriptor, fmt.Errorf(ctrNoPlatform, digestOf("index", image), errNotFound)))
 	}
 	return ""
 }

@@ -27,7 +27,11 @@ func TestCatalogueErrors(t *testing.T) {
 			`rpc error: code = NotFound desc = failed to pull and unpack image "registry.lab.internal/web:missing": failed to resolve image: registry.lab.internal/web:missing: not found`},
 		{"registry.lab.internal/web:does-not-exist", false,
 			`rpc error: code = NotFound desc = failed to pull and unpack image "registry.lab.internal/web:does-not-exist": failed to resolve image: registry.lab.internal/web:does-not-exist: not found`},
-		// resolver.go "pull access denied, ...: %w" around authorizer.go "server message: %s: %w"
+		// image_pull.go "get image config descriptor: %w" around image.go's
+		// "no match for platform in manifest %v: %w"
+		{"registry.lab.internal/web:arm64-only", false,
+			`rpc error: code = NotFound desc = get image config descriptor: no match for platform in manifest ` + digestOf("index", "registry.lab.internal/web:arm64-only") + `: not found`},
+		// resolver.go "pull access denied, ...: %w" around authorizer.go "%w: no basic auth credentials"
 		{"registry.lab.internal/private/web:v1", false,
 			`failed to pull and unpack image "registry.lab.internal/private/web:v1": failed to resolve image: pull access denied, repository does not exist or may require authorization: authorization failed: no basic auth credentials`},
 		// resolver.go "failed to do request: %w" around url.Error and net.DNSError

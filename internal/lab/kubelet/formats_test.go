@@ -71,6 +71,8 @@ func TestFormatsMatchContainerd(t *testing.T) {
 		{"core/remotes/docker/resolver.go", ctrDoRequest},
 		{"core/remotes/docker/resolver.go", "%s: %w"},
 		{"core/remotes/docker/authorizer.go", ctrNoBasicAuth},
+		{"internal/cri/server/images/image_pull.go", ctrConfigDescriptor},
+		{"core/images/image.go", ctrNoPlatform},
 		{"core/remotes/docker/resolver.go", errInvalidAuthorization.Error()},
 		{"internal/cri/server/sandbox_run.go", ctrSandboxNetwork},
 		{"internal/cri/server/helpers.go", reasonCompleted},

@@ -131,6 +131,7 @@ var all = []Scenario{
 	{Name: "pvc-provisioning-failed", Summary: "a 5Gi claim on a StorageClass capped at 1Gi: the provisioner refuses it, the claim stays Pending", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "UnboundPVC"},
 	{Name: "image-not-found", Summary: "image registry.lab.internal/web:does-not-exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImageNotFound", LabOnly: labImages},
 	{Name: "image-unauthorized", Summary: "a private image without imagePullSecrets", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImagePullUnauthorized", LabOnly: labImages},
+	{Name: "image-wrong-platform", Summary: "image registry.lab.internal/web:arm64-only, built for linux/arm64 only", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImagePlatformMismatch", LabOnly: labImages},
 	{Name: "registry-unreachable", Summary: "an image on a registry host that does not resolve", Health: chain.Broken, Link: chain.LinkContainers, Cause: "RegistryHostUnresolved"},
 	{Name: "invalid-image-name", Summary: "an image reference with upper-case letters", Health: chain.Broken, Link: chain.LinkContainers, Cause: "InvalidImageName"},
 	{Name: "image-never-pulled", Summary: "imagePullPolicy Never with an image no node holds", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImageNeverPulled"},
