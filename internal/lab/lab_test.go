@@ -146,6 +146,13 @@ func spawnMarked(t *testing.T, l Lab, c string) int {
 	}
 	go cmd.Wait()
 	t.Cleanup(func() { proc.Stop([]int{cmd.Process.Pid}, l.marker(), 5*time.Second) })
+	// Until the child has exec'd, its command line is still this test's.
+	for end := time.Now().Add(5 * time.Second); !proc.Alive(cmd.Process.Pid, l.marker()); {
+		if time.Now().After(end) {
+			t.Fatalf("process %d never showed the lab's marker", cmd.Process.Pid)
+		}
+		time.Sleep(time.Millisecond)
+	}
 	return cmd.Process.Pid
 }
 

@@ -19,11 +19,11 @@ func (l Lab) planRealNodes(spec *state.Spec, o UpOptions) error {
 		return err
 	}
 	spec.NodeBin = bin
-	p, err := freePorts(1)
+	p, err := freePorts(3)
 	if err != nil {
 		return err
 	}
-	spec.Ports.Registry = p[0]
+	spec.Ports.Registry, spec.Ports.RegistryUntrusted, spec.Ports.RegistryStalled = p[0], p[1], p[2]
 	used, err := usedSubnets()
 	if err != nil {
 		return err

@@ -68,6 +68,12 @@ func withTermination(ctx context.Context) (context.Context, context.CancelFunc) 
 func runKubelet(ctx context.Context, l state.Layout, s state.Spec) error {
 	ctx, stop := withTermination(ctx)
 	defer stop()
+	if s.Nodes.Count == 0 {
+		// a lab of real nodes only (up --nodes 0 --real-nodes N)
+		fmt.Println("no simulated nodes in this lab: idle")
+		<-ctx.Done()
+		return nil
+	}
 	c, err := kubelet.ConfigFromSpec(l, s)
 	if err != nil {
 		return err

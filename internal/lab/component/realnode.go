@@ -21,7 +21,8 @@ func runRealNodeComponent(ctx context.Context, name string, l state.Layout, s st
 	if name == state.Registry {
 		ctx, stop := withTermination(ctx)
 		defer stop()
-		return registry.Run(ctx, s.RegistryAddr(), l.Cert(state.Registry), l.Key(state.Registry),
+		addrs := registry.Addrs{Registry: s.RegistryAddr(), Untrusted: s.RegistryUntrustedAddr(), Stalled: s.RegistryStalledAddr()}
+		return registry.Run(ctx, addrs, l.Cert(state.Registry), l.Key(state.Registry),
 			filepath.Join(s.NodeBin, "chain-workload"), os.Stdout)
 	}
 	nodeName, _ := state.RealNodeOf(name)

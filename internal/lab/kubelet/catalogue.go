@@ -18,7 +18,28 @@ const (
 	PrivatePrefix = RegistryHost + "/private/"
 	// UnreachableHost does not resolve.
 	UnreachableHost = "unreachable.lab.internal"
+	// UntrustedHost serves with a certificate no node trusts; StalledHost
+	// accepts connections and never answers. A real node reaches both
+	// through containerd's hosts.toml, on loopback ports of the lab's
+	// registry (internal/lab/registry); the simulated kubelet names these
+	// ports.
+	UntrustedHost = "untrusted.lab.internal"
+	StalledHost   = "stalled.lab.internal"
+	untrustedAddr = "127.0.0.1:5443"
+	stalledAddr   = "127.0.0.1:5444"
 )
+
+// tlsHandshakeTimeout is containerd's HTTP client's (Go's
+// http.Transport TLSHandshakeTimeout in core/remotes/docker/config).
+const tlsHandshakeTimeout = 10 * time.Second
+
+// pullFailureTime is how long a failing pull of image takes.
+func pullFailureTime(image string) time.Duration {
+	if host, _, _ := splitImage(image); host == StalledHost {
+		return tlsHandshakeTimeout
+	}
+	return failedPullTime
+}
 
 // missingTags are the tags RegistryHost answers 404 for.
 var missingTags = []string{"missing", "does-not-exist"}
@@ -106,7 +127,20 @@ func catalogueError(image string, withSecret bool) string {
 	pullErr := func(code string, err error) string {
 		return pullError(code, fmt.Errorf(ctrPullAndUnpack, image, fmt.Errorf(ctrResolve, err)))
 	}
+	// A mirror from hosts.toml: the request goes to its server, with the
+	// registry's name in a query parameter that the error redacts (the
+	// lab's real node, containerd 2.4.2).
+	mirrored := func(addr string, cause string) string {
+		return pullErr("Unknown", fmt.Errorf(ctrDoRequest, fmt.Errorf(`Head "https://%s/v2/%s/manifests/%s?ns=%%5BREDACTED%%5D": %s`, addr, path, ref, cause)))
+	}
 	switch {
+	case host == UntrustedHost:
+		// crypto/tls "tls: failed to verify certificate: %w" around
+		// crypto/x509 UnknownAuthorityError
+		return mirrored(untrustedAddr, "tls: failed to verify certificate: x509: certificate signed by unknown authority")
+	case host == StalledHost:
+		// net/http's tlsHandshakeTimeoutError
+		return mirrored(stalledAddr, "net/http: TLS handshake timeout")
 	case host == UnreachableHost:
 		// Go's url.Error ("%s %q: %s") around net.OpError and net.DNSError.
 		dns := fmt.Errorf(`Head "https://%s/v2/%s/manifests/%s": dial tcp: lookup %s on %s: no such host`, host, path, ref, host, nodeResolver)

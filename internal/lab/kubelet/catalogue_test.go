@@ -31,6 +31,11 @@ func TestCatalogueErrors(t *testing.T) {
 		// "no match for platform in manifest %v: %w"
 		{"registry.lab.internal/web:arm64-only", false,
 			`rpc error: code = NotFound desc = get image config descriptor: no match for platform in manifest ` + digestOf("index", "registry.lab.internal/web:arm64-only") + `: not found`},
+		// hosts.toml mirrors, as the lab's real node (containerd 2.4.2) words them
+		{"untrusted.lab.internal/web:v1", false,
+			`failed to pull and unpack image "untrusted.lab.internal/web:v1": failed to resolve image: failed to do request: Head "https://127.0.0.1:5443/v2/web/manifests/v1?ns=%5BREDACTED%5D": tls: failed to verify certificate: x509: certificate signed by unknown authority`},
+		{"stalled.lab.internal/web:v1", false,
+			`failed to pull and unpack image "stalled.lab.internal/web:v1": failed to resolve image: failed to do request: Head "https://127.0.0.1:5444/v2/web/manifests/v1?ns=%5BREDACTED%5D": net/http: TLS handshake timeout`},
 		// resolver.go "pull access denied, ...: %w" around authorizer.go "%w: no basic auth credentials"
 		{"registry.lab.internal/private/web:v1", false,
 			`failed to pull and unpack image "registry.lab.internal/private/web:v1": failed to resolve image: pull access denied, repository does not exist or may require authorization: authorization failed: no basic auth credentials`},

@@ -95,7 +95,7 @@ func (Lab) Sandbox(pod *corev1.Pod) string {
 // Pull resolves the image against the lab's catalogue.
 func (l Lab) Pull(pod *corev1.Pod, c *corev1.Container, image string) PullOutcome {
 	if msg := catalogueError(image, len(pod.Spec.ImagePullSecrets) > 0); msg != "" {
-		return PullOutcome{Duration: failedPullTime, Err: msg}
+		return PullOutcome{Duration: pullFailureTime(image), Err: msg}
 	}
 	return l.Healthy.Pull(pod, c, image)
 }

@@ -91,10 +91,16 @@ func BridgeName(dir string, i int) string {
 	return "kcl" + hex.EncodeToString(sum[:])[:6] + "n" + strconv.Itoa(i+1)
 }
 
-// hostsToml maps the registry's name to the lab's registry on loopback,
-// trusting the lab's CA: nodes never look the name up in DNS.
-func (n Node) hostsToml() string {
-	return fmt.Sprintf("server = %q\nca = %q\n", "https://"+n.Spec.RegistryAddr(), n.Layout.Cert("ca"))
+// hostsTomls map the registry's names to the lab's registry on loopback:
+// registry.lab.internal trusting the lab's CA, its untrusted double with
+// the system's roots only, the stalled one: nodes never look them up in
+// DNS.
+func (n Node) hostsTomls() map[string]string {
+	return map[string]string{
+		registry.Host:          fmt.Sprintf("server = %q\nca = %q\n", "https://"+n.Spec.RegistryAddr(), n.Layout.Cert("ca")),
+		registry.UntrustedHost: fmt.Sprintf("server = %q\n", "https://"+n.Spec.RegistryUntrustedAddr()),
+		registry.StalledHost:   fmt.Sprintf("server = %q\n", "https://"+n.Spec.RegistryStalledAddr()),
+	}
 }
 
 // containerdToml is containerd's configuration: its own root, state and

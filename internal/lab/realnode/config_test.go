@@ -44,8 +44,11 @@ func TestConfigs(t *testing.T) {
 	if got := rt["cni"].(map[string]any)["bin_dirs"].([]any)[0]; got != "/opt/lab/bin" {
 		t.Errorf("CNI bin_dirs %v", got)
 	}
-	if !strings.Contains(n.hostsToml(), `server = "https://127.0.0.1:41234"`) {
-		t.Errorf("hosts.toml does not send the registry's name to the lab's registry:\n%s", n.hostsToml())
+	if h := n.hostsTomls()["registry.lab.internal"]; !strings.Contains(h, `server = "https://127.0.0.1:41234"`) || !strings.Contains(h, "ca = ") {
+		t.Errorf("hosts.toml does not send the registry's name to the lab's registry with the lab's CA:\n%s", h)
+	}
+	if h := n.hostsTomls()["untrusted.lab.internal"]; strings.Contains(h, "ca = ") || strings.Contains(h, "skip_verify") {
+		t.Errorf("the untrusted registry is trusted:\n%s", h)
 	}
 
 	var cni struct {

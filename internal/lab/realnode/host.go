@@ -15,11 +15,14 @@ import (
 // WriteContainerdFiles writes containerd's configuration, the registry
 // host's and the CNI network's (the containerd component's, at its start).
 func (n Node) WriteContainerdFiles(binDir string) error {
-	return writeFiles(map[string]string{
+	files := map[string]string{
 		n.ContainerdConfig(): n.containerdToml(binDir),
-		n.path("containerd", "certs.d", "registry.lab.internal", "hosts.toml"): n.hostsToml(),
-		filepath.Join(n.CNIConfDir(), "10-kubectl-chain-lab.conflist"):         n.cniConflist(),
-	})
+		filepath.Join(n.CNIConfDir(), "10-kubectl-chain-lab.conflist"): n.cniConflist(),
+	}
+	for host, toml := range n.hostsTomls() {
+		files[n.path("containerd", "certs.d", host, "hosts.toml")] = toml
+	}
+	return writeFiles(files)
 }
 
 // WriteKubeletFiles writes the kubelet's configuration and creates its root

@@ -25,6 +25,15 @@ import (
 // through their runtime's registry host configuration, never through DNS.
 const Host = "registry.lab.internal"
 
+// The registry's broken doubles, by name: UntrustedHost serves the same
+// images with a certificate no node trusts (a self-signed one made at
+// start); StalledHost accepts connections and never answers, so a pull
+// times out.
+const (
+	UntrustedHost = "untrusted.lab.internal"
+	StalledHost   = "stalled.lab.internal"
+)
+
 // Names of the catalogue, as REPOSITORY:TAG on Host.
 const (
 	Web        = "web:v1"             // the scenarios' healthy image

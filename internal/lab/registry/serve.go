@@ -2,11 +2,18 @@ package registry
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/subtle"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"errors"
 	"fmt"
 	"io"
 	"log"
+	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -91,9 +98,14 @@ func (t inProcess) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// Addrs are where Run listens: the registry, its untrusted double and the
+// stalled one (see UntrustedHost).
+type Addrs struct{ Registry, Untrusted, Stalled string }
+
 // Run serves the registry on addr over TLS with the given certificate,
-// filled from the chain-workload program at workloadPath, until ctx ends.
-func Run(ctx context.Context, addr, certFile, keyFile, workloadPath string, logw io.Writer) error {
+// filled from the chain-workload program at workloadPath, and its broken
+// doubles, until ctx ends.
+func Run(ctx context.Context, addrs Addrs, certFile, keyFile, workloadPath string, logw io.Writer) error {
 	workload, err := os.ReadFile(workloadPath)
 	if err != nil {
 		return fmt.Errorf("reading the chain-workload program the images are built from: %w", err)
@@ -104,7 +116,7 @@ func Run(ctx context.Context, addr, certFile, keyFile, workloadPath string, logw
 		return err
 	}
 	fmt.Fprintf(logw, "registry: %d images built and pushed in %s\n", len(Names()), time.Since(start).Round(time.Millisecond))
-	l, err := net.Listen("tcp", addr)
+	l, err := net.Listen("tcp", addrs.Registry)
 	if err != nil {
 		return err
 	}
@@ -115,9 +127,85 @@ func Run(ctx context.Context, addr, certFile, keyFile, workloadPath string, logw
 		defer cancel()
 		srv.Shutdown(shut) //nolint:errcheck // the process ends next
 	}()
+	if addrs.Untrusted != "" {
+		if err := serveUntrusted(ctx, addrs.Untrusted, h, logw); err != nil {
+			return err
+		}
+	}
+	if addrs.Stalled != "" {
+		if err := serveStalled(ctx, addrs.Stalled, logw); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(logw, "registry: serving https://%s as %s\n", l.Addr(), Host)
 	if err := srv.ServeTLS(l, certFile, keyFile); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
+}
+
+// serveUntrusted serves h over TLS with a self-signed certificate made now,
+// which no node trusts.
+func serveUntrusted(ctx context.Context, addr string, h http.Handler, logw io.Writer) error {
+	cert, err := selfSigned(UntrustedHost)
+	if err != nil {
+		return err
+	}
+	l, err := tls.Listen("tcp", addr, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
+	go func() { <-ctx.Done(); srv.Close() }()
+	go srv.Serve(l) //nolint:errcheck // ends with ctx
+	fmt.Fprintf(logw, "registry: serving https://%s as %s with a certificate no node trusts\n", l.Addr(), UntrustedHost)
+	return nil
+}
+
+// serveStalled accepts connections and holds them without a byte, until
+// the client gives up or ctx ends.
+func serveStalled(ctx context.Context, addr string, logw io.Writer) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	go func() { <-ctx.Done(); l.Close() }()
+	go func() {
+		var held []net.Conn
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				for _, c := range held {
+					c.Close()
+				}
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	fmt.Fprintf(logw, "registry: %s on %s accepts connections and never answers\n", StalledHost, l.Addr())
+	return nil
+}
+
+// selfSigned is a certificate for name signed by its own key.
+func selfSigned(name string) (tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()),
+		Subject:      pkix.Name{CommonName: name},
+		DNSNames:     []string{name},
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+		NotBefore:    time.Now().Add(-time.Minute),
+		NotAfter:     time.Now().Add(365 * 24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }

@@ -38,7 +38,8 @@ type Scenario struct {
 	// Deadline is how long the verdict may take to settle after apply.
 	Deadline time.Duration
 	// TaintNodes, when set, is put on every node: the scenario changes the
-	// whole lab, so it is applied alone (Exclusive).
+	// whole lab, so it is applied alone (Exclusive); so is one that holds
+	// the nodes' image pullers.
 	TaintNodes *corev1.Taint
 	Exclusive  bool
 	// LabOnly, when set, says why the scenario reproduces only on the
@@ -133,6 +134,11 @@ var all = []Scenario{
 	{Name: "image-unauthorized", Summary: "a private image without imagePullSecrets", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImagePullUnauthorized", LabOnly: labImages},
 	{Name: "image-wrong-platform", Summary: "image registry.lab.internal/web:arm64-only, built for linux/arm64 only", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImagePlatformMismatch", LabOnly: labImages},
 	{Name: "registry-unreachable", Summary: "an image on a registry host that does not resolve", Health: chain.Broken, Link: chain.LinkContainers, Cause: "RegistryHostUnresolved"},
+	{Name: "registry-untrusted", Summary: "an image on a registry whose certificate the node does not trust", Health: chain.Broken, Link: chain.LinkContainers, Cause: "RegistryCertificateUntrusted", LabOnly: labImages},
+	{Name: "pull-stalled", Summary: "an image on a registry that accepts connections and never answers", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImagePullTimeout", LabOnly: labImages,
+		// Each try holds the node's serialized image puller for the 10 s
+		// of a TLS handshake timeout, delaying every other pod's pull.
+		Exclusive: true},
 	{Name: "invalid-image-name", Summary: "an image reference with upper-case letters", Health: chain.Broken, Link: chain.LinkContainers, Cause: "InvalidImageName"},
 	{Name: "image-never-pulled", Summary: "imagePullPolicy Never with an image no node holds", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImageNeverPulled"},
 	{Name: "configmap-missing", Summary: "envFrom ConfigMap web-config, which does not exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ConfigMapNotFound"},

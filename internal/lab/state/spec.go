@@ -62,6 +62,10 @@ type Ports struct {
 	AdmissionWebhook  int `json:"admissionWebhook"`
 	// Registry is the lab's image registry (HTTPS), with real nodes only.
 	Registry int `json:"registry,omitempty"`
+	// RegistryUntrusted serves the registry with a certificate no node
+	// trusts; RegistryStalled accepts connections and never answers.
+	RegistryUntrusted int `json:"registryUntrusted,omitempty"`
+	RegistryStalled   int `json:"registryStalled,omitempty"`
 }
 
 // Host is the only address the lab listens on.
@@ -96,6 +100,13 @@ func NodeName(i int) string { return fmt.Sprintf("lab-node-%d", i+1) }
 
 // RegistryAddr is where the lab's image registry listens.
 func (s Spec) RegistryAddr() string { return hostPort(s.Ports.Registry) }
+
+// RegistryUntrustedAddr and RegistryStalledAddr are the registry's two
+// broken doubles.
+func (s Spec) RegistryUntrustedAddr() string { return hostPort(s.Ports.RegistryUntrusted) }
+
+// RegistryStalledAddr: see RegistryUntrustedAddr.
+func (s Spec) RegistryStalledAddr() string { return hostPort(s.Ports.RegistryStalled) }
 
 // ComponentNames are the lab's processes in start order: the fixed ones,
 // then, with real nodes, the registry and each node's containerd and
