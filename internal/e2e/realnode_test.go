@@ -487,20 +487,20 @@ func realPodStart(b *testing.B, kc string) time.Duration {
 	if _, err := c.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)
 	}
+	// The API's times have a resolution of a second: the pod is watched
+	// by polling every 20 ms instead, bound when spec.nodeName is set.
+	var bound time.Time
 	for {
 		p, err := c.CoreV1().Pods("default").Get(ctx, "bench", metav1.GetOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(p.Status.ContainerStatuses) > 0 && p.Status.ContainerStatuses[0].State.Running != nil {
-			var bound time.Time
-			for _, cond := range p.Status.Conditions {
-				if cond.Type == corev1.PodScheduled {
-					bound = cond.LastTransitionTime.Time
-				}
-			}
-			return p.Status.ContainerStatuses[0].State.Running.StartedAt.Sub(bound)
+		if bound.IsZero() && p.Spec.NodeName != "" {
+			bound = time.Now()
 		}
-		time.Sleep(100 * time.Millisecond)
+		if len(p.Status.ContainerStatuses) > 0 && p.Status.ContainerStatuses[0].State.Running != nil {
+			return time.Since(bound)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
