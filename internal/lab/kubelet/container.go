@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/workload"
 )
 
 // syncContainer takes one container as far as it goes now: a running one
@@ -142,6 +144,48 @@ func (w *podWorker) startContainer(ctx context.Context, pod *corev1.Pod, spec *c
 	cr.nextReadiness = now.Add(probeDelay(spec.ReadinessProbe))
 	cr.nextLiveness = now.Add(probeDelay(spec.LivenessProbe))
 	cr.livenessFailures = 0
+	if postStartFails(spec) {
+		// pkg/kubelet/kuberuntime/kuberuntime_container.go startContainer's
+		// step 4: the event leaves the hook's output out, then the kubelet
+		// kills the container (SIGTERM: the program's own exit) in the
+		// sync that will ask for its restart.
+		warn(w.a.events, ref, reasonFailedPostStartHook, msgPostStartHookFailed)
+		emit(w.a.events, ref, reasonKilling, reasonFailedPostStartHook)
+		code, reason := cr.out.Stop.Code, reasonCompleted
+		if code != 0 {
+			reason = reasonError
+		}
+		cr.exit(now, code, reason)
+		cr.killedBySync = true
+	}
+}
+
+// postStartFails says whether the container's postStart hook fails: an
+// exec hook that runs the lab's program asking it to exit non-zero, or
+// anything else the lab's image does not hold (the program is all it
+// holds); an HTTP hook on the program's /healthz when it is asked to be
+// unhealthy. A sleep hook, or a hook on another image, succeeds.
+func postStartFails(c *corev1.Container) bool {
+	if c.Lifecycle == nil || c.Lifecycle.PostStart == nil {
+		return false
+	}
+	if host, _, _ := splitImage(c.Image); host != RegistryHost {
+		return false
+	}
+	h := c.Lifecycle.PostStart
+	switch {
+	case h.Exec != nil:
+		cmd := h.Exec.Command
+		if len(cmd) == 0 || cmd[0] != workloadPath {
+			return true
+		}
+		o, err := workload.Parse(cmd[1:], func(string) string { return "" })
+		return err != nil || o.Exit != 0
+	case h.HTTPGet != nil:
+		out, ok := programOutcome(c)
+		return ok && out.LivenessFails && h.HTTPGet.Path == "/healthz"
+	}
+	return false
 }
 
 // runContainer ends a running container whose exit is due and runs its

@@ -13,13 +13,17 @@ import (
 // node's. formats_test.go checks each format against that source.
 const (
 	// pkg/kubelet/events/event.go
-	reasonPulling   = "Pulling"
-	reasonPulled    = "Pulled"
-	reasonCreated   = "Created"
-	reasonStarted   = "Started"
-	reasonKilling   = "Killing"
-	reasonStarting  = "Starting"
-	reasonNodeReady = "NodeReady"
+	reasonPulling = "Pulling"
+	reasonPulled  = "Pulled"
+	reasonCreated = "Created"
+	reasonStarted = "Started"
+	reasonKilling = "Killing"
+	// reasonFailedPostStartHook is also the Killing event's message after
+	// a failed postStart hook.
+	reasonFailedPostStartHook = "FailedPostStartHook"
+	msgPostStartHookFailed    = "PostStartHook failed"
+	reasonStarting            = "Starting"
+	reasonNodeReady           = "NodeReady"
 
 	// pkg/kubelet/images/image_manager.go
 	msgPulling        = "Pulling image %q"

@@ -21,6 +21,8 @@ func PodEventFormats() []EventFormat {
 		{normal, reasonStarted, msgStarted},
 		{normal, reasonKilling, msgKilling},
 		{normal, reasonKilling, fmt.Sprintf(msgWillBeRestarted, msgFailedLiveness)},
+		{normal, reasonKilling, reasonFailedPostStartHook},
+		{warning, reasonFailedPostStartHook, msgPostStartHookFailed},
 		{normal, reasonBackOff, msgBackOffPull},
 		{warning, reasonFailed, msgFailedToPull},
 		{warning, reasonFailed, msgError},

@@ -8,6 +8,10 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/internal/workload"
 )
 
+// workloadPath is where the program is in every lab image
+// (internal/lab/registry WorkloadAt).
+const workloadPath = "/chain-workload"
+
 // programOutcome plays chain-workload, the program of every image of the
 // lab's registry, as its flags ask (the container's args, then its
 // CHAIN_* environment): what the program does on a real node, the

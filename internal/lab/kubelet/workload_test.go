@@ -46,3 +46,27 @@ func sameOutcome(a, b RunOutcome) bool {
 	a.Exit, b.Exit = nil, nil
 	return a.Ready == b.Ready && a.LivenessFails == b.LivenessFails && a.ReadinessFails == b.ReadinessFails && a.Stop == b.Stop
 }
+
+func TestPostStartFails(t *testing.T) {
+	hook := func(h corev1.LifecycleHandler) corev1.Container {
+		return corev1.Container{Image: "registry.lab.internal/web:v1", Lifecycle: &corev1.Lifecycle{PostStart: &h}}
+	}
+	exec := func(cmd ...string) corev1.Container {
+		return hook(corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: cmd}})
+	}
+	for _, tt := range []struct {
+		name string
+		c    corev1.Container
+		want bool
+	}{
+		{"no hook", corev1.Container{Image: "registry.lab.internal/web:v1"}, false},
+		{"the program exits 1", exec("/chain-workload", "--exit", "1", "--http", ""), true},
+		{"the program exits 0", exec("/chain-workload", "--exit", "0", "--http", ""), false},
+		{"a command the image lacks", exec("/bin/sh", "-c", "true"), true},
+		{"a sleep", hook(corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 1}}), false},
+	} {
+		if got := postStartFails(&tt.c); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
