@@ -28,7 +28,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
@@ -112,16 +111,7 @@ func BenchmarkScale(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	kc = strings.TrimSpace(kc)
-	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg.QPS, cfg.Burst = 100, 200
-	c, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := clientFor(b, strings.TrimSpace(kc), 100)
 	for i := 0; i < b.N; i++ {
 		ns := createNamespaceIn(ctx, b, c, fmt.Sprintf("bench-scale-%d", i))
 		before := labUsage(b, dir)

@@ -158,6 +158,22 @@ func componentLogs() string {
 	return b.String()
 }
 
+// clientFor connects to the lab of kubeconfig kc with qps requests a
+// second (burst twice that).
+func clientFor(tb testing.TB, kc string, qps float32) kubernetes.Interface {
+	tb.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = qps, int(2*qps)
+	c, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
 func fail(format string, args ...any) int {
 	fmt.Fprintf(os.Stderr, "e2e: "+format+"\n", args...)
 	return 1

@@ -16,7 +16,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	labpkg "github.com/kubectl-chain/kubectl-chain/internal/lab"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/realnode"
@@ -51,15 +50,7 @@ func TestRealNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	kc := state.Layout{Dir: realDir}.Kubeconfig()
-	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.QPS, cfg.Burst = 50, 100
-	c, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := clientFor(t, kc, 50)
 
 	var mu sync.Mutex
 	var rows []fidelityRow
@@ -461,14 +452,7 @@ func BenchmarkRealNode(b *testing.B) {
 // returns the time from its PodScheduled condition to its container
 // running.
 func realPodStart(b *testing.B, kc string) time.Duration {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := clientFor(b, kc, 5)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for {
