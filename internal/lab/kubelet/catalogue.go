@@ -44,6 +44,20 @@ func pullFailureTime(image string) time.Duration {
 // missingTags are the tags RegistryHost answers 404 for.
 var missingTags = []string{"missing", "does-not-exist"}
 
+// noEntrypointTag is the tag of web whose image's entrypoint is not in it
+// (missingEntrypoint), as in the lab's registry for real nodes.
+const (
+	noEntrypointTag   = "no-entrypoint"
+	missingEntrypoint = "/no-such-program"
+)
+
+// runcStartFailed is the start error of containerd 2.4.2 and runc 1.5.3 as
+// the kubelet receives it (the lab's real node): containerd's "failed to
+// create containerd task" and "failed to create shim task", runc's "OCI
+// runtime create failed: runc create failed: unable to start container
+// process: error during container init: %w".
+const runcStartFailed = "failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: %s"
+
 // otherPlatformTag is the tag whose image is built for linux/arm64 only, as
 // in the lab's registry for real nodes.
 const otherPlatformTag = "arm64-only"

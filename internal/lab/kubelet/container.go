@@ -3,9 +3,11 @@ package kubelet
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -34,7 +36,8 @@ func (w *podWorker) syncContainer(ctx context.Context, pod *corev1.Pod, spec *co
 		cr.last = cr.terminated()
 		cr.wait(reasonCrashLoopBackOff, "")
 	case containerWaiting:
-		if cr.last != nil && cr.waitReason == reasonCrashLoopBackOff && w.crashLoopBackOff(pod, spec, cr, cr.last.FinishedAt.Time) {
+		if cr.last != nil && (cr.waitReason == reasonCrashLoopBackOff || cr.waitReason == reasonRunContainerError) &&
+			w.crashLoopBackOff(pod, spec, cr, cr.last.FinishedAt.Time) {
 			return
 		}
 	}
@@ -81,6 +84,9 @@ func (w *podWorker) crashLoopBackOff(pod *corev1.Pod, spec *corev1.Container, cr
 		warn(w.a.events, containerRef(pod, spec, cr.init), reasonBackOff, fmt.Sprintf(msgBackOffRestart, spec.Name, desc))
 		backoff := w.crashBackOff.Get(key)
 		switch {
+		case cr.waitReason == reasonRunContainerError:
+			// the failed start's reason stays in the kubelet's reason
+			// cache until the next start: the status keeps it
 		case cr.phase != containerExited:
 			cr.wait(reasonCrashLoopBackOff, fmt.Sprintf(msgCrashLoopBackOff, backoff, spec.Name, desc))
 		case cr.backOffSynced || cr.killedBySync:
@@ -125,8 +131,20 @@ func (w *podWorker) startContainer(ctx context.Context, pod *corev1.Pod, spec *c
 	cr.id = containerID(pod, spec.Name, int(cr.instances))
 	cr.instances++
 	emit(w.a.events, ref, reasonCreated, msgCreated)
-	emit(w.a.events, ref, reasonStarted, msgStarted)
 	now := w.a.clock.Now()
+	if msg := startError(spec); msg != "" {
+		// The runtime created the container and could not start its
+		// process: the kubelet's "Error: %v" event, the container left
+		// waiting in RunContainerError, and containerd's record of it as
+		// terminated with StartError and 128, never started.
+		warn(w.a.events, ref, reasonFailed, fmt.Sprintf(msgError, msg))
+		cr.last = &corev1.ContainerStateTerminated{ExitCode: 128, Reason: reasonStartError, Message: msg, ContainerID: cr.id,
+			StartedAt: metav1.NewTime(time.Unix(0, 0).UTC()), FinishedAt: metav1.NewTime(now)}
+		cr.wait(reasonRunContainerError, msg)
+		w.after(now)
+		return
+	}
+	emit(w.a.events, ref, reasonStarted, msgStarted)
 	cr.phase, cr.startedAt, cr.waitReason, cr.waitMessage = containerRunning, now, "", ""
 	cr.out = w.behaviour.Run(pod, spec)
 	if cr.init && !cr.sidecar && cr.out.Exit == nil {
@@ -158,6 +176,31 @@ func (w *podWorker) startContainer(ctx context.Context, pod *corev1.Pod, spec *c
 		cr.exit(now, code, reason)
 		cr.killedBySync = true
 	}
+}
+
+// startError is the runtime's error starting the container's process, ""
+// when it starts: the lab's image without its entrypoint, or a command the
+// lab's images do not hold (they hold the program only). The wording is
+// runc's under containerd 2.4.2, as the lab's real node gives it.
+func startError(c *corev1.Container) string {
+	host, path, ref := splitImage(c.Image)
+	if host != RegistryHost {
+		return ""
+	}
+	exe := ""
+	switch {
+	case len(c.Command) > 0 && c.Command[0] != workloadPath:
+		exe = c.Command[0]
+	case len(c.Command) == 0 && path == "web" && ref == noEntrypointTag:
+		exe = missingEntrypoint
+	default:
+		return ""
+	}
+	cause := fmt.Sprintf("exec: %q: executable file not found in $PATH", exe)
+	if strings.HasPrefix(exe, "/") {
+		cause = fmt.Sprintf("exec: %q: stat %s: no such file or directory", exe, exe)
+	}
+	return fmt.Sprintf(runcStartFailed, cause)
 }
 
 // postStartFails says whether the container's postStart hook fails: an

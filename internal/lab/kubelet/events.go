@@ -69,6 +69,11 @@ const (
 	// pkg/kubelet/kuberuntime/kuberuntime_container.go
 	msgError                         = "Error: %v"
 	reasonCreateContainerConfigError = "CreateContainerConfigError"
+	// pkg/kubelet/container/sync_result.go ErrRunContainer, and the
+	// terminated reason containerd gives a container whose process never
+	// started (internal/cri/server/helpers.go)
+	reasonRunContainerError = "RunContainerError"
+	reasonStartError        = "StartError"
 	// pkg/kubelet/kuberuntime/kuberuntime_manager.go
 	msgBackOffRestart      = "Back-off restarting failed container %s in pod %s"
 	msgCrashLoopBackOff    = "back-off %s restarting failed container=%s pod=%s"

@@ -70,3 +70,22 @@ func TestPostStartFails(t *testing.T) {
 		}
 	}
 }
+
+func TestStartError(t *testing.T) {
+	for _, tt := range []struct {
+		c    corev1.Container
+		want string
+	}{
+		{corev1.Container{Image: "registry.lab.internal/web:v1"}, ""},
+		{corev1.Container{Image: "registry.lab.internal/web:v1", Command: []string{"/chain-workload"}}, ""},
+		{corev1.Container{Image: "nginx:1", Command: []string{"/bin/sh"}}, ""},
+		{corev1.Container{Image: "registry.lab.internal/web:no-entrypoint"},
+			`failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: exec: "/no-such-program": stat /no-such-program: no such file or directory`},
+		{corev1.Container{Image: "registry.lab.internal/web:v1", Command: []string{"sh", "-c", "true"}},
+			`failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: exec: "sh": executable file not found in $PATH`},
+	} {
+		if got := startError(&tt.c); got != tt.want {
+			t.Errorf("%s %v: %q, want %q", tt.c.Image, tt.c.Command, got, tt.want)
+		}
+	}
+}

@@ -147,6 +147,7 @@ var all = []Scenario{
 	{Name: "mount-configmap-missing", Summary: "a volume from ConfigMap web-config, which does not exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "VolumeConfigMapNotFound"},
 	{Name: "mount-secret-missing", Summary: "a volume from Secret web-tls, which does not exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "VolumeSecretNotFound"},
 	{Name: "sandbox-failing", Summary: "pods whose sandbox network setup fails (CNI plugin missing)", Health: chain.Broken, Link: chain.LinkContainers, Cause: "CNINotReady", LabOnly: labAnnotation, NotOnRealNode: simSandbox},
+	{Name: "entrypoint-missing", Summary: "image registry.lab.internal/web:no-entrypoint, whose entrypoint is not in it", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ExecutableNotFound", LabOnly: labImages},
 	{Name: "crashloop", Summary: "a container that exits 1 after a second", Health: chain.Broken, Link: chain.LinkContainers, Cause: "CrashLoopBackOff", LabOnly: labProgram},
 	{Name: "container-completed", Summary: "a container that exits 0 after a second, restarted as restartPolicy Always wants", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ContainerCompleted", LabOnly: labProgram},
 	{Name: "oomkilled", Summary: "a container allocating 64Mi a second with a 128Mi limit", Health: chain.Broken, Link: chain.LinkContainers, Cause: "OOMKilled", LabOnly: labProgram},
