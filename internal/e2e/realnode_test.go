@@ -289,7 +289,7 @@ func containerStates(ctx context.Context, t *testing.T, c kubernetes.Interface, 
 					if _, after, ok := strings.Cut(msg, ": ErrImagePull: "); ok {
 						msg = after
 					}
-					seen["waiting ErrImagePull|ImagePullBackOff: "+m.mask(msg)] = true
+					seen[pullState+m.mask(msg)] = true
 				case s.Waiting != nil:
 					seen["waiting "+s.Waiting.Reason+": "+m.mask(s.Waiting.Message)] = true
 				case s.Terminated != nil:
@@ -310,16 +310,34 @@ func keys(set map[string]bool) []string {
 	return out
 }
 
-// diffShapes lists, marked with sign, the lines of want that have is lacks.
+// pullState starts the state line of a failing pull; its error is also the
+// message of the kubelet's Failed event, which a node that was never
+// caught in that state still shows.
+const pullState = "waiting ErrImagePull|ImagePullBackOff: "
+
+// diffShapes lists, marked with sign, the lines of want that have lacks.
 func diffShapes(want, has []string, sign string) string {
 	in := map[string]bool{}
 	for _, x := range has {
 		in[x] = true
 	}
+	shown := func(l string) bool {
+		if in[l] {
+			return true
+		}
+		if err, ok := strings.CutPrefix(l, pullState); ok {
+			for _, x := range has {
+				if strings.HasPrefix(x, "event Warning Failed: Failed to pull image ") && strings.HasSuffix(x, ": "+err) {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	sort.Strings(want)
 	var b strings.Builder
 	for _, l := range want {
-		if !in[l] {
+		if !shown(l) {
 			fmt.Fprintf(&b, "%s %s\n", sign, l)
 		}
 	}
@@ -335,6 +353,7 @@ var maskRes = []struct {
 	with string
 }{
 	{regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`), "UID"},
+	{regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`), "TIME"},
 	{regexp.MustCompile(`sha256:[0-9a-f]{64}`), "DIGEST"},
 	{regexp.MustCompile(`127\.0\.0\.1:\d+`), "127.0.0.1:PORT"},
 	{regexp.MustCompile(`\b[0-9a-f]{12,}\b`), "ID"},

@@ -36,7 +36,7 @@ func (w *podWorker) syncContainer(ctx context.Context, pod *corev1.Pod, spec *co
 		cr.last = cr.terminated()
 		cr.wait(reasonCrashLoopBackOff, "")
 	case containerWaiting:
-		if cr.last != nil && (cr.waitReason == reasonCrashLoopBackOff || cr.waitReason == reasonRunContainerError) &&
+		if cr.last != nil && (cr.waitReason == reasonCrashLoopBackOff || cr.waitReason == reasonRunContainerError || cr.waitReason == reasonPostStartHookError) &&
 			w.crashLoopBackOff(pod, spec, cr, cr.last.FinishedAt.Time) {
 			return
 		}
@@ -84,9 +84,10 @@ func (w *podWorker) crashLoopBackOff(pod *corev1.Pod, spec *corev1.Container, cr
 		warn(w.a.events, containerRef(pod, spec, cr.init), reasonBackOff, fmt.Sprintf(msgBackOffRestart, spec.Name, desc))
 		backoff := w.crashBackOff.Get(key)
 		switch {
-		case cr.waitReason == reasonRunContainerError:
-			// the failed start's reason stays in the kubelet's reason
-			// cache until the next start: the status keeps it
+		case cr.phase == containerWaiting && (cr.waitReason == reasonRunContainerError || cr.waitReason == reasonPostStartHookError):
+			// the status written in this sync was made before the kubelet
+			// learned of the back-off: it keeps the failed start's reason
+			// until the back-off's end
 		case cr.phase != containerExited:
 			cr.wait(reasonCrashLoopBackOff, fmt.Sprintf(msgCrashLoopBackOff, backoff, spec.Name, desc))
 		case cr.backOffSynced || cr.killedBySync:
@@ -98,12 +99,15 @@ func (w *podWorker) crashLoopBackOff(pod *corev1.Pod, spec *corev1.Container, cr
 		w.after(minTime(ts.Add(backoff), w.a.clock.Now().Add(syncFrequency)))
 		return true
 	}
-	if cr.phase == containerExited && cr.backOffSynced {
+	held := cr.phase == containerWaiting && (cr.waitReason == reasonRunContainerError || cr.waitReason == reasonPostStartHookError) && w.crashBackOff.Get(key) > 0
+	if cr.phase == containerExited && cr.backOffSynced || held {
 		// The sync at the back-off's end writes the status before it
 		// restarts the container, and the reason cache still says
 		// CrashLoopBackOff; the restart shows at the next relist.
 		desc := podDesc(pod.Name, pod.Namespace, pod.UID)
-		cr.last = cr.terminated()
+		if cr.phase == containerExited {
+			cr.last = cr.terminated()
+		}
 		cr.wait(reasonCrashLoopBackOff, fmt.Sprintf(msgCrashLoopBackOff, w.crashBackOff.Get(key), spec.Name, desc))
 		w.after(w.a.clock.Now().Add(relistDelay))
 		return true
@@ -141,7 +145,7 @@ func (w *podWorker) startContainer(ctx context.Context, pod *corev1.Pod, spec *c
 		cr.last = &corev1.ContainerStateTerminated{ExitCode: 128, Reason: reasonStartError, Message: msg, ContainerID: cr.id,
 			StartedAt: metav1.NewTime(time.Unix(0, 0).UTC()), FinishedAt: metav1.NewTime(now)}
 		cr.wait(reasonRunContainerError, msg)
-		w.after(now)
+		w.after(now.Add(relistDelay)) // the sync the container's death brings
 		return
 	}
 	emit(w.a.events, ref, reasonStarted, msgStarted)
@@ -162,19 +166,28 @@ func (w *podWorker) startContainer(ctx context.Context, pod *corev1.Pod, spec *c
 	cr.nextReadiness = now.Add(probeDelay(spec.ReadinessProbe))
 	cr.nextLiveness = now.Add(probeDelay(spec.LivenessProbe))
 	cr.livenessFailures = 0
-	if postStartFails(spec) {
+	if code, failed := postStartExit(spec); failed {
 		// pkg/kubelet/kuberuntime/kuberuntime_container.go startContainer's
 		// step 4: the event leaves the hook's output out, then the kubelet
 		// kills the container (SIGTERM: the program's own exit) in the
-		// sync that will ask for its restart.
+		// sync that will ask for its restart, and its reason cache keeps
+		// PostStartHookError with the handler's message
+		// (pkg/kubelet/lifecycle/handlers.go, the exec error of
+		// k8s.io/cri-client's remote_runtime.go, the program's own output).
 		warn(w.a.events, ref, reasonFailedPostStartHook, msgPostStartHookFailed)
 		emit(w.a.events, ref, reasonKilling, reasonFailedPostStartHook)
-		code, reason := cr.out.Stop.Code, reasonCompleted
-		if code != 0 {
+		stop, reason := cr.out.Stop.Code, reasonCompleted
+		if stop != 0 {
 			reason = reasonError
 		}
-		cr.exit(now, code, reason)
+		cr.exit(now, stop, reason)
 		cr.killedBySync = true
+		cmd := spec.Lifecycle.PostStart.Exec.Command
+		err := fmt.Sprintf("command '%s' exited with %d: %s", strings.Join(cmd, " "), code, "")
+		output := fmt.Sprintf("%s exiting with code %d\n", now.UTC().Format(time.RFC3339), code)
+		cr.last = cr.terminated()
+		cr.wait(reasonPostStartHookError, fmt.Sprintf(msgExecHookFailed, cmd, spec.Name, podDesc(pod.Name, pod.Namespace, pod.UID), err, output))
+		w.after(now.Add(relistDelay)) // the sync the container's death brings
 	}
 }
 
@@ -203,32 +216,26 @@ func startError(c *corev1.Container) string {
 	return fmt.Sprintf(runcStartFailed, cause)
 }
 
-// postStartFails says whether the container's postStart hook fails: an
-// exec hook that runs the lab's program asking it to exit non-zero, or
-// anything else the lab's image does not hold (the program is all it
-// holds); an HTTP hook on the program's /healthz when it is asked to be
-// unhealthy. A sleep hook, or a hook on another image, succeeds.
-func postStartFails(c *corev1.Container) bool {
-	if c.Lifecycle == nil || c.Lifecycle.PostStart == nil {
-		return false
+// postStartExit says whether the container's postStart hook fails, and
+// with which exit code: an exec hook that runs the lab's program asking it
+// to exit non-zero. Other hooks succeed (the simulated kubelet does not
+// play a command the lab's images do not hold, or an HTTP hook).
+func postStartExit(c *corev1.Container) (int, bool) {
+	if c.Lifecycle == nil || c.Lifecycle.PostStart == nil || c.Lifecycle.PostStart.Exec == nil {
+		return 0, false
 	}
 	if host, _, _ := splitImage(c.Image); host != RegistryHost {
-		return false
+		return 0, false
 	}
-	h := c.Lifecycle.PostStart
-	switch {
-	case h.Exec != nil:
-		cmd := h.Exec.Command
-		if len(cmd) == 0 || cmd[0] != workloadPath {
-			return true
-		}
-		o, err := workload.Parse(cmd[1:], func(string) string { return "" })
-		return err != nil || o.Exit != 0
-	case h.HTTPGet != nil:
-		out, ok := programOutcome(c)
-		return ok && out.LivenessFails && h.HTTPGet.Path == "/healthz"
+	cmd := c.Lifecycle.PostStart.Exec.Command
+	if len(cmd) == 0 || cmd[0] != workloadPath {
+		return 0, false
 	}
-	return false
+	o, err := workload.Parse(cmd[1:], func(string) string { return "" })
+	if err != nil {
+		return 2, true
+	}
+	return o.Exit, o.Exit > 0
 }
 
 // runContainer ends a running container whose exit is due and runs its

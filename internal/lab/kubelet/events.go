@@ -22,8 +22,12 @@ const (
 	// a failed postStart hook.
 	reasonFailedPostStartHook = "FailedPostStartHook"
 	msgPostStartHookFailed    = "PostStartHook failed"
-	reasonStarting            = "Starting"
-	reasonNodeReady           = "NodeReady"
+	// pkg/kubelet/kuberuntime/kuberuntime_container.go ErrPostStartHook,
+	// and pkg/kubelet/lifecycle/handlers.go's message of a failed exec hook
+	reasonPostStartHookError = "PostStartHookError"
+	msgExecHookFailed        = "Exec lifecycle hook (%v) for Container %q in Pod %q failed - error: %v, message: %q"
+	reasonStarting           = "Starting"
+	reasonNodeReady          = "NodeReady"
 
 	// pkg/kubelet/images/image_manager.go
 	msgPulling        = "Pulling image %q"

@@ -109,6 +109,8 @@ func TestFormatsMatchKubelet(t *testing.T) {
 		{"pkg/kubelet/kuberuntime/kuberuntime_container.go", msgStarted},
 		{"pkg/kubelet/kuberuntime/kuberuntime_container.go", msgKilling},
 		{"pkg/kubelet/kuberuntime/kuberuntime_container.go", msgPostStartHookFailed},
+		{"pkg/kubelet/kuberuntime/kuberuntime_container.go", reasonPostStartHookError},
+		{"pkg/kubelet/lifecycle/handlers.go", msgExecHookFailed},
 		{"pkg/kubelet/events/event.go", reasonFailedPostStartHook},
 		{"pkg/kubelet/kuberuntime/kuberuntime_container.go", reasonFailedPostStartHook},
 		{"pkg/kubelet/kubelet.go", msgStartingKubelet},
