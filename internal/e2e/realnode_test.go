@@ -31,13 +31,7 @@ import (
 // Where they differ the simulated kubelet is wrong. Then down must leave
 // nothing of the real node on the machine.
 func TestRealNode(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("real nodes need root (cgroups, mounts, network namespaces); run the tests as root to compare the simulated kubelet with the real one")
-	}
-	bin := filepath.Join(filepath.Dir(labBin), "nodebin")
-	if err := buildNodePrograms(bin); err != nil {
-		t.Fatal(err)
-	}
+	bin := nodePrograms(t)
 	start := time.Now()
 	if out, err := labAt(realDir, "up", "--nodes", "1", "--real-nodes", "1", "--node-bin", bin); err != nil {
 		status, _ := labAt(realDir, "status")
@@ -90,6 +84,20 @@ func TestRealNode(t *testing.T) {
 			t.Errorf("down left the state directory %s", realDir)
 		}
 	})
+}
+
+// nodePrograms skips without root, else builds the real nodes' programs
+// beside the lab binary and returns their directory.
+func nodePrograms(tb testing.TB) string {
+	tb.Helper()
+	if os.Geteuid() != 0 {
+		tb.Skip("real nodes need root (cgroups, mounts, network namespaces); run the tests as root to compare the simulated kubelet with the real one")
+	}
+	bin := filepath.Join(filepath.Dir(labBin), "nodebin")
+	if err := buildNodePrograms(bin); err != nil {
+		tb.Fatal(err)
+	}
+	return bin
 }
 
 // buildNodePrograms builds containerd, its shim, runc (with seccomp), the
@@ -453,13 +461,7 @@ func tail(s string, n int) string {
 // how long a pod of the lab's own image, pinned to it, takes from bound to
 // Running (goal: 5 s; the first pull of the image included).
 func BenchmarkRealNode(b *testing.B) {
-	if os.Geteuid() != 0 {
-		b.Skip("real nodes need root")
-	}
-	bin := filepath.Join(filepath.Dir(labBin), "nodebin")
-	if err := buildNodePrograms(bin); err != nil {
-		b.Fatal(err)
-	}
+	bin := nodePrograms(b)
 	var up, toRunning time.Duration
 	for i := 0; i < b.N; i++ {
 		dir := filepath.Join(b.TempDir(), "real")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/kindlab"
@@ -71,13 +73,10 @@ var stopStages = [][]string{
 // inStage reports whether component c is stopped in stage: by name, or, for
 // a real node's component, by its kind (containerd-*, kubelet-*).
 func inStage(stage []string, c string) bool {
-	node, real := state.RealNodeOf(c)
-	for _, s := range stage {
-		if s == c || real && (s == state.Containerd("*") && c == state.Containerd(node) || s == state.RealKubelet("*") && c == state.RealKubelet(node)) {
-			return true
-		}
+	if node, real := state.RealNodeOf(c); real {
+		c = strings.Replace(c, node, "*", 1)
 	}
-	return false
+	return slices.Contains(stage, c)
 }
 
 // stopAll stops the supervisor first, so that it restarts nothing, then

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/kubelet"
@@ -41,21 +42,13 @@ func Run(ctx context.Context, name, dir string) error {
 	if err != nil {
 		return fmt.Errorf("reading the lab's spec: %w", err)
 	}
-	for _, c := range s.ComponentNames() {
-		if c == name && !isFixed(name) {
-			return runRealNodeComponent(ctx, name, l, s)
-		}
+	if run, ok := runners[name]; ok {
+		return run(ctx, l, s)
 	}
-	run, ok := runners[name]
-	if !ok {
-		return fmt.Errorf("unknown component %q", name)
+	if slices.Contains(s.ComponentNames(), name) {
+		return runRealNodeComponent(ctx, name, l, s)
 	}
-	return run(ctx, l, s)
-}
-
-func isFixed(name string) bool {
-	_, ok := runners[name]
-	return ok
+	return fmt.Errorf("unknown component %q", name)
 }
 
 // withTermination ends ctx on SIGTERM or SIGINT, for the components we run

@@ -84,7 +84,7 @@ func runRealKubelet(ctx context.Context, n realnode.Node) error {
 	if err := realnode.FakeKernelTunables(filepath.Join(n.Dir(), "sysctl")); err != nil {
 		return err
 	}
-	if err := waitForSocket(ctx, n.Socket(), time.Minute); err != nil {
+	if err := waitForSocket(ctx, n.Socket(), state.Containerd(n.Name), time.Minute); err != nil {
 		return err
 	}
 	if code := runUpstreamKubelet(ctx, n.KubeletArgs()); code != 0 {
@@ -93,15 +93,14 @@ func runRealKubelet(ctx context.Context, n realnode.Node) error {
 	return nil
 }
 
-func waitForSocket(ctx context.Context, path string, limit time.Duration) error {
+func waitForSocket(ctx context.Context, path, component string, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for {
 		if st, err := os.Stat(path); err == nil && st.Mode()&os.ModeSocket != 0 {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("containerd's socket %s did not appear within %s: see `kubectl chain lab logs %s`", path, limit,
-				state.Containerd(filepath.Base(filepath.Dir(path))))
+			return fmt.Errorf("containerd's socket %s did not appear within %s: see `kubectl chain lab logs %s`", path, limit, component)
 		}
 		select {
 		case <-ctx.Done():

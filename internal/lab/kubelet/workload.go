@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -33,7 +34,7 @@ func programOutcome(c *corev1.Container) (RunOutcome, bool) {
 	}
 	asked := len(c.Args) > 0
 	for _, e := range c.Env {
-		asked = asked || len(e.Name) > 6 && e.Name[:6] == "CHAIN_"
+		asked = asked || strings.HasPrefix(e.Name, "CHAIN_")
 	}
 	if !asked {
 		return RunOutcome{}, false

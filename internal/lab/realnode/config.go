@@ -81,9 +81,6 @@ func (n Node) CNIConfDir() string { return n.path("cni", "net.d") }
 // in a tree of the lab's own (named after the bridge, unique per lab).
 func (n Node) CgroupRoot() string { return "/kubectl-chain-lab/" + n.Bridge }
 
-// Gateway is the node's own address on its bridge.
-func (n Node) Gateway() string { return n.NodeIP }
-
 // BridgeName is the bridge of the i-th real node of the lab in dir: a short
 // hash of the directory keeps two labs' bridges apart (IFNAMSIZ is 16).
 func BridgeName(dir string, i int) string {
@@ -163,7 +160,7 @@ func (n Node) cniConflist() string {
     }
   ]
 }
-`, n.Bridge, n.Subnet, n.Gateway(), n.path("cni", "ipam"))
+`, n.Bridge, n.Subnet, n.NodeIP, n.path("cni", "ipam"))
 }
 
 // kubeletYAML is the KubeletConfiguration: cgroupfs under the lab's cgroup

@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"sort"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -110,13 +109,6 @@ func Catalogue(workload []byte) (map[string]v1.Image, map[string]v1.ImageIndex, 
 		Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: "linux", Architecture: "arm64"}},
 	})
 	return images, map[string]v1.ImageIndex{OtherArch: index}, nil
-}
-
-// Names are the catalogue's names, sorted.
-func Names() []string {
-	names := []string{Web, WebV2, Pause, Private, OtherArch, NoEntry}
-	sort.Strings(names)
-	return names
 }
 
 // programLayer is one layer holding the program at WorkloadAt and an empty

@@ -21,7 +21,7 @@ import (
 func TestCatalogue(t *testing.T) {
 	program := []byte("#!chain-workload stand-in\n")
 	h := Handler(io.Discard)
-	if err := Fill(context.Background(), h, program); err != nil {
+	if _, err := Fill(context.Background(), h, program); err != nil {
 		t.Fatal(err)
 	}
 	anon := []remote.Option{remote.WithTransport(inProcess{h}), remote.WithAuth(authn.Anonymous)}

@@ -51,11 +51,11 @@ func authorized(r *http.Request) bool {
 }
 
 // Fill builds the catalogue from the program and pushes it into h in
-// process, with the lab's credentials.
-func Fill(ctx context.Context, h http.Handler, workload []byte) error {
+// process, with the lab's credentials; it returns how many it pushed.
+func Fill(ctx context.Context, h http.Handler, workload []byte) (int, error) {
 	images, indexes, err := Catalogue(workload)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	opts := []remote.Option{
 		remote.WithContext(ctx),
@@ -65,22 +65,22 @@ func Fill(ctx context.Context, h http.Handler, workload []byte) error {
 	for n, img := range images {
 		ref, err := name.NewTag(Ref(n))
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if err := remote.Write(ref, img, opts...); err != nil {
-			return fmt.Errorf("pushing %s: %w", n, err)
+			return 0, fmt.Errorf("pushing %s: %w", n, err)
 		}
 	}
 	for n, idx := range indexes {
 		ref, err := name.NewTag(Ref(n))
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if err := remote.WriteIndex(ref, idx, opts...); err != nil {
-			return fmt.Errorf("pushing %s: %w", n, err)
+			return 0, fmt.Errorf("pushing %s: %w", n, err)
 		}
 	}
-	return nil
+	return len(images) + len(indexes), nil
 }
 
 // inProcess sends requests to a handler without a network.
@@ -112,10 +112,11 @@ func Run(ctx context.Context, addrs Addrs, certFile, keyFile, workloadPath strin
 	}
 	h := Handler(logw)
 	start := time.Now()
-	if err := Fill(ctx, h, workload); err != nil {
+	n, err := Fill(ctx, h, workload)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(logw, "registry: %d images built and pushed in %s\n", len(Names()), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(logw, "registry: %d images built and pushed in %s\n", n, time.Since(start).Round(time.Millisecond))
 	l, err := net.Listen("tcp", addrs.Registry)
 	if err != nil {
 		return err
