@@ -24,6 +24,10 @@ const (
 	CNINotReady             chain.CauseID = "CNINotReady"
 	CNIDatastoreUnreachable chain.CauseID = "CNIDatastoreUnreachable"
 	SandboxImagePullFailed  chain.CauseID = "SandboxImagePullFailed"
+	// RuntimeHandlerMissing is a pod whose RuntimeClass does not exist, or
+	// whose handler the node's container runtime has no configuration for
+	// (gVisor, Kata, the NVIDIA runtime not installed on that node).
+	RuntimeHandlerMissing chain.CauseID = "RuntimeHandlerMissing"
 )
 
 // sandboxCauses: a CNI plugin that is still starting on a new node fails a
@@ -48,6 +52,10 @@ var sandboxCauses = []Cause{
 	{ID: SandboxImagePullFailed, Link: chain.LinkContainers,
 		Summary:  "the container runtime could not pull the pod sandbox (pause) image",
 		NextStep: "check the runtime's sandbox image setting on the node (containerd: sandbox_image or pinned_images.sandbox; CRI-O: pause_image) and that the node can pull it, or pre-load it on air-gapped nodes",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: RuntimeHandlerMissing, Link: chain.LinkContainers,
+		Summary:  "the pod's RuntimeClass does not exist, or the node's container runtime has no handler of that name",
+		NextStep: runtimeHandlerStep,
 		Terminal: TerminalRule{Mode: AfterGrace}},
 	{ID: SandboxKillFailed, Link: chain.LinkContainers,
 		Summary:  "the container runtime could not stop the pod sandbox (mostly the CNI plugin failing to delete the pod network)",
@@ -179,14 +187,15 @@ func sandboxCreate(err string) Decoded {
 	case SandboxImagePullFailed:
 		d.Summary = "the runtime could not get the pod sandbox (pause) image: " + se.tail
 		return d
+	case RuntimeHandlerMissing:
+		d.Summary = "the pod's runtime handler is not available on the node: " + se.tail
+		d.NextStep = runtimeHandlerStep
+		return d
 	}
 	switch se.kind {
 	case "cni":
 		d.Summary = fmt.Sprintf("CNI plugin %q failed to set up the pod network: %s", se.plugin, se.tail)
 		d.NextStep = sandboxCNIStep(se.plugin)
-	case "runtime-handler":
-		d.Summary = "the pod's runtime handler is not available on the node: " + se.tail
-		d.NextStep = "fix spec.template.spec.runtimeClassName, or configure that handler in the nodes' container runtime"
 	default:
 		d.Summary = "the pod sandbox could not be created: " + se.tail
 	}
@@ -209,6 +218,8 @@ func sandboxCause(se sandboxError, raw string) chain.CauseID {
 		return false
 	}
 	switch {
+	case se.kind == "runtime-handler":
+		return RuntimeHandlerMissing
 	case se.kind == "sandbox-image", has("sandbox image", "pause image", "failed to pull sandbox"), pauseImageRE.MatchString(raw):
 		return SandboxImagePullFailed
 	case has("connection is unauthorized", "error getting clusterinformation", "unable to connect to cilium",
@@ -234,6 +245,8 @@ func sandboxCause(se sandboxError, raw string) chain.CauseID {
 	}
 	return SandboxCreationFailed
 }
+
+const runtimeHandlerStep = "check spec.template.spec.runtimeClassName against kubectl get runtimeclass (its HANDLER column): every node the pods may land on must configure that handler in its container runtime (containerd: a runtimes section of that name in its CRI config; CRI-O: crio.runtime.runtimes), or the RuntimeClass's scheduling.nodeSelector must keep the pods on nodes that do"
 
 const sandboxNoCNIStep = "install or repair the cluster's network plugin: its DaemonSet must run on the node and write a config to /etc/cni/net.d"
 
