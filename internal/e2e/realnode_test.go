@@ -382,6 +382,9 @@ var maskRes = []struct {
 	{regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}\b`), "IP"},
 	{regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|ms|s|m|h)\b`), "DUR"},
 	{regexp.MustCompile(`Image size: \d+ bytes`), "Image size: N bytes"},
+	// The CNI plugins' directory: the node's --node-bin on a real node,
+	// containerd's default on a simulated one.
+	{regexp.MustCompile(`in path \[[^\]]*\]`), "in path [CNI-BIN-DIRS]"},
 	{regexp.MustCompile(`kube-api-access-[a-z0-9]{5}`), "kube-api-access-XXXXX"},
 }
 

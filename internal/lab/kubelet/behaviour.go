@@ -18,9 +18,6 @@ import (
 // env and volumes, image pull secrets) are the pod worker's, not a
 // behaviour's: they fail exactly when the objects are missing.
 type Behaviour interface {
-	// Sandbox is the runtime's error creating the pod's sandbox, "" when it
-	// succeeds.
-	Sandbox(pod *corev1.Pod) string
 	// Pull is the outcome of pulling image for container c. The pod's
 	// imagePullSecrets list only the secrets the kubelet could read.
 	Pull(pod *corev1.Pod, c *corev1.Container, image string) PullOutcome
@@ -100,9 +97,6 @@ func (h Healthy) Pull(_ *corev1.Pod, _ *corev1.Container, image string) PullOutc
 		Digest:   digestOf("image", image),
 	}
 }
-
-// Sandbox always succeeds.
-func (Healthy) Sandbox(*corev1.Pod) string { return "" }
 
 // Run keeps the container running and ready.
 func (Healthy) Run(*corev1.Pod, *corev1.Container) RunOutcome { return RunOutcome{Ready: true} }

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/kubernetes/pkg/util/parsers"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
 
 // The lab's invented registries (never a real registry's host).
@@ -191,11 +192,12 @@ func splitImage(image string) (host, path, ref string) {
 	return host, path, ref
 }
 
-// cniFailure is containerd's error when the CNI plugin is missing on the
-// node.
-func cniFailure(pod *corev1.Pod) string {
-	id := strings.TrimPrefix(digestOf("sandbox", string(pod.UID)), "sha256:")
-	find := fmt.Errorf(cniFindPlugin, "bridge", "[/opt/cni/bin]")
-	plugin := fmt.Errorf(cniPluginFailed, `type="bridge" name="lab-pod-network"`, find)
+// cniFailure is containerd's error for sandbox id when the node's CNI
+// configuration names a plugin it does not have: the lab nodes' network of
+// runtime handler state.HandlerCNIMissing. libcni's pluginDescription names
+// the plugin's own name, which a plugin of a list (as flannel's) lacks.
+func cniFailure(id string) string {
+	find := fmt.Errorf(cniFindPlugin, state.CNIMissingPlugin, "[/opt/cni/bin]")
+	plugin := fmt.Errorf(cniPluginFailed, fmt.Sprintf("type=%q", state.CNIMissingPlugin), find)
 	return grpcError("Unknown", fmt.Errorf(ctrSandboxNetwork, id, plugin))
 }

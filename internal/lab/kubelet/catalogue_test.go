@@ -72,10 +72,13 @@ func TestApplyDefaultImageTag(t *testing.T) {
 func TestCNIFailure(t *testing.T) {
 	pod := &corev1.Pod{}
 	pod.UID = types.UID("uid-1")
-	got := cniFailure(pod)
-	id := digestOf("sandbox", "uid-1")[len("sha256:"):]
+	id := sandboxID(pod, 1)
+	if id == sandboxID(pod, 2) || len(id) != 64 {
+		t.Errorf("sandbox IDs %q, %q: each try must be a new sandbox of 64 hex digits", id, sandboxID(pod, 2))
+	}
+	got := cniFailure(id)
 	// The form of diagnose/sandbox_test.go (containerd sandbox_run.go, libcni).
-	want := `rpc error: code = Unknown desc = failed to setup network for sandbox "` + id + `": plugin type="bridge" name="lab-pod-network" failed (add): failed to find plugin "bridge" in path [/opt/cni/bin]`
+	want := `rpc error: code = Unknown desc = failed to setup network for sandbox "` + id + `": plugin type="flannel" failed (add): failed to find plugin "flannel" in path [/opt/cni/bin]`
 	if got != want {
 		t.Errorf("cniFailure = %q, want %q", got, want)
 	}

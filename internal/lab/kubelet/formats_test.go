@@ -75,6 +75,8 @@ func TestFormatsMatchContainerd(t *testing.T) {
 		{"core/images/image.go", ctrNoPlatform},
 		{"core/remotes/docker/resolver.go", errInvalidAuthorization.Error()},
 		{"internal/cri/server/sandbox_run.go", ctrSandboxNetwork},
+		{"internal/cri/server/sandbox_run.go", ctrNoOCIRuntime},
+		{"internal/cri/config/config.go", ctrNoRuntime},
 		{"internal/cri/server/helpers.go", reasonCompleted},
 		{"internal/cri/server/helpers.go", reasonError},
 		{"internal/cri/server/helpers.go", reasonOOMKilled},
@@ -135,6 +137,7 @@ func TestFormatsMatchKubelet(t *testing.T) {
 		{"pkg/kubelet/kubelet_pods.go", reasonContainerCreating},
 		{"pkg/kubelet/kubelet_pods.go", reasonPodInitializing},
 		// Failures.
+		{"pkg/kubelet/runtimeclass/runtimeclass_manager.go", kubeletLookupRuntimeClass},
 		{"pkg/kubelet/events/event.go", reasonFailed},
 		{"pkg/kubelet/events/event.go", reasonInspectFailed},
 		{"pkg/kubelet/events/event.go", reasonBackOff},

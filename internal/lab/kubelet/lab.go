@@ -47,9 +47,6 @@ import (
 //     kubelet SIGKILLs it: exit 137;
 //   - lab.kubectl-chain.io/stop-exit-code: its exit code on SIGTERM, default 0
 //     (143 is a program that SIGTERM ends without a handler);
-//   - lab.kubectl-chain.io/sandbox: "fail" (pod-wide only): the node's CNI
-//     plugin cannot set up the pod's network, as on a node labelled
-//     lab.kubectl-chain.io/sandbox=fail.
 //
 // What the kubelet checks against the API itself fails only when the object
 // is really missing: ConfigMaps, Secrets and keys referenced by env and
@@ -70,27 +67,15 @@ const (
 	KeyProbeOutput  = "probe-output"
 	KeyStopAfter    = "stop-after"
 	KeyStopExitCode = "stop-exit-code"
-	KeySandbox      = "sandbox"
-	// ValueFail asks a probe or the sandbox to fail.
+	// ValueFail asks a probe to fail.
 	ValueFail = "fail"
 )
-
-// SandboxLabel on a node makes every sandbox on it fail when set to "fail".
-const SandboxLabel = AnnotationPrefix + KeySandbox
 
 // defaultExitAfter is how long a container asked to exit runs first.
 const defaultExitAfter = time.Second
 
 // ForPod is the lab's BehaviourFor.
 func ForPod(*corev1.Pod) Behaviour { return Lab{} }
-
-// Sandbox fails with the CNI error when the pod asks for it.
-func (Lab) Sandbox(pod *corev1.Pod) string {
-	if pod.Annotations[AnnotationPrefix+KeySandbox] == ValueFail {
-		return cniFailure(pod)
-	}
-	return ""
-}
 
 // Pull resolves the image against the lab's catalogue.
 func (l Lab) Pull(pod *corev1.Pod, c *corev1.Container, image string) PullOutcome {

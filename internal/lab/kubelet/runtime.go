@@ -98,6 +98,7 @@ func (c *containerRecord) initialized() bool {
 type podRecord struct {
 	startTime    time.Time
 	sandboxReady bool
+	sandboxTries int
 	// terminal: the pod was deleted and its containers are stopped.
 	terminal       bool
 	ip             string

@@ -112,7 +112,7 @@ func (w *podWorker) sync(ctx context.Context) {
 	}
 	w.next = time.Time{}
 	pod := w.pod()
-	if w.syncVolumes(ctx, pod) && w.syncSandbox(pod) {
+	if w.syncVolumes(ctx, pod) && w.syncSandbox(ctx, pod) {
 		w.syncContainers(ctx, pod)
 	}
 }
@@ -147,15 +147,13 @@ func (w *podWorker) syncVolumes(ctx context.Context, pod *corev1.Pod) bool {
 }
 
 // syncSandbox creates the pod's sandbox: its IP, or the runtime's error.
-func (w *podWorker) syncSandbox(pod *corev1.Pod) bool {
+func (w *podWorker) syncSandbox(ctx context.Context, pod *corev1.Pod) bool {
 	if w.rec.sandboxReady {
 		return true
 	}
-	msg := w.behaviour.Sandbox(pod)
-	if msg == "" && w.a.cfg.Labels[SandboxLabel] == ValueFail {
-		msg = cniFailure(pod)
-	}
-	if msg != "" {
+	// Each try is a new sandbox, with an ID of its own.
+	w.rec.sandboxTries++
+	if msg := w.runtimeHandlerError(ctx, pod, w.rec.sandboxTries); msg != "" {
 		warn(w.a.events, podRef(pod), reasonFailedCreatePodSandBox, fmt.Sprintf(msgFailedCreateSandbox, msg))
 		w.after(w.a.clock.Now().Add(backOffPeriod))
 		return false

@@ -128,14 +128,37 @@ func (n Node) containerdToml(binDir string) string {
 		"[plugins.'io.containerd.cri.v1.runtime'.cni]",
 		"  bin_dirs = [" + q(binDir) + "]",
 		"  conf_dir = " + q(n.CNIConfDir()),
-		"[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]",
-		"  runtime_type = \"io.containerd.runc.v2\"",
-		"[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]",
-		"  BinaryName = " + q(filepath.Join(binDir, "runc")),
-		"  Root = " + q(n.path("runc")),
-		"  SystemdCgroup = false",
+	}
+	for _, h := range []string{state.HandlerRunc, state.HandlerCNIMissing} {
+		rt := "[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes." + q(h) + "]"
+		lines = append(lines, rt, "  runtime_type = \"io.containerd.runc.v2\"")
+		if h == state.HandlerCNIMissing {
+			lines = append(lines, "  cni_conf_dir = "+q(n.cniMissingConfDir()))
+		}
+		lines = append(lines, strings.TrimSuffix(rt, "]")+".options]",
+			"  BinaryName = "+q(filepath.Join(binDir, "runc")),
+			"  Root = "+q(n.path("runc")),
+			"  SystemdCgroup = false")
 	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// cniMissingConfDir is the CNI configuration of runtime handler
+// state.HandlerCNIMissing.
+func (n Node) cniMissingConfDir() string { return n.path("cni", state.HandlerCNIMissing) }
+
+// cniMissingConflist names a plugin that is not in the node's CNI bin
+// directory, shaped as the network of a cluster whose network plugin's
+// DaemonSet wrote its configuration but never installed its binary.
+func (n Node) cniMissingConflist() string {
+	return fmt.Sprintf(`{
+  "cniVersion": "1.0.0",
+  "name": %q,
+  "plugins": [
+    {"type": %q, "delegate": {"hairpinMode": true, "isDefaultGateway": true}}
+  ]
+}
+`, state.CNIMissingNetwork, state.CNIMissingPlugin)
 }
 
 // cniConflist is the node's pod network: a bridge with host-local addresses

@@ -44,6 +44,24 @@ func TestConfigs(t *testing.T) {
 	if got := rt["cni"].(map[string]any)["bin_dirs"].([]any)[0]; got != "/opt/lab/bin" {
 		t.Errorf("CNI bin_dirs %v", got)
 	}
+	runtimes := rt["containerd"].(map[string]any)["runtimes"].(map[string]any)
+	for _, h := range []string{state.HandlerRunc, state.HandlerCNIMissing} {
+		r, ok := runtimes[h].(map[string]any)
+		if !ok || r["options"].(map[string]any)["BinaryName"] != "/opt/lab/bin/runc" {
+			t.Errorf("runtime handler %s: %v", h, runtimes[h])
+		}
+	}
+	if got := runtimes[state.HandlerCNIMissing].(map[string]any)["cni_conf_dir"]; got != n.cniMissingConfDir() {
+		t.Errorf("handler %s's CNI directory %v", state.HandlerCNIMissing, got)
+	}
+	var missing struct {
+		Name    string
+		Plugins []struct{ Type string }
+	}
+	if err := json.Unmarshal([]byte(n.cniMissingConflist()), &missing); err != nil || missing.Name != state.CNIMissingNetwork ||
+		len(missing.Plugins) != 1 || missing.Plugins[0].Type != state.CNIMissingPlugin {
+		t.Errorf("handler %s's CNI network %+v (%v)", state.HandlerCNIMissing, missing, err)
+	}
 	if h := n.hostsTomls()["registry.lab.internal"]; !strings.Contains(h, `server = "https://127.0.0.1:41234"`) || !strings.Contains(h, "ca = ") {
 		t.Errorf("hosts.toml does not send the registry's name to the lab's registry with the lab's CA:\n%s", h)
 	}

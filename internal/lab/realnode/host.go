@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
 
 // WriteContainerdFiles writes containerd's configuration, the registry
@@ -17,7 +19,8 @@ import (
 func (n Node) WriteContainerdFiles(binDir string) error {
 	files := map[string]string{
 		n.ContainerdConfig(): n.containerdToml(binDir),
-		filepath.Join(n.CNIConfDir(), "10-kubectl-chain-lab.conflist"): n.cniConflist(),
+		filepath.Join(n.CNIConfDir(), "10-kubectl-chain-lab.conflist"):                  n.cniConflist(),
+		filepath.Join(n.cniMissingConfDir(), "10-"+state.CNIMissingNetwork+".conflist"): n.cniMissingConflist(),
 	}
 	for host, toml := range n.hostsTomls() {
 		files[n.path("containerd", "certs.d", host, "hosts.toml")] = toml

@@ -12,6 +12,7 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -98,13 +99,17 @@ func ApplyWith(ctx context.Context, c kubernetes.Interface, s Scenario, ns strin
 	return nil
 }
 
-// localize points the manifest's claims at its own StorageClasses, which
-// are named with ClusterScopedName, and replaces images.
+// localize points the manifest's claims and pods at its own StorageClasses
+// and RuntimeClasses, which are named with ClusterScopedName, and replaces
+// images.
 func localize(objs []runtime.Object, ns string, images map[string]string) {
-	classes := map[string]bool{}
+	classes, runtimeClasses := map[string]bool{}, map[string]bool{}
 	for _, o := range objs {
-		if sc, ok := o.(*storagev1.StorageClass); ok {
-			classes[sc.Name] = true
+		switch o := o.(type) {
+		case *storagev1.StorageClass:
+			classes[o.Name] = true
+		case *nodev1.RuntimeClass:
+			runtimeClasses[o.Name] = true
 		}
 	}
 	for _, o := range objs {
@@ -116,6 +121,10 @@ func localize(objs []runtime.Object, ns string, images map[string]string) {
 			}
 		case *appsv1.Deployment:
 			spec := &o.Spec.Template.Spec
+			if n := spec.RuntimeClassName; n != nil && runtimeClasses[*n] {
+				renamed := ClusterScopedName(ns, *n)
+				spec.RuntimeClassName = &renamed
+			}
 			for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
 				for i := range cs {
 					if img, ok := images[cs[i].Image]; ok {
@@ -170,7 +179,7 @@ func decode(raw []byte) ([]runtime.Object, error) {
 func supported(o runtime.Object) error {
 	switch o.(type) {
 	case *corev1.Namespace, *appsv1.Deployment, *corev1.ConfigMap, *corev1.Secret, *corev1.PersistentVolumeClaim,
-		*corev1.ResourceQuota, *corev1.LimitRange, *storagev1.StorageClass,
+		*corev1.ResourceQuota, *corev1.LimitRange, *storagev1.StorageClass, *nodev1.RuntimeClass,
 		*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding,
 		*admissionv1.ValidatingWebhookConfiguration:
 		return nil
@@ -208,6 +217,9 @@ func create(ctx context.Context, c kubernetes.Interface, ns string, o runtime.Ob
 	case *storagev1.StorageClass:
 		o.Name = ClusterScopedName(ns, o.Name)
 		_, err = c.StorageV1().StorageClasses().Create(ctx, o, metav1.CreateOptions{})
+	case *nodev1.RuntimeClass:
+		o.Name = ClusterScopedName(ns, o.Name)
+		_, err = c.NodeV1().RuntimeClasses().Create(ctx, o, metav1.CreateOptions{})
 	case *admissionv1.ValidatingAdmissionPolicy:
 		o.Name = ClusterScopedName(ns, o.Name)
 		_, err = c.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, o, metav1.CreateOptions{})
@@ -303,6 +315,8 @@ func Delete(ctx context.Context, c kubernetes.Interface, s Scenario, ns string) 
 			errs = append(errs, ignoreNotFound(c.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, ClusterScopedName(ns, o.Name), metav1.DeleteOptions{})))
 		case *storagev1.StorageClass:
 			errs = append(errs, ignoreNotFound(c.StorageV1().StorageClasses().Delete(ctx, ClusterScopedName(ns, o.Name), metav1.DeleteOptions{})))
+		case *nodev1.RuntimeClass:
+			errs = append(errs, ignoreNotFound(c.NodeV1().RuntimeClasses().Delete(ctx, ClusterScopedName(ns, o.Name), metav1.DeleteOptions{})))
 		}
 	}
 	errs = append(errs, ignoreNotFound(c.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})))

@@ -99,14 +99,13 @@ const defaultDeadline = 60 * time.Second
 
 // Why a scenario is LabOnly.
 const (
-	labAnnotation = "its failure is asked of the simulated kubelet with a lab.kubectl-chain.io/ pod annotation, which a real kubelet ignores"
-	labImages     = "its failure comes from the lab's image catalogue (registry.lab.internal), which a real node cannot reach at all"
-	labProgram    = "its failure is asked of the lab's chain-workload program by its arguments, and a kind lab replaces the lab's image with a pause image"
-	labExec       = "its probe command runs in the lab's image, which a kind lab replaces with the pause image (no shell, no cat)"
-	labWebhook    = "its webhook is served by the lab's admission-webhook component, which a kind lab does not run"
-	notOnNode     = "it breaks before a node is chosen, the same whatever the nodes run"
-	simSandbox    = "its CNI failure is asked of the simulated kubelet with a pod annotation; a real node's network works"
-	simExec       = "its probe runs cat in the image, and the lab's images hold only the chain-workload program"
+	labHandler = "its runtime handler cni-missing is configured on the lab's nodes only"
+	labImages  = "its failure comes from the lab's image catalogue (registry.lab.internal), which a real node cannot reach at all"
+	labProgram = "its failure is asked of the lab's chain-workload program by its arguments, and a kind lab replaces the lab's image with a pause image"
+	labExec    = "its probe command runs in the lab's image, which a kind lab replaces with the pause image (no shell, no cat)"
+	labWebhook = "its webhook is served by the lab's admission-webhook component, which a kind lab does not run"
+	notOnNode  = "it breaks before a node is chosen, the same whatever the nodes run"
+	simExec    = "its probe runs cat in the image, and the lab's images hold only the chain-workload program"
 )
 
 // all is the catalogue, in the chain's order.
@@ -146,7 +145,8 @@ var all = []Scenario{
 	{Name: "configmap-key-missing", Summary: "an env var from key DATABASE_URL, which ConfigMap web-config lacks", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ConfigKeyNotFound"},
 	{Name: "mount-configmap-missing", Summary: "a volume from ConfigMap web-config, which does not exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "VolumeConfigMapNotFound"},
 	{Name: "mount-secret-missing", Summary: "a volume from Secret web-tls, which does not exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "VolumeSecretNotFound"},
-	{Name: "sandbox-failing", Summary: "pods whose sandbox network setup fails (CNI plugin missing)", Health: chain.Broken, Link: chain.LinkContainers, Cause: "CNINotReady", LabOnly: labAnnotation, NotOnRealNode: simSandbox},
+	{Name: "sandbox-failing", Summary: "pods of RuntimeClass cni-missing, whose CNI network names a plugin (flannel) the nodes lack", Health: chain.Broken, Link: chain.LinkContainers, Cause: "CNINotReady", LabOnly: labHandler},
+	{Name: "runtime-handler-missing", Summary: "pods of RuntimeClass gvisor, whose handler runsc no node's runtime has", Health: chain.Broken, Link: chain.LinkContainers, Cause: "RuntimeHandlerMissing"},
 	{Name: "entrypoint-missing", Summary: "image registry.lab.internal/web:no-entrypoint, whose entrypoint is not in it", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ExecutableNotFound", LabOnly: labImages},
 	{Name: "crashloop", Summary: "a container that exits 1 after a second", Health: chain.Broken, Link: chain.LinkContainers, Cause: "CrashLoopBackOff", LabOnly: labProgram},
 	{Name: "container-completed", Summary: "a container that exits 0 after a second, restarted as restartPolicy Always wants", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ContainerCompleted", LabOnly: labProgram},

@@ -26,6 +26,19 @@ const (
 	EngineReal      = "real"
 )
 
+// Runtime handlers every node of a lab has, simulated or real, besides
+// the default runc: HandlerCNIMissing is runc with a CNI configuration of
+// its own that names a plugin the nodes do not have (CNIMissingPlugin, in
+// network CNIMissingNetwork), so the sandboxes of pods of a RuntimeClass
+// with that handler fail to get a network as on a node whose CNI plugin
+// was never installed. A handler not listed is not configured.
+const (
+	HandlerRunc       = "runc"
+	HandlerCNIMissing = "cni-missing"
+	CNIMissingPlugin  = "flannel"
+	CNIMissingNetwork = "cbr0"
+)
+
 // Registry is the lab's image registry, which only real nodes pull from.
 const Registry = "registry"
 
