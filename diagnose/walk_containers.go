@@ -40,19 +40,39 @@ func (w *walker) containers() chain.Link {
 	}
 	summary := fmt.Sprintf("%d/%d pods on nodes have all containers running", running, len(onNode))
 	of := len(onNode)
-	if want := w.wanted(); int32(running) < want && len(w.gone) > 0 {
-		// The replacements of evicted or refused pods do not run (yet):
-		// what removed their predecessors is the first thing to fix.
+	if want := w.wanted(); int32(running) < want && len(w.gone) > 0 || w.evictedAgain() {
+		// The replacements of evicted or refused pods do not run (yet),
+		// or pods keep being evicted for their own limits: what removed
+		// them is the first thing to fix.
 		for _, p := range w.gone {
 			d, _ := w.evicted(p)
 			obj := objectName("pod", p.Name)
-			c.add(sighting{d: d, object: obj, since: goneAt(p), evidence: []chain.Evidence{{Source: chain.SourceObjectStatus,
-				Object: obj, Field: "status.reason", Reason: p.Status.Reason, Message: p.Status.Message}}})
+			ev := chain.Evidence{Source: chain.SourceObjectStatus, Object: obj, Field: "status.reason", Reason: p.Status.Reason, Message: p.Status.Message}
+			if p.Status.Message == "" {
+				if e, ok := w.evictedEvent(p); ok {
+					ev = eventEvidence(e)
+				}
+			}
+			c.add(sighting{d: d, object: obj, since: goneAt(p), evidence: []chain.Evidence{ev}})
 		}
 		of += len(w.gone)
 		summary += fmt.Sprintf("; %s evicted or refused by the kubelet", plural(int32(len(w.gone)), "pod"))
 	}
 	return w.finish(chain.LinkContainers, summary, c, of)
+}
+
+// evictedAgain reports pods evicted for exceeding their own limits, at
+// least twice in the last recentCrash: their replacements, which run the
+// same template, meet the same fate, however healthy they look between
+// two evictions.
+func (w *walker) evictedAgain() bool {
+	n := 0
+	for _, p := range w.gone {
+		if d, _ := w.evicted(p); d.Cause == EphemeralStorageLimitExceeded && w.s.Now.Sub(goneAt(p)) < recentCrash {
+			n++
+		}
+	}
+	return n >= 2
 }
 
 // wanted is how many pods the current ReplicaSet should run.

@@ -35,12 +35,13 @@ func (w *walker) podsLink() chain.Link {
 		candidates, notes = newestTemplate(w.s.Pods)
 	}
 	terminating := 0
+	var dead []*corev1.Pod
 	for _, p := range candidates {
 		switch {
 		case p.DeletionTimestamp != nil:
 			terminating++
 		case p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded:
-			notes = append(notes, w.deadPodNote(p))
+			dead = append(dead, p)
 			// Evictions that name a cause to fix count against the
 			// rollout; a preemption or a node shutdown does not.
 			if d, ok := w.evicted(p); ok && !isGeneric(d.Cause) {
@@ -50,6 +51,7 @@ func (w *walker) podsLink() chain.Link {
 			w.pods = append(w.pods, p)
 		}
 	}
+	notes = append(notes, w.deadPodNotes(dead)...)
 	if terminating > 0 {
 		notes = append(notes, fmt.Sprintf("%d pods terminating", terminating))
 	}
@@ -211,24 +213,67 @@ func newestTemplate(all []corev1.Pod) ([]*corev1.Pod, []string) {
 }
 
 // evicted decodes why the kubelet removed a pod: its status, or, when the
-// status kept no message, the kubelet's Evicted event about it.
+// status kept no message, the kubelet's Evicted event about it. A pod whose
+// containers all exited 0 on the eviction's SIGTERM ends Succeeded with no
+// reason at all (kubernetes/kubernetes#120182): the event is its only trace.
 func (w *walker) evicted(p *corev1.Pod) (Decoded, bool) {
-	msg := p.Status.Message
-	if msg == "" && p.Status.Reason == reasonEvicted {
-		evs := w.s.EventsFor("Pod", p.Name, p.UID)
-		for i := len(evs) - 1; i >= 0; i-- {
-			if evs[i].Reason == reasonEvicted {
-				msg = eventMessage(evs[i])
-				break
-			}
+	reason, msg := p.Status.Reason, p.Status.Message
+	if msg == "" {
+		if e, ok := w.evictedEvent(p); ok {
+			reason, msg = reasonEvicted, eventMessage(e)
 		}
 	}
-	return Eviction(p.Status.Reason, msg)
+	return Eviction(reason, msg)
 }
 
-func (w *walker) deadPodNote(p *corev1.Pod) string {
-	if d, ok := w.evicted(p); ok {
-		return fmt.Sprintf("pod %s %s (%s); the ReplicaSet replaces it", p.Name, strings.ToLower(string(p.Status.Phase)), d.Summary)
+// evictedEvent is the kubelet's newest Evicted event about a pod whose
+// status says it was evicted, or says nothing (Succeeded, no reason).
+func (w *walker) evictedEvent(p *corev1.Pod) (chain.Event, bool) {
+	if p.Status.Reason != reasonEvicted && (p.Status.Reason != "" || p.Status.Phase != corev1.PodSucceeded) {
+		return chain.Event{}, false
 	}
-	return fmt.Sprintf("pod %s is %s (%s); the ReplicaSet replaces it", p.Name, p.Status.Phase, p.Status.Reason)
+	evs := w.s.EventsFor("Pod", p.Name, p.UID)
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].Reason == reasonEvicted {
+			return evs[i], true
+		}
+	}
+	return chain.Event{}, false
 }
+
+// deadPodNotes says which pods ended and why, one note for the pods that
+// ended alike: a Deployment whose pods are evicted again and again has
+// dozens.
+func (w *walker) deadPodNotes(dead []*corev1.Pod) []string {
+	var order []string
+	names := map[string][]string{}
+	for _, p := range dead {
+		how := strings.ToLower(string(p.Status.Phase))
+		if d, ok := w.evicted(p); ok {
+			how += " (" + d.Summary + ")"
+		} else if p.Status.Reason != "" {
+			how += " (" + p.Status.Reason + ")"
+		}
+		if _, ok := names[how]; !ok {
+			order = append(order, how)
+		}
+		names[how] = append(names[how], p.Name)
+	}
+	var notes []string
+	for _, how := range order {
+		n := names[how]
+		if len(n) == 1 {
+			notes = append(notes, fmt.Sprintf("pod %s %s; the ReplicaSet replaces it", n[0], how))
+			continue
+		}
+		list := strings.Join(n[:min(len(n), maxNoteNames)], ", ")
+		if more := len(n) - maxNoteNames; more > 0 {
+			list += fmt.Sprintf(" +%d more", more)
+		}
+		notes = append(notes, fmt.Sprintf("%d pods %s: %s; the ReplicaSet replaces them", len(n), how, list))
+	}
+	return notes
+}
+
+// maxNoteNames is how many pods a note names.
+const maxNoteNames = 3

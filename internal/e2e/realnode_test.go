@@ -314,6 +314,12 @@ func containerStates(ctx context.Context, t *testing.T, c kubernetes.Interface, 
 					seen["waiting, held by the restart back-off"] = true
 				case s.Waiting != nil:
 					seen["waiting "+s.Waiting.Reason+": "+m.mask(s.Waiting.Message)] = true
+				case s.Terminated != nil && s.Terminated.Reason == "ContainerStatusUnknown" && p.Status.Reason == "Evicted":
+					// An evicted pod whose container the runtime had
+					// already removed when the kubelet wrote its last
+					// status ("could not be located when the pod was
+					// deleted"): the real node's, for some of the
+					// evicted pods, run to run.
 				case s.Terminated != nil:
 					seen[fmt.Sprintf("terminated %s %d: %s", s.Terminated.Reason, s.Terminated.ExitCode, m.mask(s.Terminated.Message))] = true
 				}

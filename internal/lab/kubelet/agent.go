@@ -33,6 +33,9 @@ type nodeAgent struct {
 
 	node       *corev1.Node // as registered
 	readySince time.Time
+	// startedAt is when the agent started: the eviction manager's ticks
+	// count from it.
+	startedAt time.Time
 	// The images and time of the last status posted, and the node as
 	// stored (nil until watched).
 	reportedImages []corev1.ContainerImage
@@ -54,7 +57,7 @@ func newNodeAgent(n NodeConfig, c Config, client kubernetes.Interface, events ev
 		cfg: n, client: client, events: events, clock: c.Clock,
 		behaviourFor: c.BehaviourFor, heartbeat: c.Heartbeat, kernel: kernel,
 		hostIP: nodeIP(n.Index), images: newImageStore(), ipam: newIPAM(n.Index),
-		status:  newStatusManager(client, c.Clock),
+		status: newStatusManager(client, c.Clock), startedAt: c.Clock.Now(),
 		workers: map[types.UID]*workerHandle{},
 	}
 }

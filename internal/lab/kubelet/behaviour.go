@@ -52,6 +52,8 @@ type RunOutcome struct {
 	// Stop is how the container ends when the kubelet stops it (the pod
 	// is deleted): the zero Stop exits 0 at once on SIGTERM.
 	Stop Stop
+	// Write, when set, is what the container writes once (evict.go).
+	Write *Write
 }
 
 // Stop is how long a container takes to exit on SIGTERM and its exit code;

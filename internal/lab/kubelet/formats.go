@@ -34,5 +34,8 @@ func PodEventFormats() []EventFormat {
 		{warning, reasonFailedCreatePodSandBox, msgFailedCreateSandbox},
 		{warning, reasonFailedPullSecret, msgFailedPullSecret},
 		{warning, reasonErrImageNeverPull, msgNeverPull},
+		{warning, reasonEvicted, msgEmptyDirLimit},
+		{warning, reasonEvicted, msgPodEphemeralLimit},
+		{warning, reasonEvicted, msgContainerEphemeralLimit},
 	}
 }

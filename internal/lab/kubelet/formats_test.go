@@ -137,6 +137,10 @@ func TestFormatsMatchKubelet(t *testing.T) {
 		{"pkg/kubelet/kubelet_pods.go", reasonContainerCreating},
 		{"pkg/kubelet/kubelet_pods.go", reasonPodInitializing},
 		// Failures.
+		{"pkg/kubelet/eviction/helpers.go", reasonEvicted},
+		{"pkg/kubelet/eviction/helpers.go", msgEmptyDirLimit},
+		{"pkg/kubelet/eviction/helpers.go", msgPodEphemeralLimit},
+		{"pkg/kubelet/eviction/helpers.go", msgContainerEphemeralLimit},
 		{"pkg/kubelet/runtimeclass/runtimeclass_manager.go", kubeletLookupRuntimeClass},
 		{"pkg/kubelet/events/event.go", reasonFailed},
 		{"pkg/kubelet/events/event.go", reasonInspectFailed},

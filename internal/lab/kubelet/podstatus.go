@@ -60,6 +60,11 @@ func podStatus(pod *corev1.Pod, rec *podRecord, hostIP string, now time.Time) co
 	if rec.terminal {
 		s.Phase = terminalPhase(rec)
 		want = terminalConditions(rec, gen, s.Phase, want)
+		if s.Phase == corev1.PodFailed && rec.evicted != "" {
+			// The eviction's reason and message stay with the phase it
+			// set, Failed (kubelet_pods.go generateAPIPodStatus).
+			s.Reason, s.Message = reasonEvicted, rec.evicted
+		}
 	}
 	s.Conditions = mergeConditions(pod.Status.Conditions, want, now)
 	return s

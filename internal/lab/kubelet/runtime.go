@@ -100,7 +100,9 @@ type podRecord struct {
 	sandboxReady bool
 	sandboxTries int
 	// terminal: the pod was deleted and its containers are stopped.
-	terminal       bool
+	terminal bool
+	// evicted is the eviction manager's message for a pod it evicted.
+	evicted        string
 	ip             string
 	initContainers []*containerRecord
 	containers     []*containerRecord

@@ -216,7 +216,7 @@ func rebase(stored, s corev1.PodStatus) corev1.PodStatus {
 	out := *stored.DeepCopy()
 	k := s.DeepCopy()
 	out.ObservedGeneration = k.ObservedGeneration
-	out.Phase = k.Phase
+	out.Phase, out.Reason, out.Message = k.Phase, k.Reason, k.Message
 	out.HostIP, out.HostIPs = k.HostIP, k.HostIPs
 	out.PodIP, out.PodIPs = k.PodIP, k.PodIPs
 	out.StartTime = k.StartTime

@@ -107,13 +107,14 @@ func (w *podWorker) after(t time.Time) {
 // sandbox, then take each container as far as it goes (init containers in
 // order, each one done before the next); the worker's loop reports the status.
 func (w *podWorker) sync(ctx context.Context) {
-	if w.rec == nil || w.deleting() || ctx.Err() != nil {
+	if w.rec == nil || w.rec.terminal || w.deleting() || ctx.Err() != nil {
 		return
 	}
 	w.next = time.Time{}
 	pod := w.pod()
 	if w.syncVolumes(ctx, pod) && w.syncSandbox(ctx, pod) {
 		w.syncContainers(ctx, pod)
+		w.checkEviction(ctx, pod)
 	}
 }
 

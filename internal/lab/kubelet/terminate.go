@@ -46,7 +46,7 @@ const (
 func (w *podWorker) stop(ctx context.Context) {
 	pod := w.pod()
 	if w.rec != nil {
-		if !w.kill(ctx, pod) {
+		if !w.kill(ctx, pod, gracePeriod(pod)) {
 			return
 		}
 		w.writeStatus()
@@ -70,11 +70,11 @@ type stopping struct {
 	code int32
 }
 
-// kill stops the pod's running containers and waits until the last one has
-// exited; it reports false when ctx ended first (the pod is gone).
-func (w *podWorker) kill(ctx context.Context, pod *corev1.Pod) bool {
+// kill stops the pod's running containers within grace and waits until the
+// last one has exited; it reports false when ctx ended first (the pod is
+// gone).
+func (w *podWorker) kill(ctx context.Context, pod *corev1.Pod, grace time.Duration) bool {
 	now := w.a.clock.Now()
-	grace := gracePeriod(pod)
 	var stops []stopping
 	last := now
 	each := func(specs []corev1.Container, recs []*containerRecord, init bool) {

@@ -48,6 +48,9 @@ func programOutcome(c *corev1.Container) (RunOutcome, bool) {
 	}
 	out.ReadinessFails = o.ReadyAfter > 0
 	out.LivenessFails = o.Unhealthy
+	if o.WriteMB > 0 {
+		out.Write = &Write{Bytes: int64(o.WriteMB) << 20, Path: o.To, After: o.StartDelay}
+	}
 	if o.IgnoreTerm {
 		out.Stop.After = 24 * time.Hour // SIGKILL at the end of the grace period
 	}

@@ -153,6 +153,7 @@ var all = []Scenario{
 	{Name: "oomkilled", Summary: "a container allocating 64Mi a second with a 128Mi limit", Health: chain.Broken, Link: chain.LinkContainers, Cause: "OOMKilled", LabOnly: labProgram},
 	{Name: "init-container-failing", Summary: "an init container that exits 1", Health: chain.Broken, Link: chain.LinkContainers, Cause: "InitContainerFailed", LabOnly: labProgram},
 	{Name: "poststart-hook-failing", Summary: "a postStart exec hook whose command exits 1", Health: chain.Broken, Link: chain.LinkContainers, Cause: "PostStartHookFailed", LabOnly: labProgram},
+	{Name: "ephemeral-storage-exceeded", Summary: "a container writing 32Mi to its writable layer with an ephemeral-storage limit of 16Mi, evicted", Health: chain.Broken, Link: chain.LinkContainers, Cause: "EphemeralStorageLimitExceeded", LabOnly: labProgram},
 	{Name: "liveness-failing", Summary: "a liveness probe answering 503", Health: chain.Broken, Link: chain.LinkContainers, Cause: "LivenessProbeFailed", LabOnly: labProgram},
 	{Name: "liveness-exec-failing", Summary: "an exec liveness probe (cat /tmp/healthy) whose command fails", Health: chain.Broken, Link: chain.LinkContainers, Cause: "LivenessProbeFailed", LabOnly: labExec, NotOnRealNode: simExec},
 	{Name: "readiness-failing", Summary: "a readiness probe answering 503", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed", LabOnly: labProgram},
