@@ -89,14 +89,7 @@ func (o *Options) runFiles() error {
 		if err != nil {
 			return usageErrorf("%v (name one, or pass --all)", err)
 		}
-		report := diagnose.Walk(s, diagnose.Options{Grace: o.Grace})
-		if err := o.Output.print(o.Out, report); err != nil {
-			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the report: %w", err)}
-		}
-		if report.Verdict.Health != chain.Healthy {
-			return &VerdictError{Health: report.Verdict.Health}
-		}
-		return nil
+		return o.emit(one(diagnose.Walk(s, diagnose.Options{Grace: o.Grace})), true)
 	}
 	if len(reports) == 0 {
 		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no Deployment in %v matches", o.Files)}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -188,19 +187,5 @@ func (o *Options) progressOut() io.Writer {
 	return o.ErrOut
 }
 
-// printMany prints the list in the chosen format and returns the worst
-// verdict for the exit code.
-func (o *Options) printMany(l *chain.ReportList) error {
-	if err := o.Output.printList(o.Out, l); err != nil {
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the report: %w", err)}
-	}
-	if os.Getenv("GITHUB_ACTIONS") == "true" && o.Output.Format == "text" {
-		if err := render.Annotations(o.Out, l); err != nil {
-			return err
-		}
-	}
-	if l.Health != chain.Healthy {
-		return &VerdictError{Health: l.Health}
-	}
-	return nil
-}
+// printMany prints several targets' reports; see emit.
+func (o *Options) printMany(l *chain.ReportList) error { return o.emit(l, false) }

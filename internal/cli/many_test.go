@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/xml"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -114,6 +115,29 @@ func TestGitHubAnnotations(t *testing.T) {
 	r := runFixture(t, "image-not-found.yaml", twoNamespaces(t), "-A", "--color", "never")
 	if !strings.Contains(r.stdout, "::error title=deployment staging/web::broken at containers:") || strings.Contains(r.stdout, "title=deployment shop/web") {
 		t.Errorf("output:\n%s", r.stdout)
+	}
+}
+
+// TestGitHubAnnotationsOneTarget: a gate on one Deployment (the README's
+// own --wait example) prints its ::error line too, whichever way the
+// report was read.
+func TestGitHubAnnotationsOneTarget(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	t.Setenv("GITHUB_ACTIONS", "true")
+	const want = "::error title=deployment shop/web::broken at containers:"
+	for _, args := range [][]string{
+		{"deploy/web", "--color", "never"},
+		{"deploy/web", "--wait", "--timeout", "20s", "--color", "never"},
+		{"-f", filepath.Join("..", "..", "testdata", "snapshots", "image-not-found.yaml"), "--color", "never"},
+	} {
+		r := runFixture(t, "image-not-found.yaml", nil, args...)
+		if r.code != ExitBroken || strings.Count(r.stdout, want) != 1 {
+			t.Errorf("%v: exit %d, want %d and one %q line:\n%s", args, r.code, ExitBroken, want, r.stdout)
+		}
+	}
+	r := runFixture(t, "image-not-found.yaml", nil, "deploy/web", "-o", "json")
+	if strings.Contains(r.stdout, "::error") {
+		t.Errorf("annotations in JSON output:\n%s", r.stdout)
 	}
 }
 

@@ -181,8 +181,8 @@ func (o *Options) Run(ctx context.Context) error {
 		// Machines reading -o json get a report even for a typo: the stored
 		// link broken with DeploymentNotFound, and still the not-found code.
 		report := diagnose.Walk(&chain.Snapshot{Namespace: o.namespace, Name: o.names[0], Now: o.now(), Requests: 1}, diagnose.Options{Grace: o.Grace})
-		if perr := o.Output.print(o.Out, report); perr != nil {
-			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the report: %w", perr)}
+		if perr := o.write(one(report), true); perr != nil {
+			return perr
 		}
 	}
 	if err != nil {
@@ -191,14 +191,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if o.Wait {
 		return o.runWait(ctx, reader, snap)
 	}
-	report := diagnose.Walk(snap, diagnose.Options{Grace: o.Grace})
-	if err := o.Output.print(o.Out, report); err != nil {
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the report: %w", err)}
-	}
-	if report.Verdict.Health != chain.Healthy {
-		return &VerdictError{Health: report.Verdict.Health}
-	}
-	return nil
+	return o.emit(one(diagnose.Walk(snap, diagnose.Options{Grace: o.Grace})), true)
 }
 
 func (o *Options) now() time.Time {

@@ -188,12 +188,5 @@ func (w *waiter) clear() {
 // finish prints the final report and returns its verdict for the exit code.
 func (w *waiter) finish() error {
 	w.clear()
-	r := w.report
-	if err := w.o.Output.print(w.o.Out, r); err != nil {
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the report: %w", err)}
-	}
-	if r.Verdict.Health != chain.Healthy {
-		return &VerdictError{Health: r.Verdict.Health}
-	}
-	return nil
+	return w.o.emit(one(w.report), true)
 }
