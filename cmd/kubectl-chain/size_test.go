@@ -58,9 +58,6 @@ func TestNoLabDependencies(t *testing.T) {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		if dep == "github.com/kubectl-chain/kubectl-chain/internal/lab/state" {
-			continue // where a running lab's kubeconfig is: the default cluster
-		}
 		for _, banned := range []string{"k8s.io/kubernetes/", "sigs.k8s.io/kind/", "sigs.k8s.io/sig-storage-lib-external-provisioner/",
 			"github.com/google/go-containerregistry/", "github.com/containerd/containerd/", "github.com/opencontainers/runc/",
 			"github.com/kubectl-chain/kubectl-chain/internal/lab/", "github.com/kubectl-chain/kubectl-chain/internal/workload"} {

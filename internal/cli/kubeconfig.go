@@ -10,7 +10,7 @@ import (
 
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
+	"github.com/kubectl-chain/kubectl-chain/internal/labhome"
 )
 
 // useKubeconfig checks the kubeconfig and takes the namespace from -n or
@@ -68,7 +68,7 @@ func (o *Options) defaultToLab() error {
 	if err != nil || len(cfg.Contexts) > 0 {
 		return nil // a broken kubeconfig is reported by the loader itself
 	}
-	if dir, err := state.Dir(defaultLab, "", os.Getenv); err == nil {
+	if dir, err := labhome.Dir(defaultLab, "", os.Getenv); err == nil {
 		path := filepath.Join(dir, "kubeconfig")
 		if _, err := os.Stat(path); err == nil {
 			o.ConfigFlags.KubeConfig = &path

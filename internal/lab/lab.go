@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/proc"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
+	"github.com/kubectl-chain/kubectl-chain/internal/labhome"
 )
 
 // Lab is one named lab and its state directory.
@@ -23,7 +24,7 @@ type Lab struct {
 
 // Open finds the lab called name (or the one in stateDir) without touching it.
 func Open(name, stateDir string, getenv func(string) string) (Lab, error) {
-	dir, err := state.Dir(name, stateDir, getenv)
+	dir, err := labhome.Dir(name, stateDir, getenv)
 	if err != nil {
 		return Lab{}, err
 	}

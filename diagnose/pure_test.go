@@ -1,0 +1,27 @@
+package diagnose
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestCorePure keeps the chain and its decoders pure: no client (client-go,
+// cli-runtime), no command line (cobra), no rendering (lipgloss), nothing of
+// the project's internal packages. They take a snapshot and return a
+// report; reading the cluster and printing are the callers'.
+func TestCorePure(t *testing.T) {
+	const module = "github.com/kubectl-chain/kubectl-chain/"
+	out, err := exec.Command("go", "list", "-deps", module+"chain", module+"diagnose").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, banned := range []string{"k8s.io/client-go/", "k8s.io/cli-runtime/", "github.com/spf13/cobra", "github.com/charmbracelet/",
+			module + "internal/", module + "render", module + "cmd/"} {
+			if strings.HasPrefix(dep, banned) {
+				t.Errorf("chain or diagnose imports %s: the core must stay pure", dep)
+			}
+		}
+	}
+}
