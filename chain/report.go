@@ -86,6 +86,9 @@ type Report struct {
 	Gaps []Gap `json:"gaps,omitempty"`
 	// Requests is how many API requests the snapshot cost (0 offline).
 	Requests int `json:"requests"`
+	// Via is the pod or ReplicaSet the user named, whose Deployment this
+	// is ("pod/web-7d4b9c6f5-x2x7q"); absent when the Deployment was named.
+	Via string `json:"via,omitempty"`
 }
 
 // Verdict names the first broken link (or the first still progressing) and

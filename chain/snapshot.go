@@ -40,6 +40,10 @@ type Snapshot struct {
 
 	// Requests counts the API requests spent building the snapshot.
 	Requests int
+
+	// Via is what the user named to reach this Deployment, "pod/NAME" or
+	// "replicaset/NAME"; empty when they named the Deployment.
+	Via string
 }
 
 // Resource names a kind of object the walk reads.

@@ -61,6 +61,7 @@ func Walk(s *chain.Snapshot, o Options) *chain.Report {
 		Name:      s.Name,
 		Time:      s.Now,
 		Requests:  s.Requests,
+		Via:       s.Via,
 		Gaps:      append([]chain.Gap(nil), s.Gaps...),
 	}
 	// Each link is judged with what the ones before it established; the
@@ -70,6 +71,7 @@ func Walk(s *chain.Snapshot, o Options) *chain.Report {
 	r.Links = append(r.Links, w.ready(r.Links))
 	w.progressDeadline(r.Links)
 	afterBroken(r.Links)
+	w.viaNote(r.Links)
 	r.ReplicaSets = w.replicaSetSummaries()
 	r.Verdict = w.verdict(r.Links)
 	gapNotes(r, s)

@@ -29,6 +29,9 @@ func Text(w io.Writer, r *chain.Report, o Options) error {
 // step: the three lines a reader needs when nothing else is read.
 func writeHeader(p *printer, r *chain.Report) {
 	head := []span{{role: roleBold, text: "deployment " + r.Namespace + "/" + r.Name}}
+	if r.Via != "" {
+		head = append(head, span{role: rolePlain, text: " (of " + r.Via + ")"})
+	}
 	if !r.Time.IsZero() {
 		head = append(head, span{role: roleDim, text: " at " + r.Time.UTC().Format(time.RFC3339)})
 	}

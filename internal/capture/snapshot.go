@@ -118,3 +118,23 @@ func newest(s *chain.Snapshot) time.Time {
 	}
 	return t
 }
+
+// Pod finds a pod by name, in namespace (any namespace when empty).
+func (b *Bundle) Pod(namespace, name string) (*corev1.Pod, bool) {
+	for i := range b.Pods {
+		if p := &b.Pods[i]; p.Name == name && (namespace == "" || p.Namespace == namespace) {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// ReplicaSet finds a ReplicaSet by name, in namespace (any when empty).
+func (b *Bundle) ReplicaSet(namespace, name string) (*appsv1.ReplicaSet, bool) {
+	for i := range b.ReplicaSets {
+		if rs := &b.ReplicaSets[i]; rs.Name == name && (namespace == "" || rs.Namespace == namespace) {
+			return rs, true
+		}
+	}
+	return nil, false
+}

@@ -33,14 +33,14 @@ func newCaptureCommand(o *Options) *cobra.Command {
   kubectl chain deploy/web -f web.yaml`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			names, err := parseTargets(args)
+			targets, err := parseTargets(args)
 			if err != nil {
 				return err
 			}
-			if len(names) != 1 {
+			if len(targets) != 1 {
 				return usageErrorf("capture one Deployment at a time")
 			}
-			o.names = names
+			o.targets = targets
 			if err := o.useKubeconfig(); err != nil {
 				return err
 			}
@@ -61,6 +61,9 @@ func (c *captureOptions) run(ctx context.Context, o *Options) error {
 		return translate(err)
 	}
 	reader := &kube.Reader{Client: client, Now: o.Now}
+	if err := o.resolveLive(ctx, reader); err != nil {
+		return err
+	}
 	snap, err := reader.Snapshot(ctx, o.namespace, o.names[0])
 	if err != nil {
 		return translate(err)

@@ -12,12 +12,12 @@ import (
 // place that lists Deployments, and only when the shell asks.
 func (o *Options) completeDeployments(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	// One Deployment at a time: complete "NAME", "TYPE/NAME" or "TYPE NAME".
-	if len(args) > 1 || len(args) == 1 && !deploymentTypes[strings.ToLower(args[0])] {
+	if len(args) > 1 || len(args) == 1 && kindOf(args[0]) != kindDeployment {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	prefix := ""
 	if typ, rest, ok := strings.Cut(toComplete, "/"); ok {
-		if !deploymentTypes[strings.ToLower(typ)] || len(args) > 0 {
+		if kindOf(typ) != kindDeployment || len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		prefix, toComplete = typ+"/", rest

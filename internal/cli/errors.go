@@ -29,8 +29,17 @@ func translate(err error) error {
 	var nf *kube.NotFoundError
 	if errors.As(err, &nf) {
 		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf(
-			"deployment %q not found in namespace %q: pass -n NAMESPACE if it lives elsewhere (kubectl get deployments -A --field-selector metadata.name=%s)",
-			nf.Name, nf.Namespace, nf.Name)}
+			"%s %q not found in namespace %q: pass -n NAMESPACE if it lives elsewhere (kubectl get %ss -A --field-selector metadata.name=%s)",
+			nf.What(), nf.Name, nf.Namespace, nf.What(), nf.Name)}
+	}
+	var oe *kube.OwnerError
+	if errors.As(err, &oe) {
+		why := "kubectl chain walks Deployments and their pods and ReplicaSets"
+		if base := strings.ToLower(oe.OwnerKind); notWalked[base] != "" {
+			why = "kubectl chain does not walk " + notWalked[base] + " yet"
+		}
+		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf("%s, so it has no Deployment to walk: %s; see the %s itself with kubectl describe %s %s -n %s",
+			oe, why, oe.Kind, oe.Kind, oe.Name, oe.Namespace)}
 	}
 	var fb *kube.ForbiddenError
 	if errors.As(err, &fb) {

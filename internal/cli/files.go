@@ -64,6 +64,9 @@ func (o *Options) runFiles() error {
 		return err
 	}
 	ns := o.namespaceFlag()
+	if err := o.resolveFiles(b, ns); err != nil {
+		return err
+	}
 	var reports []chain.Report
 	switch {
 	case o.All || o.AllNamespaces || o.Selector != "":
@@ -89,6 +92,7 @@ func (o *Options) runFiles() error {
 		if err != nil {
 			return usageErrorf("%v (name one, or pass --all)", err)
 		}
+		s.Via = o.via[s.Name]
 		return o.emit(one(diagnose.Walk(s, diagnose.Options{Grace: o.Grace})), true)
 	}
 	if len(reports) == 0 {
@@ -104,6 +108,7 @@ func (o *Options) runFilesNamed(b *capture.Bundle, ns string) error {
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
+		s.Via = o.via[s.Name]
 		reports = append(reports, *diagnose.Walk(s, diagnose.Options{Grace: o.Grace}))
 	}
 	return o.printMany(chain.NewReportList(reports, 0))

@@ -60,6 +60,7 @@ func (o *Options) readTargets(ctx context.Context, reader *kube.Reader) (*target
 				return nil, err
 			}
 			t.requests += snap.Requests
+			snap.Via = o.via[name]
 			t.snaps = append(t.snaps, snap)
 		}
 		return t, nil

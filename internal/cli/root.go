@@ -47,7 +47,12 @@ type Options struct {
 	Now func() time.Time
 
 	namespace string
-	names     []string
+	// targets are what the arguments name; names the Deployments they
+	// resolve to, in order, each once; via what was named for a
+	// Deployment reached through its pod or ReplicaSet.
+	targets []target
+	names   []string
+	via     map[string]string
 }
 
 // NewOptions returns Options reading the real cluster named by the kubeconfig.
@@ -117,11 +122,16 @@ the verbatim evidence and the next step. It only reads (get and list).`,
 // Complete reads the arguments and the kubeconfig's namespace.
 func (o *Options) Complete(args []string) error {
 	if len(args) > 0 || !(o.All || o.Selector != "" || o.AllNamespaces || len(o.Files) > 0) {
-		names, err := parseTargets(args)
+		targets, err := parseTargets(args)
 		if err != nil {
 			return err
 		}
-		o.names = names
+		o.targets = targets
+		for _, t := range targets {
+			if t.kind == kindDeployment {
+				o.names = append(o.names, t.name)
+			}
+		}
 	}
 	// Mistakes on the command line are usage errors whatever the kubeconfig.
 	if err := o.Output.complete(o.Out); err != nil {
@@ -138,8 +148,8 @@ func (o *Options) Complete(args []string) error {
 
 // Validate checks what flags alone cannot.
 func (o *Options) Validate() error {
-	if len(o.names) > 0 && (o.All || o.Selector != "" || o.AllNamespaces) {
-		return usageErrorf("name Deployments or choose them with -l, --all or -A, not both")
+	if len(o.targets) > 0 && (o.All || o.Selector != "" || o.AllNamespaces) {
+		return usageErrorf("name Deployments (or pods, ReplicaSets) or choose them with -l, --all or -A, not both")
 	}
 	if o.Selector != "" {
 		if _, err := labels.Parse(o.Selector); err != nil {
@@ -172,6 +182,9 @@ func (o *Options) Run(ctx context.Context) error {
 		return translate(err)
 	}
 	reader := &kube.Reader{Client: client, Now: o.Now}
+	if err := o.resolveLive(ctx, reader); err != nil {
+		return err
+	}
 	if o.many() {
 		return o.runMany(ctx, reader)
 	}
@@ -180,7 +193,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if errors.As(err, &nf) && o.Output.Format != "text" {
 		// Machines reading -o json get a report even for a typo: the stored
 		// link broken with DeploymentNotFound, and still the not-found code.
-		report := diagnose.Walk(&chain.Snapshot{Namespace: o.namespace, Name: o.names[0], Now: o.now(), Requests: 1}, diagnose.Options{Grace: o.Grace})
+		report := diagnose.Walk(&chain.Snapshot{Namespace: o.namespace, Name: o.names[0], Now: o.now(), Requests: 1, Via: o.via[o.names[0]]}, diagnose.Options{Grace: o.Grace})
 		if perr := o.write(one(report), true); perr != nil {
 			return perr
 		}
@@ -188,6 +201,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return translate(err)
 	}
+	snap.Via = o.via[snap.Name]
 	if o.Wait {
 		return o.runWait(ctx, reader, snap)
 	}

@@ -5,76 +5,110 @@ import (
 	"strings"
 )
 
-// deploymentTypes are the spellings of the Deployment resource that kubectl
-// itself accepts (short name, singular, plural, with group and version).
-// They are matched locally: resolving them through discovery would cost a
-// round trip on every run.
-var deploymentTypes = map[string]bool{
-	"deploy": true, "deployment": true, "deployments": true,
-	"deploy.apps": true, "deployment.apps": true, "deployments.apps": true,
-	"deployment.v1.apps": true, "deployments.v1.apps": true,
+// target is one thing named on the command line: a Deployment, or a pod or
+// ReplicaSet whose Deployment is walked.
+type target struct {
+	kind string // kindDeployment, kindPod or kindReplicaSet
+	name string
 }
 
-// parseTargets turns arguments into Deployment names, the way kubectl reads
-// "TYPE/NAME", "TYPE NAME" and, here, a bare "NAME" meaning a Deployment.
-func parseTargets(args []string) ([]string, error) {
+const (
+	kindDeployment = "deployment"
+	kindPod        = "pod"
+	kindReplicaSet = "replicaset"
+)
+
+// resourceTypes are the spellings of each kind that kubectl itself accepts
+// (short name, singular, plural, with group and version). They are matched
+// locally: resolving them through discovery would cost a round trip on
+// every run.
+var resourceTypes = map[string]string{
+	"deploy": kindDeployment, "deployment": kindDeployment, "deployments": kindDeployment,
+	"deploy.apps": kindDeployment, "deployment.apps": kindDeployment, "deployments.apps": kindDeployment,
+	"deployment.v1.apps": kindDeployment, "deployments.v1.apps": kindDeployment,
+	"po": kindPod, "pod": kindPod, "pods": kindPod, "pod.v1": kindPod, "pods.v1": kindPod,
+	"rs": kindReplicaSet, "replicaset": kindReplicaSet, "replicasets": kindReplicaSet,
+	"rs.apps": kindReplicaSet, "replicaset.apps": kindReplicaSet, "replicasets.apps": kindReplicaSet,
+	"replicaset.v1.apps": kindReplicaSet, "replicasets.v1.apps": kindReplicaSet,
+}
+
+// notWalked are workload kinds kubectl chain knows but does not walk yet.
+var notWalked = map[string]string{
+	"sts": "StatefulSets", "statefulset": "StatefulSets", "statefulsets": "StatefulSets",
+	"ds": "DaemonSets", "daemonset": "DaemonSets", "daemonsets": "DaemonSets",
+	"job": "Jobs", "jobs": "Jobs", "cj": "CronJobs", "cronjob": "CronJobs", "cronjobs": "CronJobs",
+}
+
+// kindOf resolves a resource type as typed, "" when unknown.
+func kindOf(typ string) string { return resourceTypes[strings.ToLower(typ)] }
+
+// parseTargets reads the arguments the way kubectl reads "TYPE/NAME",
+// "TYPE NAME..." and, here, a bare "NAME" meaning a Deployment.
+func parseTargets(args []string) ([]target, error) {
 	switch len(args) {
 	case 0:
-		return nil, usageErrorf("name a Deployment: kubectl chain deploy/NAME (or deployment NAME, or NAME)")
+		return nil, usageErrorf("name a Deployment: kubectl chain deploy/NAME (or deployment NAME, or NAME; or one of its pods, pod/NAME)")
 	case 1:
-		return parseOne(args[0])
+		t, err := parseOne(args[0])
+		return []target{t}, err
 	}
-	if !strings.Contains(args[0], "/") && deploymentTypes[strings.ToLower(args[0])] {
-		var names []string
+	if kind := kindOf(args[0]); kind != "" && !strings.Contains(args[0], "/") {
+		var out []target
 		for _, a := range args[1:] {
 			if strings.Contains(a, "/") {
 				return nil, usageErrorf("%q: after the type %q give plain names, or use TYPE/NAME for every argument", a, args[0])
 			}
-			if err := validName(a); err != nil {
+			if err := validName(kind, a); err != nil {
 				return nil, err
 			}
-			names = append(names, a)
+			out = append(out, target{kind, a})
 		}
-		return names, nil
+		return out, nil
 	}
-	var names []string
+	var out []target
 	for _, a := range args {
-		n, err := parseOne(a)
+		t, err := parseOne(a)
 		if err != nil {
 			return nil, err
 		}
-		names = append(names, n...)
+		out = append(out, t)
 	}
-	return names, nil
+	return out, nil
 }
 
-func parseOne(arg string) ([]string, error) {
+func parseOne(arg string) (target, error) {
 	typ, name, found := strings.Cut(arg, "/")
 	if !found {
-		if deploymentTypes[strings.ToLower(arg)] {
-			return nil, usageErrorf("%q is a resource type: name the Deployment too, as %s/NAME or %s NAME", arg, arg, arg)
+		if kindOf(arg) != "" {
+			return target{}, usageErrorf("%q is a resource type: name the object too, as %s/NAME or %s NAME", arg, arg, arg)
 		}
-		return []string{arg}, validName(arg)
+		return target{kindDeployment, arg}, validName(kindDeployment, arg)
 	}
-	if !deploymentTypes[strings.ToLower(typ)] {
-		return nil, usageErrorf("unknown resource type %q: kubectl chain walks Deployments; use deploy/NAME, deployment/NAME, deployments.apps/NAME or NAME", typ)
+	kind := kindOf(typ)
+	if kind == "" {
+		base, _, _ := strings.Cut(strings.ToLower(typ), ".")
+		if what, ok := notWalked[base]; ok {
+			return target{}, usageErrorf("kubectl chain does not walk %s yet: it walks Deployments (deploy/NAME), and finds the Deployment of a pod (pod/NAME) or ReplicaSet (rs/NAME)", what)
+		}
+		return target{}, usageErrorf("unknown resource type %q: kubectl chain walks Deployments; use deploy/NAME, deployment/NAME, deployments.apps/NAME or NAME, or a pod or ReplicaSet of one: pod/NAME, rs/NAME", typ)
 	}
-	return []string{name}, validName(name)
+	return target{kind, name}, validName(kind, name)
 }
 
 // validName checks a name the way the API server would, so a typo fails here
 // with a clear message instead of as a confusing 404.
-func validName(name string) error {
+func validName(kind, name string) error {
+	what := map[string]string{kindDeployment: "Deployment", kindPod: "pod", kindReplicaSet: "ReplicaSet"}[kind]
 	if name == "" {
-		return usageErrorf("empty Deployment name: use deploy/NAME")
+		return usageErrorf("empty %s name: use %s/NAME", what, kind)
 	}
 	if len(name) > 253 {
-		return usageErrorf("Deployment name %q is longer than 253 characters", name)
+		return usageErrorf("%s name %q is longer than 253 characters", what, name)
 	}
 	for i, r := range name {
 		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || (r == '-' || r == '.') && i > 0 && i < len(name)-1
 		if !ok {
-			return usageErrorf("%q is not a valid Deployment name: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit", name)
+			return usageErrorf("%q is not a valid %s name: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit", name, what)
 		}
 	}
 	return nil

@@ -9,24 +9,38 @@ import (
 )
 
 func TestParseTargets(t *testing.T) {
+	d := func(names ...string) []target {
+		var out []target
+		for _, n := range names {
+			out = append(out, target{kindDeployment, n})
+		}
+		return out
+	}
 	tests := []struct {
 		args    []string
-		want    []string
+		want    []target
 		wantErr string
 	}{
-		{args: []string{"deploy/web"}, want: []string{"web"}},
-		{args: []string{"deployment", "web"}, want: []string{"web"}},
-		{args: []string{"deployments.apps/web"}, want: []string{"web"}},
-		{args: []string{"deployments.v1.apps/web"}, want: []string{"web"}},
-		{args: []string{"Deployment/web"}, want: []string{"web"}},
-		{args: []string{"web"}, want: []string{"web"}},
-		{args: []string{"deploy", "a", "b"}, want: []string{"a", "b"}},
-		{args: []string{"deploy/a", "deploy/b"}, want: []string{"a", "b"}},
+		{args: []string{"deploy/web"}, want: d("web")},
+		{args: []string{"deployment", "web"}, want: d("web")},
+		{args: []string{"deployments.apps/web"}, want: d("web")},
+		{args: []string{"deployments.v1.apps/web"}, want: d("web")},
+		{args: []string{"Deployment/web"}, want: d("web")},
+		{args: []string{"web"}, want: d("web")},
+		{args: []string{"deploy", "a", "b"}, want: d("a", "b")},
+		{args: []string{"deploy/a", "deploy/b"}, want: d("a", "b")},
+		{args: []string{"pod/web-7d4b9c6f5-x2x7q"}, want: []target{{kindPod, "web-7d4b9c6f5-x2x7q"}}},
+		{args: []string{"po", "a", "b"}, want: []target{{kindPod, "a"}, {kindPod, "b"}}},
+		{args: []string{"rs/web-7d4b9c6f5", "deploy/api"}, want: []target{{kindReplicaSet, "web-7d4b9c6f5"}, {kindDeployment, "api"}}},
+		{args: []string{"replicasets.apps/web-7d4b9c6f5"}, want: []target{{kindReplicaSet, "web-7d4b9c6f5"}}},
 		{args: nil, wantErr: "name a Deployment"},
-		{args: []string{"pod/web"}, wantErr: `unknown resource type "pod"`},
-		{args: []string{"statefulsets.apps/db"}, wantErr: `unknown resource type "statefulsets.apps"`},
+		{args: []string{"statefulsets.apps/db"}, wantErr: "does not walk StatefulSets yet"},
+		{args: []string{"cj/nightly"}, wantErr: "does not walk CronJobs yet"},
+		{args: []string{"svc/web"}, wantErr: `unknown resource type "svc"`},
 		{args: []string{"deploy"}, wantErr: `"deploy" is a resource type`},
+		{args: []string{"pods"}, wantErr: `"pods" is a resource type`},
 		{args: []string{"deploy/"}, wantErr: "empty Deployment name"},
+		{args: []string{"pod/"}, wantErr: "empty pod name"},
 		{args: []string{"deploy/Web"}, wantErr: `"Web" is not a valid Deployment name`},
 		{args: []string{"web-"}, wantErr: `"web-" is not a valid Deployment name`},
 		{args: []string{"deploy", "deploy/web"}, wantErr: "give plain names"},
@@ -47,7 +61,7 @@ func TestParseTargets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(target{})); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
@@ -59,7 +73,7 @@ func FuzzParseTargets(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		names, err := parseTargets(strings.Fields(s))
+		targets, err := parseTargets(strings.Fields(s))
 		if err != nil {
 			var e *ExitError
 			if !errors.As(err, &e) || e.Code != ExitUsage {
@@ -67,9 +81,9 @@ func FuzzParseTargets(f *testing.F) {
 			}
 			return
 		}
-		for _, n := range names {
-			if validName(n) != nil {
-				t.Fatalf("%q: accepted invalid name %q", s, n)
+		for _, tg := range targets {
+			if kindOf(tg.kind) == "" || validName(tg.kind, tg.name) != nil {
+				t.Fatalf("%q: accepted %+v", s, tg)
 			}
 		}
 	})

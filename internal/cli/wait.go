@@ -142,6 +142,7 @@ func (w *waiter) walk(now time.Time) (bool, error) {
 func (w *waiter) read(ctx context.Context) error {
 	next, err := w.reader.Snapshot(ctx, w.o.namespace, w.o.names[0])
 	if err == nil {
+		next.Via = w.o.via[next.Name]
 		w.snap = next
 	}
 	return err

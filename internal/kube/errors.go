@@ -6,6 +6,9 @@ import "fmt"
 // type so the CLI can say so plainly instead of printing an API status, and
 // so CI can tell a typo in a pipeline from a broken rollout.
 type NotFoundError struct {
+	// Kind is the resource, "deployment" when empty: a pod or ReplicaSet
+	// named to find its Deployment can be missing too.
+	Kind      string
 	Namespace string
 	Name      string
 	// Err is the API server's error, kept so apierrors.IsNotFound still holds.
@@ -13,7 +16,15 @@ type NotFoundError struct {
 }
 
 func (e *NotFoundError) Error() string {
-	return fmt.Sprintf("deployment %s/%s not found", e.Namespace, e.Name)
+	return fmt.Sprintf("%s %s/%s not found", e.What(), e.Namespace, e.Name)
+}
+
+// What is the kind of the missing object, in kubectl's words.
+func (e *NotFoundError) What() string {
+	if e.Kind == "" {
+		return "deployment"
+	}
+	return e.Kind
 }
 
 // Unwrap returns the API server's error.

@@ -122,7 +122,7 @@ func TestSnapshotDeploymentErrors(t *testing.T) {
 	}{
 		{
 			name: "not found", get: "nope",
-			want: &NotFoundError{Namespace: "prod", Name: "nope"}, errMsg: "deployment prod/nope not found",
+			want: &NotFoundError{Kind: "deployment", Namespace: "prod", Name: "nope"}, errMsg: "deployment prod/nope not found",
 		},
 		{
 			name: "forbidden", get: "web", fail: forbidden("get", "apps", "deployments", "web"),

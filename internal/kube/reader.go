@@ -64,16 +64,7 @@ func (r *Reader) now() time.Time {
 // deploymentError translates a failed GET into the typed errors the CLI
 // knows how to explain.
 func deploymentError(namespace, name string, err error) error {
-	switch {
-	case apierrors.IsNotFound(err):
-		return &NotFoundError{Namespace: namespace, Name: name, Err: err}
-	case apierrors.IsForbidden(err):
-		return &ForbiddenError{
-			Namespace: namespace, Name: name, Message: err.Error(), Err: err,
-			Check: canI("get", "deployments/"+name, namespace),
-		}
-	}
-	return fmt.Errorf("getting deployment %s/%s: %w", namespace, name, err)
+	return getError("deployment", "deployments", namespace, name, err)
 }
 
 // readDependents is the second round trip: the three lists run in parallel,
