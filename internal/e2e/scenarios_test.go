@@ -132,6 +132,34 @@ func runScenario(t *testing.T, sc scenarios.Scenario) {
 	}
 	checkKubeletEvents(ctx, t, ns)
 	checkCapture(ctx, t, sc, ns, want)
+	checkPodTarget(ctx, t, ns, want)
+}
+
+// checkPodTarget names one of the scenario's pods, as a user who has only
+// `kubectl get pods` in hand would, and expects its Deployment's verdict,
+// the report saying which pod was named. Scenarios whose pods are never
+// created have none to name.
+func checkPodTarget(ctx context.Context, t *testing.T, ns string, want verdict) {
+	t.Helper()
+	pods, err := client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) == 0 {
+		return
+	}
+	name := pods.Items[0].Name
+	got, out, _, err := diagnose(ctx, "pod/"+name, "-n", ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Via string `json:"via"`
+	}
+	_ = json.Unmarshal(out, &r)
+	if got != want || r.Via != "pod/"+name {
+		t.Errorf("kubectl chain pod/%s: verdict %+v via %q, want %+v via pod/%s\n%s", name, got, r.Via, want, name, out)
+	}
 }
 
 // settle is how long each scenario is watched after apply: long enough for
