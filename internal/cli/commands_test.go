@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 )
@@ -27,6 +28,9 @@ func TestCompletion(t *testing.T) {
 		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "worker"}},
 		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "api"}},
 		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "web-other"}},
+		&appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-7d4b9c6f5"}},
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-7d4b9c6f5-x2x7q"}},
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "api-5c6d7f8b9-k2m9x"}},
 	)
 	tests := []struct {
 		args []string
@@ -37,7 +41,11 @@ func TestCompletion(t *testing.T) {
 		{[]string{"__complete", "deployment", ""}, []string{"api", "web", "worker"}},
 		{[]string{"__complete", "deploy", "web", ""}, []string{}},
 		{[]string{"__complete", "web", ""}, []string{}},
-		{[]string{"__complete", "pods/w"}, []string{}},
+		{[]string{"__complete", "pods/w"}, []string{"pods/web-7d4b9c6f5-x2x7q"}},
+		{[]string{"__complete", "pod", ""}, []string{"api-5c6d7f8b9-k2m9x", "web-7d4b9c6f5-x2x7q"}},
+		{[]string{"__complete", "rs/"}, []string{"rs/web-7d4b9c6f5"}},
+		{[]string{"__complete", "svc/w"}, []string{}},
+		{[]string{"__complete", "pod/web-7d4b9c6f5-x2x7q", ""}, []string{}},
 	}
 	for _, tt := range tests {
 		r := runWith(t, c, tt.args...)

@@ -2,22 +2,30 @@ package cli
 
 import (
 	"context"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 )
 
-// completeDeployments offers the namespace's Deployment names. It is the one
-// place that lists Deployments, and only when the shell asks.
+// completeDeployments offers the namespace's Deployment names, or, after a
+// pod or ReplicaSet type, its pods' or ReplicaSets' names. It reads the
+// cluster through internal/kube, once, and only when the shell asks.
 func (o *Options) completeDeployments(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	// One Deployment at a time: complete "NAME", "TYPE/NAME" or "TYPE NAME".
-	if len(args) > 1 || len(args) == 1 && kindOf(args[0]) != kindDeployment {
+	// One target at a time: complete "NAME", "TYPE/NAME" or "TYPE NAME".
+	kind, prefix := kindDeployment, ""
+	switch {
+	case len(args) > 1:
 		return nil, cobra.ShellCompDirectiveNoFileComp
+	case len(args) == 1:
+		if kind = kindOf(args[0]); kind == "" || strings.Contains(args[0], "/") {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
 	}
-	prefix := ""
 	if typ, rest, ok := strings.Cut(toComplete, "/"); ok {
-		if kindOf(typ) != kindDeployment || len(args) > 0 {
+		if kind = kindOf(typ); kind == "" || len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		prefix, toComplete = typ+"/", rest
@@ -34,14 +42,15 @@ func (o *Options) completeDeployments(cmd *cobra.Command, args []string, toCompl
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	list, err := client.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
+	names, err := (&kube.Reader{Client: client}).Names(ctx, ns, kind)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
+	sort.Strings(names)
 	var out []string
-	for _, d := range list.Items {
-		if strings.HasPrefix(d.Name, toComplete) {
-			out = append(out, prefix+d.Name)
+	for _, n := range names {
+		if strings.HasPrefix(n, toComplete) {
+			out = append(out, prefix+n)
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp

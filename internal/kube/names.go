@@ -1,0 +1,42 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Names lists the names of the namespace's objects of kind ("deployment",
+// "pod" or "replicaset"), for shell completion: one list, only when the
+// shell asks.
+func (r *Reader) Names(ctx context.Context, namespace, kind string) ([]string, error) {
+	var (
+		list runtime.Object
+		err  error
+	)
+	switch kind {
+	case "deployment":
+		list, err = r.Client.AppsV1().Deployments(namespace).List(ctx, metav1.ListOptions{})
+	case "pod":
+		list, err = r.Client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+	case "replicaset":
+		list, err = r.Client.AppsV1().ReplicaSets(namespace).List(ctx, metav1.ListOptions{})
+	default:
+		return nil, fmt.Errorf("no names of kind %q", kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	err = meta.EachListItem(list, func(o runtime.Object) error {
+		m, err := meta.Accessor(o)
+		if err == nil {
+			names = append(names, m.GetName())
+		}
+		return err
+	})
+	return names, err
+}
