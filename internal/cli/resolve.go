@@ -16,35 +16,23 @@ import (
 // walked once.
 func (o *Options) resolveLive(ctx context.Context, reader *kube.Reader) error {
 	return o.resolve(func(t target) (string, error) {
-		name, _, err := reader.DeploymentOf(ctx, o.namespace, t.kind, t.name)
-		return name, err
+		return reader.DeploymentOf(ctx, o.namespace, t.kind, t.name)
 	})
 }
 
 // resolveFiles does the same from captured objects.
 func (o *Options) resolveFiles(b *capture.Bundle, ns string) error {
 	return o.resolve(func(t target) (string, error) {
-		name, kind := t.name, t.kind
-		if kind == kindPod {
-			p, ok := b.Pod(ns, name)
-			if !ok {
-				return "", usageErrorf("no pod %s in %v", name, o.Files)
+		return kube.FollowOwners(t.kind, t.name, func(kind, name string) (metav1.Object, error) {
+			if kind == kindPod {
+				if p, ok := b.Pod(ns, name); ok {
+					return p, nil
+				}
+			} else if rs, ok := b.ReplicaSet(ns, name); ok {
+				return rs, nil
 			}
-			ref := metav1.GetControllerOf(p)
-			if ref == nil || ref.Kind != "ReplicaSet" {
-				return "", translate(kube.NewOwnerError(kindPod, p.Namespace, name, ref))
-			}
-			name, kind = ref.Name, kindReplicaSet
-		}
-		rs, ok := b.ReplicaSet(ns, name)
-		if !ok {
-			return "", usageErrorf("no ReplicaSet %s in %v", name, o.Files)
-		}
-		ref := metav1.GetControllerOf(rs)
-		if ref == nil || ref.Kind != "Deployment" {
-			return "", translate(kube.NewOwnerError(kindReplicaSet, rs.Namespace, name, ref))
-		}
-		return ref.Name, nil
+			return nil, usageErrorf("no %s %s in %v", kind, name, o.Files)
+		})
 	})
 }
 

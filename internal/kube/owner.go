@@ -24,43 +24,55 @@ func (e *OwnerError) Error() string {
 	return fmt.Sprintf("%s %s/%s is controlled by %s %s, not by a Deployment", e.Kind, e.Namespace, e.Name, e.OwnerKind, e.OwnerName)
 }
 
-// DeploymentOf finds the Deployment above a pod (its controller ReplicaSet's
-// controller) or a ReplicaSet (its controller): one GET for a ReplicaSet,
-// two for a pod. kind is "pod" or "replicaset".
-func (r *Reader) DeploymentOf(ctx context.Context, namespace, kind, name string) (string, int, error) {
-	requests := 0
-	if kind == "pod" {
-		p, err := r.Client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
-		requests++
-		if err != nil {
-			return "", requests, getError("pod", "pods", namespace, name, err)
-		}
-		ref := metav1.GetControllerOf(p)
-		if ref == nil || ref.Kind != "ReplicaSet" {
-			return "", requests, NewOwnerError("pod", namespace, name, ref)
-		}
-		kind, name = "replicaset", ref.Name
-	}
-	rs, err := r.Client.AppsV1().ReplicaSets(namespace).Get(ctx, name, metav1.GetOptions{})
-	requests++
-	if err != nil {
-		return "", requests, getError("replicaset", "replicasets", namespace, name, err)
-	}
-	ref := metav1.GetControllerOf(rs)
-	if ref == nil || ref.Kind != "Deployment" {
-		return "", requests, NewOwnerError("replicaset", namespace, name, ref)
-	}
-	return ref.Name, requests, nil
+// ownerKinds is the controller each kind must have on the way up to a
+// Deployment, and the kind that controller is looked up as.
+var ownerKinds = map[string]struct{ owner, next string }{
+	"pod":        {"ReplicaSet", "replicaset"},
+	"replicaset": {"Deployment", "deployment"},
 }
 
-// NewOwnerError is kind/name's lack of a Deployment above it; ref is its
-// controller, nil when it has none.
-func NewOwnerError(kind, namespace, name string, ref *metav1.OwnerReference) error {
-	e := &OwnerError{Kind: kind, Namespace: namespace, Name: name}
-	if ref != nil {
-		e.OwnerKind, e.OwnerName = ref.Kind, ref.Name
+// FollowOwners finds the Deployment above kind/name ("pod" or
+// "replicaset"), reading each object on the way with get: a pod's
+// controller ReplicaSet, then that one's controller Deployment. Live
+// (DeploymentOf) and captured objects take the same way.
+func FollowOwners(kind, name string, get func(kind, name string) (metav1.Object, error)) (string, error) {
+	for kind != "deployment" {
+		obj, err := get(kind, name)
+		if err != nil {
+			return "", err
+		}
+		up := ownerKinds[kind]
+		ref := metav1.GetControllerOf(obj)
+		if ref == nil || ref.Kind != up.owner {
+			e := &OwnerError{Kind: kind, Namespace: obj.GetNamespace(), Name: name}
+			if ref != nil {
+				e.OwnerKind, e.OwnerName = ref.Kind, ref.Name
+			}
+			return "", e
+		}
+		kind, name = up.next, ref.Name
 	}
-	return e
+	return name, nil
+}
+
+// DeploymentOf finds the Deployment above a pod or ReplicaSet of the
+// namespace: one GET for a ReplicaSet, two for a pod.
+func (r *Reader) DeploymentOf(ctx context.Context, namespace, kind, name string) (string, error) {
+	return FollowOwners(kind, name, func(kind, name string) (metav1.Object, error) {
+		var (
+			obj metav1.Object
+			err error
+		)
+		if kind == "pod" {
+			obj, err = r.Client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+		} else {
+			obj, err = r.Client.AppsV1().ReplicaSets(namespace).Get(ctx, name, metav1.GetOptions{})
+		}
+		if err != nil {
+			return nil, getError(kind, kind+"s", namespace, name, err)
+		}
+		return obj, nil
+	})
 }
 
 // getError is a failed GET of kind/name as the CLI reports it.
