@@ -45,7 +45,7 @@ type walker struct {
 	pods []*corev1.Pod      // the pods judged: the current ReplicaSet's live pods
 	// gone are the current ReplicaSet's pods the kubelet evicted or
 	// refused: the reason its replacements exist.
-	gone []*corev1.Pod
+	gone []deadPod
 }
 
 // Walk judges every link of the snapshot's chain, in order, and names the

@@ -44,16 +44,8 @@ func (w *walker) containers() chain.Link {
 		// The replacements of evicted or refused pods do not run (yet),
 		// or pods keep being evicted for their own limits: what removed
 		// them is the first thing to fix.
-		for _, p := range w.gone {
-			d, _ := w.evicted(p)
-			obj := objectName("pod", p.Name)
-			ev := chain.Evidence{Source: chain.SourceObjectStatus, Object: obj, Field: "status.reason", Reason: p.Status.Reason, Message: p.Status.Message}
-			if p.Status.Message == "" {
-				if e, ok := w.evictedEvent(p); ok {
-					ev = eventEvidence(e)
-				}
-			}
-			c.add(sighting{d: d, object: obj, since: goneAt(p), evidence: []chain.Evidence{ev}})
+		for _, dp := range w.gone {
+			c.add(sighting{d: dp.why, object: objectName("pod", dp.pod.Name), since: goneAt(dp.pod), evidence: []chain.Evidence{dp.evidence}})
 		}
 		of += len(w.gone)
 		summary += fmt.Sprintf("; %s evicted or refused by the kubelet", plural(int32(len(w.gone)), "pod"))
@@ -67,8 +59,8 @@ func (w *walker) containers() chain.Link {
 // two evictions.
 func (w *walker) evictedAgain() bool {
 	n := 0
-	for _, p := range w.gone {
-		if d, _ := w.evicted(p); d.Cause == EphemeralStorageLimitExceeded && w.s.Now.Sub(goneAt(p)) < recentCrash {
+	for _, dp := range w.gone {
+		if dp.why.Cause == EphemeralStorageLimitExceeded && w.s.Now.Sub(goneAt(dp.pod)) < recentCrash {
 			n++
 		}
 	}

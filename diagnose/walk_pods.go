@@ -35,23 +35,24 @@ func (w *walker) podsLink() chain.Link {
 		candidates, notes = newestTemplate(w.s.Pods)
 	}
 	terminating := 0
-	var dead []*corev1.Pod
+	var dead []deadPod
 	for _, p := range candidates {
 		switch {
 		case p.DeletionTimestamp != nil:
 			terminating++
 		case p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded:
-			dead = append(dead, p)
+			dp := w.ended(p)
+			dead = append(dead, dp)
 			// Evictions that name a cause to fix count against the
 			// rollout; a preemption or a node shutdown does not.
-			if d, ok := w.evicted(p); ok && !isGeneric(d.Cause) {
-				w.gone = append(w.gone, p)
+			if dp.evicted && !isGeneric(dp.why.Cause) {
+				w.gone = append(w.gone, dp)
 			}
 		default:
 			w.pods = append(w.pods, p)
 		}
 	}
-	notes = append(notes, w.deadPodNotes(dead)...)
+	notes = append(notes, deadPodNotes(dead)...)
 	if terminating > 0 {
 		notes = append(notes, fmt.Sprintf("%d pods terminating", terminating))
 	}
@@ -212,18 +213,35 @@ func newestTemplate(all []corev1.Pod) ([]*corev1.Pod, []string) {
 	return groups[pick], notes
 }
 
-// evicted decodes why the kubelet removed a pod: its status, or, when the
+// deadPod is a pod of the ReplicaSet that ended, and why: decoded once,
+// for the pods link's notes and the containers link's findings.
+type deadPod struct {
+	pod *corev1.Pod
+	// evicted says the kubelet removed it, for the reason why.
+	evicted bool
+	why     Decoded
+	// evidence is its status's reason, or the Evicted event its status
+	// lacks.
+	evidence chain.Evidence
+}
+
+// ended decodes why the kubelet removed a pod: its status, or, when the
 // status kept no message, the kubelet's Evicted event about it. A pod whose
 // containers all exited 0 on the eviction's SIGTERM ends Succeeded with no
 // reason at all (kubernetes/kubernetes#120182): the event is its only trace.
-func (w *walker) evicted(p *corev1.Pod) (Decoded, bool) {
+func (w *walker) ended(p *corev1.Pod) deadPod {
+	obj := objectName("pod", p.Name)
+	dp := deadPod{pod: p, evidence: chain.Evidence{Source: chain.SourceObjectStatus, Object: obj, Field: "status.reason",
+		Reason: p.Status.Reason, Message: p.Status.Message}}
 	reason, msg := p.Status.Reason, p.Status.Message
 	if msg == "" {
 		if e, ok := w.evictedEvent(p); ok {
 			reason, msg = reasonEvicted, eventMessage(e)
+			dp.evidence = eventEvidence(e)
 		}
 	}
-	return Eviction(reason, msg)
+	dp.why, dp.evicted = Eviction(reason, msg)
+	return dp
 }
 
 // evictedEvent is the kubelet's newest Evicted event about a pod whose
@@ -244,13 +262,14 @@ func (w *walker) evictedEvent(p *corev1.Pod) (chain.Event, bool) {
 // deadPodNotes says which pods ended and why, one note for the pods that
 // ended alike: a Deployment whose pods are evicted again and again has
 // dozens.
-func (w *walker) deadPodNotes(dead []*corev1.Pod) []string {
+func deadPodNotes(dead []deadPod) []string {
 	var order []string
 	names := map[string][]string{}
-	for _, p := range dead {
+	for _, dp := range dead {
+		p := dp.pod
 		how := strings.ToLower(string(p.Status.Phase))
-		if d, ok := w.evicted(p); ok {
-			how += " (" + d.Summary + ")"
+		if dp.evicted {
+			how += " (" + dp.why.Summary + ")"
 		} else if p.Status.Reason != "" {
 			how += " (" + p.Status.Reason + ")"
 		}
