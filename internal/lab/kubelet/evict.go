@@ -51,12 +51,20 @@ type storageUse struct {
 	emptyDir map[string]int64
 }
 
-// storageUseAt is the pod's use at now: what its running containers wrote
-// to their writable layer, and to emptyDirs as last measured (at the pod's
-// start and every volumeStatsAggPeriod after).
-func (w *podWorker) storageUseAt(pod *corev1.Pod, now time.Time) storageUse {
-	u := storageUse{rootfs: map[string]int64{}, emptyDir: map[string]int64{}}
-	measured := w.rec.startTime.Add(now.Sub(w.rec.startTime).Truncate(volumeStatsAggPeriod))
+// write is one running container's write as the eviction manager sees it:
+// where it landed (its writable layer, or an emptyDir) and from when: at
+// once in the writable layer, at the volume's next measurement (the pod's
+// start, then every volumeStatsAggPeriod) in an emptyDir.
+type write struct {
+	container, emptyDir string
+	bytes               int64
+	seen                time.Time
+}
+
+// writes are the pod's running containers' writes; one to a volume other
+// than a disk-backed emptyDir counts for nothing.
+func (w *podWorker) writes(pod *corev1.Pod) []write {
+	var out []write
 	for i := range pod.Spec.Containers {
 		c, cr := &pod.Spec.Containers[i], w.rec.containers[i]
 		wr := cr.out.Write
@@ -64,18 +72,37 @@ func (w *podWorker) storageUseAt(pod *corev1.Pod, now time.Time) storageUse {
 			continue
 		}
 		at := cr.startedAt.Add(wr.After)
-		switch vol, kind := writtenVolume(pod, c, wr.Path); kind {
-		case "":
-			if !at.After(now) {
-				u.rootfs[c.Name] += wr.Bytes
-			}
+		vol, kind := writtenVolume(pod, c, wr.Path)
+		switch kind {
+		case "other":
+			continue
 		case "emptyDir":
-			if !at.After(measured) {
-				u.emptyDir[vol] += wr.Bytes
-			}
+			start := w.rec.startTime
+			at = start.Add((at.Sub(start) + volumeStatsAggPeriod - 1).Truncate(volumeStatsAggPeriod))
+		}
+		out = append(out, write{container: c.Name, emptyDir: vol, bytes: wr.Bytes, seen: at})
+	}
+	return out
+}
+
+// useAt is the use the writes make at t.
+func useAt(ws []write, t time.Time) storageUse {
+	u := storageUse{rootfs: map[string]int64{}, emptyDir: map[string]int64{}}
+	for _, wr := range ws {
+		switch {
+		case wr.seen.After(t):
+		case wr.emptyDir != "":
+			u.emptyDir[wr.emptyDir] += wr.bytes
+		default:
+			u.rootfs[wr.container] += wr.bytes
 		}
 	}
 	return u
+}
+
+// storageUseAt is the pod's use as the eviction manager sees it at now.
+func (w *podWorker) storageUseAt(pod *corev1.Pod, now time.Time) storageUse {
+	return useAt(w.writes(pod), now)
 }
 
 // writtenVolume names the volume a write to file lands in and its kind:
@@ -143,29 +170,21 @@ func evictionMessage(pod *corev1.Pod, u storageUse) string {
 
 // checkEviction runs the eviction manager's check as its last tick saw
 // the pod: it evicts the pod when that tick found it over a limit, else
-// asks for a sync at the first tick after a write or measurement that will.
+// asks for a sync at the first tick after a write it will see that puts
+// the pod over one.
 func (w *podWorker) checkEviction(ctx context.Context, pod *corev1.Pod) {
 	now := w.a.clock.Now()
-	if msg := evictionMessage(pod, w.storageUseAt(pod, w.a.evictionTick(now))); msg != "" {
+	ws := w.writes(pod)
+	if msg := evictionMessage(pod, useAt(ws, w.a.evictionTick(now))); msg != "" {
 		w.evict(ctx, pod, msg)
 		return
 	}
-	for i := range pod.Spec.Containers {
-		cr := w.rec.containers[i]
-		wr := cr.out.Write
-		if cr.phase != containerRunning || wr == nil {
-			continue
-		}
-		seen := cr.startedAt.Add(wr.After)
-		if _, kind := writtenVolume(pod, &pod.Spec.Containers[i], wr.Path); kind == "emptyDir" {
-			// the volume's first measurement after the write
-			seen = w.rec.startTime.Add((seen.Sub(w.rec.startTime) + volumeStatsAggPeriod - 1).Truncate(volumeStatsAggPeriod))
-		}
-		tick := w.a.evictionTick(seen)
-		if tick.Before(seen) {
+	for _, wr := range ws {
+		tick := w.a.evictionTick(wr.seen)
+		if tick.Before(wr.seen) {
 			tick = tick.Add(evictionMonitoringPeriod)
 		}
-		if tick.After(now) && evictionMessage(pod, w.storageUseAt(pod, tick)) != "" {
+		if tick.After(now) && evictionMessage(pod, useAt(ws, tick)) != "" {
 			w.after(tick)
 		}
 	}
