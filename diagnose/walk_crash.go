@@ -43,16 +43,29 @@ func (pc *podCtx) crashed(st corev1.ContainerStatus, t corev1.ContainerStateTerm
 			return
 		}
 	}
-	// Killed (SIGKILL or SIGTERM, not by the OOM killer) with no event
-	// about this run yet: events reach the API server after the status, so
-	// a kill seconds ago may not have its Unhealthy or Killing event
-	// updated yet. A probe that killed the earlier runs killed this one.
-	if killedBySignal(t) {
-		for _, e := range events {
-			if d, ok := Probe(e.Reason, eventMessage(e)); ok && d.Cause != ReadinessProbeFailed && e.Count > 1 {
-				pc.add(d, e.First, st.RestartCount, append(ev, eventEvidence(e))...)
-				return
+	// Stopped by the kubelet (SIGKILL or SIGTERM, not the OOM killer; a
+	// program that exits 0 on SIGTERM says Completed) with no event about
+	// this run yet: events reach the API server after the status, so a
+	// kill seconds ago may not have its Unhealthy, Killing or hook event
+	// yet. A probe or hook that failed the earlier runs, twice or more,
+	// ended this one. A failing hook's event quotes the command's output,
+	// so each failure may be an event of its own: their counts add up.
+	if killedBySignal(t) || t.ExitCode == 0 {
+		var last *chain.Event
+		var d Decoded
+		n := int32(0)
+		for i, e := range events {
+			ed, ok := Probe(e.Reason, eventMessage(e))
+			if !ok || ed.Cause == ReadinessProbeFailed {
+				ed, ok = Hook(e.Reason, eventMessage(e))
 			}
+			if ok {
+				last, d, n = &events[i], ed, n+max(e.Count, 1)
+			}
+		}
+		if n > 1 {
+			pc.add(d, last.First, st.RestartCount, append(ev, eventEvidence(*last))...)
+			return
 		}
 	}
 	if t.Reason == "StartError" || t.Reason == "ContainerCannotRun" {

@@ -1,0 +1,63 @@
+package diagnose
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// TestWalkHookKilledCompleted: a postStart hook that keeps failing makes
+// the kubelet stop the container, and a program that exits 0 on SIGTERM
+// says Completed. Caught in CrashLoopBackOff before the last run's hook
+// event reached the API server (the lab's real node, under load), the
+// earlier runs' hook failures name the cause, not the exit. Each
+// FailedPostStartHook event quotes the command's output, so each is an
+// event of its own.
+func TestWalkHookKilledCompleted(t *testing.T) {
+	now := walkT0.Add(time.Minute)
+	yes, one := true, int32(1)
+	pod := corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-5d8f9c7b6-hfdmm", UID: "pod-uid",
+			CreationTimestamp: metav1.NewTime(walkT0),
+			OwnerReferences:   []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-5d8f9c7b6", UID: "rs-uid", Controller: &yes}}},
+		Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{Name: "web"}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{
+			Name: "web", RestartCount: 2,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff",
+				Message: "back-off 20s restarting failed container=web pod=web-5d8f9c7b6-hfdmm_shop(pod-uid)"}},
+			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed",
+				StartedAt: metav1.NewTime(now.Add(-3 * time.Second)), FinishedAt: metav1.NewTime(now.Add(-time.Second))}},
+		}}},
+	}
+	// pkg/kubelet/kuberuntime/kuberuntime_container.go msgPostStartHookFailed
+	// "PostStartHook failed", handlers.go's exec hook error with the output.
+	hookEvent := func(at time.Duration) chain.Event {
+		msg := fmt.Sprintf(`Exec lifecycle hook ([/chain-workload --exit 1]) for Container "web" in Pod "web-5d8f9c7b6-hfdmm_shop(pod-uid)" failed - error: command '/chain-workload --exit 1' exited with 1: , message: "2026-05-17T09:45:%02dZ exiting with code 1\n"`, int(at.Seconds()))
+		return chain.Event{Type: corev1.EventTypeWarning, Reason: "FailedPostStartHook", Message: msg, Source: "kubelet", Count: 1,
+			FieldPath: "spec.containers{web}", Object: chain.ObjectRef{Kind: "Pod", Name: pod.Name, UID: pod.UID},
+			First: walkT0.Add(at), Last: walkT0.Add(at)}
+	}
+	for _, tt := range []struct {
+		name string
+		evs  []chain.Event
+		want chain.CauseID
+	}{
+		{"two earlier hook failures", []chain.Event{hookEvent(5 * time.Second), hookEvent(20 * time.Second)}, PostStartHookFailed},
+		{"no hook event", nil, ContainerCompleted},
+	} {
+		s := walkSnapshot(tt.evs...)
+		s.Now = now
+		s.Deployment.Spec.Replicas, s.ReplicaSets[0].Spec.Replicas = &one, &one
+		s.ReplicaSets[0].Status = appsv1.ReplicaSetStatus{Replicas: 1}
+		s.Pods = []corev1.Pod{pod}
+		if r := Walk(s, Options{}); r.Verdict.Cause != tt.want || r.Verdict.Link != chain.LinkContainers {
+			t.Errorf("%s: verdict %+v, want containers %s", tt.name, r.Verdict, tt.want)
+		}
+	}
+}
