@@ -34,6 +34,7 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/kubectl-chain/kubectl-chain/cmd/chain-workload/early"
 	"github.com/kubectl-chain/kubectl-chain/internal/workload"
 )
 
@@ -47,18 +48,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "chain-workload:", err)
 		os.Exit(2)
 	}
-	os.Exit(run(o))
+	os.Exit(run(o, early.Signals))
 }
 
-func run(o workload.Options) int {
+func run(o workload.Options, sig <-chan os.Signal) int {
 	logf := func(format string, a ...any) {
 		if !o.Quiet {
 			fmt.Fprintf(os.Stdout, time.Now().UTC().Format(time.RFC3339)+" "+format+"\n", a...)
 		}
 	}
 	start := time.Now()
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
 	if o.StartDelay > 0 {
 		logf("starting in %s", o.StartDelay)
 		time.Sleep(o.StartDelay)
