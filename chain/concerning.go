@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -11,24 +12,43 @@ import (
 
 type objectKey struct{ kind, name string }
 
-// Concerning keeps the events about the Deployment, one of the ReplicaSets or
-// one of the Pods. Kind and name must match, and the UID too when both carry
-// one, so an event about a deleted pod of the same name, or a pod of another
-// Deployment, is not blamed on this one. The order of evs is kept.
-func Concerning(evs []Event, d *appsv1.Deployment, rss []appsv1.ReplicaSet, pods []corev1.Pod) []Event {
-	uids := make(map[objectKey]types.UID, 1+len(rss)+len(pods))
-	uids[objectKey{"Deployment", d.Name}] = d.UID
-	for i := range rss {
-		uids[objectKey{"ReplicaSet", rss[i].Name}] = rss[i].UID
+// Owned are the objects of one workload whose events the walk reads.
+type Owned struct {
+	// Workload is the Deployment, StatefulSet, DaemonSet, Job or CronJob.
+	Workload    metav1.Object
+	Kind        Kind
+	ReplicaSets []appsv1.ReplicaSet
+	Jobs        []batchv1.Job
+	Claims      []corev1.PersistentVolumeClaim
+	Pods        []corev1.Pod
+}
+
+// Concerning keeps the events about the workload or one of the objects it
+// owns. Kind and name must match, and the UID too when both carry one, so
+// an event about a deleted pod of the same name, or a pod of another
+// workload, is not blamed on this one. The order of evs is kept.
+func Concerning(evs []Event, o Owned) []Event {
+	uids := make(map[objectKey]types.UID, 1+len(o.ReplicaSets)+len(o.Jobs)+len(o.Claims)+len(o.Pods))
+	if o.Workload != nil {
+		uids[objectKey{string(o.Kind), o.Workload.GetName()}] = o.Workload.GetUID()
 	}
-	for i := range pods {
-		uids[objectKey{"Pod", pods[i].Name}] = pods[i].UID
+	for i := range o.ReplicaSets {
+		uids[objectKey{"ReplicaSet", o.ReplicaSets[i].Name}] = o.ReplicaSets[i].UID
 	}
-	// A pod names its ReplicaSet: that keeps the ReplicaSet's events when
-	// its ReplicaSet could not be read.
-	for i := range pods {
-		if ref := metav1.GetControllerOf(&pods[i]); ref != nil && ref.Kind == "ReplicaSet" {
-			k := objectKey{"ReplicaSet", ref.Name}
+	for i := range o.Jobs {
+		uids[objectKey{"Job", o.Jobs[i].Name}] = o.Jobs[i].UID
+	}
+	for i := range o.Claims {
+		uids[objectKey{"PersistentVolumeClaim", o.Claims[i].Name}] = o.Claims[i].UID
+	}
+	for i := range o.Pods {
+		uids[objectKey{"Pod", o.Pods[i].Name}] = o.Pods[i].UID
+	}
+	// A pod names its ReplicaSet or Job: that keeps the owner's events
+	// when the owner could not be read.
+	for i := range o.Pods {
+		if ref := metav1.GetControllerOf(&o.Pods[i]); ref != nil && (ref.Kind == "ReplicaSet" || ref.Kind == "Job") {
+			k := objectKey{ref.Kind, ref.Name}
 			if _, ok := uids[k]; !ok {
 				uids[k] = ref.UID
 			}
@@ -45,13 +65,45 @@ func Concerning(evs []Event, d *appsv1.Deployment, rss []appsv1.ReplicaSet, pods
 	return out
 }
 
+// Workload is the snapshot's workload object, nil when it was not found.
+func (s *Snapshot) Workload() metav1.Object {
+	switch s.KindOf() {
+	case KindStatefulSet:
+		if s.StatefulSet != nil {
+			return s.StatefulSet
+		}
+	case KindDaemonSet:
+		if s.DaemonSet != nil {
+			return s.DaemonSet
+		}
+	case KindJob:
+		if s.Job != nil {
+			return s.Job
+		}
+	case KindCronJob:
+		if s.CronJob != nil {
+			return s.CronJob
+		}
+	default:
+		if s.Deployment != nil {
+			return s.Deployment
+		}
+	}
+	return nil
+}
+
 // Assemble fills the snapshot's objects the one way both the live reader
-// and the capture loader must: ReplicaSets and Pods by name, and only the
-// events that concern them, oldest first. The Deployment must be set.
+// and the capture loader must: each list by name, and only the events that
+// concern the workload or what it owns, oldest first. The workload must be
+// set, and the kind's other lists (Revisions, Claims, Nodes, Jobs) too.
 func (s *Snapshot) Assemble(rss []appsv1.ReplicaSet, pods []corev1.Pod, evs []Event) {
 	sort.SliceStable(rss, func(i, j int) bool { return rss[i].Name < rss[j].Name })
 	sort.SliceStable(pods, func(i, j int) bool { return pods[i].Name < pods[j].Name })
+	sort.SliceStable(s.Jobs, func(i, j int) bool { return s.Jobs[i].Name < s.Jobs[j].Name })
+	sort.SliceStable(s.Claims, func(i, j int) bool { return s.Claims[i].Name < s.Claims[j].Name })
+	sort.SliceStable(s.Revisions, func(i, j int) bool { return s.Revisions[i].Revision < s.Revisions[j].Revision })
+	sort.SliceStable(s.Nodes, func(i, j int) bool { return s.Nodes[i].Name < s.Nodes[j].Name })
 	s.ReplicaSets, s.Pods = rss, pods
-	s.Events = Concerning(evs, s.Deployment, rss, pods)
+	s.Events = Concerning(evs, Owned{Workload: s.Workload(), Kind: s.KindOf(), ReplicaSets: rss, Jobs: s.Jobs, Claims: s.Claims, Pods: pods})
 	SortEvents(s.Events)
 }

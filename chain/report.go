@@ -1,6 +1,9 @@
 package chain
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // SchemaVersion is the version of the JSON and YAML report. It changes only
 // when a field is removed or changes meaning; added fields keep it.
@@ -17,21 +20,49 @@ const (
 	LinkNodeAssignment LinkID = "node-assignment"
 	LinkContainers     LinkID = "containers"
 	LinkReady          LinkID = "ready"
+
+	// Links of the other kinds' chains (ChainOf).
+	LinkRevision   LinkID = "revision"
+	LinkClaims     LinkID = "claims"
+	LinkNodes      LinkID = "nodes"
+	LinkCompletion LinkID = "completion"
+	LinkSchedule   LinkID = "schedule"
 )
 
-// Links is the chain in order: each link is some program's one step, and a
-// link can only work once the ones before it have.
+// Links is a Deployment's chain in order: each link is some program's one
+// step, and a link can only work once the ones before it have.
 var Links = []LinkID{LinkStored, LinkReplicaSet, LinkPods, LinkNodeAssignment, LinkContainers, LinkReady}
 
-// Title is the link's human name with the component that owns the step.
-func (l LinkID) Title() string {
+// Title is the link's human name with the component that owns the step in
+// a Deployment's chain.
+func (l LinkID) Title() string { return l.TitleFor(KindDeployment) }
+
+// TitleFor is the link's human name with the component that owns the step
+// in the chain of kind k.
+func (l LinkID) TitleFor(k Kind) string {
 	switch l {
 	case LinkStored:
-		return "stored (API server, Deployment controller observed it)"
+		return fmt.Sprintf("stored (API server, %s controller observed it)", k)
+	case LinkRevision:
+		return fmt.Sprintf("revision (%s controller, controller revisions)", k)
+	case LinkClaims:
+		return "claims (StatefulSet controller, volume provisioner)"
+	case LinkNodes:
+		return "nodes (DaemonSet controller: which nodes should run a pod)"
+	case LinkSchedule:
+		return "schedule (CronJob controller)"
+	case LinkCompletion:
+		return "completion (Job controller: succeeded, failed or past its deadline)"
+	case LinkPods:
+		switch k {
+		case KindStatefulSet, KindDaemonSet, KindJob:
+			return fmt.Sprintf("pods (%s controller, admission)", k)
+		case KindCronJob:
+			return "pods (the last Job's controller, admission)"
+		}
+		return "pods (ReplicaSet controller, admission)"
 	case LinkReplicaSet:
 		return "replicaset (Deployment controller)"
-	case LinkPods:
-		return "pods (ReplicaSet controller, admission)"
 	case LinkNodeAssignment:
 		return "node-assignment (scheduler)"
 	case LinkContainers:
@@ -71,9 +102,11 @@ const (
 // or renamed: CI pipelines match on them.
 type CauseID string
 
-// Report is the result of walking one Deployment's chain.
+// Report is the result of walking one workload's chain.
 type Report struct {
-	Schema    string    `json:"schema"`
+	Schema string `json:"schema"`
+	// Kind is the workload's kind; its chain is ChainOf(Kind).
+	Kind      Kind      `json:"kind"`
 	Namespace string    `json:"namespace"`
 	Name      string    `json:"name"`
 	Time      time.Time `json:"time"`

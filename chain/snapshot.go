@@ -1,4 +1,4 @@
-// Package chain is the pure model of a Deployment's causal chain: the snapshot
+// Package chain is the pure model of a workload's causal chain: the snapshot
 // of objects the walk reads, the links it judges and the report it produces.
 //
 // It imports only k8s.io/api and k8s.io/apimachinery so that the same code runs
@@ -10,24 +10,45 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 )
 
-// Snapshot is everything the walk needs about one Deployment, read once.
+// Snapshot is everything the walk needs about one workload, read once.
 // Fetching (live or from a file) fills it; deciding never fetches more.
 type Snapshot struct {
+	// Kind is the workload's kind; empty means a Deployment (KindOf).
+	Kind Kind
+
 	// Now is the moment the snapshot was taken. Ages are computed against it,
 	// never against the clock, so a capture analysed later says the same.
 	Now time.Time
 
-	// Namespace and Name identify the Deployment asked for, even when it does
-	// not exist.
+	// Namespace and Name identify the workload asked for, even when it
+	// does not exist.
 	Namespace string
 	Name      string
 
-	// Deployment is nil when it was not found.
-	Deployment *appsv1.Deployment
-	// ReplicaSets and Pods are those matching the Deployment's selector.
+	// The workload: the one field of its kind is set, nil when it was not
+	// found.
+	Deployment  *appsv1.Deployment
+	StatefulSet *appsv1.StatefulSet
+	DaemonSet   *appsv1.DaemonSet
+	Job         *batchv1.Job
+	CronJob     *batchv1.CronJob
+
+	// Revisions are a StatefulSet's or DaemonSet's ControllerRevisions.
+	Revisions []appsv1.ControllerRevision
+	// Claims are the PersistentVolumeClaims of a StatefulSet's
+	// volumeClaimTemplates.
+	Claims []corev1.PersistentVolumeClaim
+	// Nodes are the cluster's nodes, for a DaemonSet.
+	Nodes []corev1.Node
+	// Jobs are a CronJob's Jobs.
+	Jobs []batchv1.Job
+
+	// ReplicaSets and Pods are those matching the workload's selector (a
+	// CronJob's: those of its Jobs).
 	ReplicaSets []appsv1.ReplicaSet
 	Pods        []corev1.Pod
 	// Events concern the Deployment, its ReplicaSets or its Pods, normalised
@@ -41,8 +62,8 @@ type Snapshot struct {
 	// Requests counts the API requests spent building the snapshot.
 	Requests int
 
-	// Via is what the user named to reach this Deployment, "pod/NAME" or
-	// "replicaset/NAME"; empty when they named the Deployment.
+	// Via is what the user named to reach this workload, "pod/NAME" or
+	// "replicaset/NAME"; empty when they named the workload.
 	Via string
 }
 
@@ -55,6 +76,14 @@ const (
 	ResourceReplicaSets Resource = "replicasets"
 	ResourcePods        Resource = "pods"
 	ResourceEvents      Resource = "events"
+
+	ResourceStatefulSets        Resource = "statefulsets"
+	ResourceDaemonSets          Resource = "daemonsets"
+	ResourceJobs                Resource = "jobs"
+	ResourceCronJobs            Resource = "cronjobs"
+	ResourceControllerRevisions Resource = "controllerrevisions"
+	ResourceClaims              Resource = "persistentvolumeclaims"
+	ResourceNodes               Resource = "nodes"
 )
 
 // Gap is evidence that could not be read, and why.

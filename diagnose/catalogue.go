@@ -9,7 +9,7 @@ import (
 // catalogue is every cause, in chain order: the walk's own causes and each
 // decoder's, as declared beside the code that finds them.
 var catalogue = buildCatalogue(
-	causeGroup{"walk", walkCauses}, causeGroup{"validation", validationCauses},
+	causeGroup{"walk", walkCauses}, causeGroup{"workload", kindCauses}, causeGroup{"validation", validationCauses},
 	causeGroup{"controller", controllerCauses},
 	causeGroup{"scheduler", schedulerCauses},
 	causeGroup{"autoscaler", autoscalerCauses},
@@ -35,10 +35,10 @@ func buildCatalogue(groups ...causeGroup) []Cause {
 		}
 	}
 	rank := map[chain.LinkID]int{}
-	for i, l := range chain.Links {
+	for i, l := range chain.AllLinks {
 		rank[l] = i
 	}
-	rank[""] = len(chain.Links)
+	rank[""] = len(chain.AllLinks)
 	// Stable by link keeps each group's declared order within a link.
 	sort.SliceStable(all, func(i, j int) bool { return rank[all[i].Link] < rank[all[j].Link] })
 	return all

@@ -10,7 +10,7 @@ import (
 // CamelCase, on a real link, with a summary, a next step and a terminal rule.
 func TestCatalogue(t *testing.T) {
 	links := map[chain.LinkID]bool{"": true}
-	for _, l := range chain.Links {
+	for _, l := range chain.AllLinks {
 		links[l] = true
 	}
 	seen := map[chain.CauseID]bool{}

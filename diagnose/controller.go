@@ -99,6 +99,13 @@ var controllerCauses = []Cause{
 // ReplicaFailure condition carries the same error without it.
 const failedCreatePrefix = "Error creating:"
 
+// statefulSetFailed starts the StatefulSet controller's FailedCreate events
+// about a pod or a claim (pkg/controller/statefulset/stateful_pod_control.go
+// recordPodEvent, recordClaimEvent: "%s Pod %s in StatefulSet %s failed
+// error: %s", "%s Claim %s for Pod %s in StatefulSet %s failed error: %s",
+// the verb title-cased).
+var statefulSetFailed = regexp.MustCompile(`^(Create|Update|Delete) (Pod \S+|Claim \S+ for Pod \S+) in StatefulSet \S+ failed error: `)
+
 // FailedCreate decodes the message of a ReplicaSet's FailedCreate event
 // ("Error creating: ...") or of a ReplicaFailure condition (on the ReplicaSet
 // or the Deployment). The pods link is blocked by whatever refused the
@@ -108,6 +115,9 @@ func FailedCreate(message string) Decoded {
 	err := strings.TrimSpace(message)
 	if rest, ok := strings.CutPrefix(err, failedCreatePrefix); ok {
 		err = strings.TrimSpace(rest)
+	}
+	if m := statefulSetFailed.FindString(err); m != "" {
+		err = strings.TrimSpace(err[len(m):])
 	}
 	if d, ok := decodeAdmission(err); ok {
 		return d

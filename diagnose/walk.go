@@ -33,7 +33,7 @@ var nodePlaceholder = regexp.MustCompile(`\bNODE\b`)
 // (kubectl rollout resume deployment/NAME). Only NAME after "deploy/" or
 // "deployment/" is the Deployment's: elsewhere NAME is a ConfigMap's, a
 // Secret's or a custom-columns header.
-var deploymentPlaceholder = regexp.MustCompile(`\b(deploy|deployment)/NAME\b`)
+var deploymentPlaceholder = regexp.MustCompile(`\b(deploy|deployment|statefulset|daemonset|job|cronjob)/NAME\b`)
 
 // walker holds what one walk has learnt so far; each link reads what the
 // links before it established, as the components themselves do.
@@ -46,6 +46,9 @@ type walker struct {
 	// gone are the current ReplicaSet's pods the kubelet evicted or
 	// refused: the reason its replacements exist.
 	gone []deadPod
+	// want, when set, is how many pods the workload should run (other
+	// kinds than Deployments).
+	want *int32
 }
 
 // Walk judges every link of the snapshot's chain, in order, and names the
@@ -57,6 +60,7 @@ func Walk(s *chain.Snapshot, o Options) *chain.Report {
 	w := &walker{s: s, o: o, d: s.Deployment}
 	r := &chain.Report{
 		Schema:    chain.SchemaVersion,
+		Kind:      s.KindOf(),
 		Namespace: s.Namespace,
 		Name:      s.Name,
 		Time:      s.Now,
@@ -64,15 +68,20 @@ func Walk(s *chain.Snapshot, o Options) *chain.Report {
 		Via:       s.Via,
 		Gaps:      append([]chain.Gap(nil), s.Gaps...),
 	}
-	// Each link is judged with what the ones before it established; the
-	// ready link also reads their statuses: it judges the rollout even
-	// with no pod running, unless an earlier link already explains why.
-	r.Links = []chain.Link{w.stored(), w.replicaSet(), w.podsLink(), w.nodeAssignment(), w.containers()}
-	r.Links = append(r.Links, w.ready(r.Links))
-	w.progressDeadline(r.Links)
+	if s.KindOf() == chain.KindDeployment {
+		// Each link is judged with what the ones before it established;
+		// the ready link also reads their statuses: it judges the rollout
+		// even with no pod running, unless an earlier link already
+		// explains why.
+		r.Links = []chain.Link{w.stored(), w.replicaSet(), w.podsLink(), w.nodeAssignment(), w.containers()}
+		r.Links = append(r.Links, w.ready(r.Links, w.deploymentRollout()))
+		w.progressDeadline(r.Links)
+		r.ReplicaSets = w.replicaSetSummaries()
+	} else {
+		r.Links = w.kindLinks()
+	}
 	afterBroken(r.Links)
 	w.viaNote(r.Links)
-	r.ReplicaSets = w.replicaSetSummaries()
 	r.Verdict = w.verdict(r.Links)
 	gapNotes(r, s)
 	return r

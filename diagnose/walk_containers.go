@@ -67,8 +67,12 @@ func (w *walker) evictedAgain() bool {
 	return n >= 2
 }
 
-// wanted is how many pods the current ReplicaSet should run.
+// wanted is how many pods the current ReplicaSet (or the workload) should
+// run.
 func (w *walker) wanted() int32 {
+	if w.want != nil {
+		return *w.want
+	}
 	if w.rs != nil {
 		return replicas(w.rs.Spec.Replicas)
 	}

@@ -52,7 +52,7 @@ func (w *walker) podsLink() chain.Link {
 			w.pods = append(w.pods, p)
 		}
 	}
-	notes = append(notes, deadPodNotes(dead)...)
+	notes = append(notes, deadPodNotes(dead, "the ReplicaSet")...)
 	if terminating > 0 {
 		notes = append(notes, fmt.Sprintf("%d pods terminating", terminating))
 	}
@@ -262,7 +262,7 @@ func (w *walker) evictedEvent(p *corev1.Pod) (chain.Event, bool) {
 // deadPodNotes says which pods ended and why, one note for the pods that
 // ended alike: a Deployment whose pods are evicted again and again has
 // dozens.
-func deadPodNotes(dead []deadPod) []string {
+func deadPodNotes(dead []deadPod, by string) []string {
 	var order []string
 	names := map[string][]string{}
 	for _, dp := range dead {
@@ -282,14 +282,10 @@ func deadPodNotes(dead []deadPod) []string {
 	for _, how := range order {
 		n := names[how]
 		if len(n) == 1 {
-			notes = append(notes, fmt.Sprintf("pod %s %s; the ReplicaSet replaces it", n[0], how))
+			notes = append(notes, fmt.Sprintf("pod %s %s; %s replaces it", n[0], how, by))
 			continue
 		}
-		list := strings.Join(n[:min(len(n), maxNoteNames)], ", ")
-		if more := len(n) - maxNoteNames; more > 0 {
-			list += fmt.Sprintf(" +%d more", more)
-		}
-		notes = append(notes, fmt.Sprintf("%d pods %s: %s; the ReplicaSet replaces them", len(n), how, list))
+		notes = append(notes, fmt.Sprintf("%d pods %s: %s; %s replaces them", len(n), how, someNames(n), by))
 	}
 	return notes
 }

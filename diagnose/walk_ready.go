@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -10,11 +11,42 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
+// rollout is what the ready link judges a workload's pods against: how
+// many should be ready, for how long, and the kind's rollout status by
+// kubectl rollout status's rules.
+type rollout struct {
+	obj      string // "deployment/web"
+	want     int32
+	minReady int32
+	// status says what the rollout still waits for, done when it waits for
+	// nothing; evidence is the status fields it read.
+	status func() (msg string, done bool, evidence string)
+}
+
+// deploymentRollout is a Deployment's rollout: out of what the current
+// ReplicaSet wants, not of the pods that happen to run ("3/3 ready" while
+// 5 are wanted would read healthy).
+func (w *walker) deploymentRollout() *rollout {
+	if w.d == nil {
+		return nil
+	}
+	want := replicas(w.d.Spec.Replicas)
+	if w.rs != nil {
+		want = replicas(w.rs.Spec.Replicas)
+	}
+	return &rollout{obj: objectName("deployment", w.d.Name), want: want, minReady: w.d.Spec.MinReadySeconds,
+		status: func() (string, bool, string) {
+			msg, done := rolloutStatus(w.d)
+			return msg, done, fmt.Sprintf("replicas %d, updated %d, ready %d, available %d", w.d.Status.Replicas,
+				w.d.Status.UpdatedReplicas, w.d.Status.ReadyReplicas, w.d.Status.AvailableReplicas)
+		}}
+}
+
 // ready: the pods pass their readiness probes and the rollout is complete by
 // the rules of `kubectl rollout status`. before are the links judged so far.
-func (w *walker) ready(before []chain.Link) chain.Link {
-	if w.d == nil {
-		return notReached(chain.LinkReady, "no deployment")
+func (w *walker) ready(before []chain.Link, ro *rollout) chain.Link {
+	if ro == nil {
+		return notReached(chain.LinkReady, "no "+strings.ToLower(string(w.s.KindOf())))
 	}
 	var runningPods []*corev1.Pod
 	for _, p := range w.pods {
@@ -26,12 +58,12 @@ func (w *walker) ready(before []chain.Link) chain.Link {
 	// every earlier link ok or not reached (a maxSurge 0 rollout whose new
 	// ReplicaSet is still at 0 replicas), only the rollout status can
 	// tell: the verdict must never be healthy while it would still wait.
-	if len(runningPods) == 0 && replicas(w.d.Spec.Replicas) > 0 && !settled(before) {
+	if len(runningPods) == 0 && ro.want > 0 && !settled(before) {
 		return notReached(chain.LinkReady, "no pod runs all its containers")
 	}
 	c := &collector{}
 	ready, available := 0, 0
-	minReady := time.Duration(w.d.Spec.MinReadySeconds) * time.Second
+	minReady := time.Duration(ro.minReady) * time.Second
 	for _, p := range runningPods {
 		cond := podCondition(p, corev1.PodReady)
 		obj := objectName("pod", p.Name)
@@ -41,7 +73,7 @@ func (w *walker) ready(before []chain.Link) chain.Link {
 				available++
 			} else {
 				c.add(sighting{d: Decoded{Cause: MinReadySeconds, Progressing: true,
-					Summary: fmt.Sprintf("ready for less than minReadySeconds (%ds)", w.d.Spec.MinReadySeconds)},
+					Summary: fmt.Sprintf("ready for less than minReadySeconds (%ds)", ro.minReady)},
 					object: obj, since: cond.LastTransitionTime.Time,
 					evidence: []chain.Evidence{conditionEvidence(obj, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)}})
 			}
@@ -49,25 +81,16 @@ func (w *walker) ready(before []chain.Link) chain.Link {
 		}
 		w.notReady(c, p, cond)
 	}
-	// Out of what the current ReplicaSet wants, not of the pods that
-	// happen to run: "3/3 ready" while 5 are wanted would read healthy.
-	want := replicas(w.d.Spec.Replicas)
-	if w.rs != nil {
-		want = replicas(w.rs.Spec.Replicas)
-	}
-	summary := fmt.Sprintf("%d/%d pods ready", ready, want)
+	summary := fmt.Sprintf("%d/%d pods ready", ready, ro.want)
 	if minReady > 0 {
-		summary += fmt.Sprintf(", %d available after minReadySeconds %ds", available, w.d.Spec.MinReadySeconds)
+		summary += fmt.Sprintf(", %d available after minReadySeconds %ds", available, ro.minReady)
 	}
 	if c.empty() {
-		if msg, done := rolloutStatus(w.d); done {
+		if msg, done, ev := ro.status(); done {
 			summary += "; " + msg
 		} else {
-			obj := objectName("deployment", w.d.Name)
-			c.add(sighting{d: Decoded{Cause: RolloutInProgress, Progressing: true, Summary: msg}, object: obj,
-				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status",
-					Message: fmt.Sprintf("replicas %d, updated %d, ready %d, available %d", w.d.Status.Replicas,
-						w.d.Status.UpdatedReplicas, w.d.Status.ReadyReplicas, w.d.Status.AvailableReplicas)}}})
+			c.add(sighting{d: Decoded{Cause: RolloutInProgress, Progressing: true, Summary: msg}, object: ro.obj,
+				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: ro.obj, Field: "status", Message: ev}}})
 		}
 	}
 	return w.finish(chain.LinkReady, summary, c, len(runningPods))

@@ -69,7 +69,7 @@ func notReached(from int) []chain.Link {
 }
 
 func healthyReport() *chain.Report {
-	return &chain.Report{
+	return &chain.Report{Kind: chain.KindDeployment,
 		Schema: chain.SchemaVersion, Namespace: "prod", Name: "web", Time: now,
 		Verdict: chain.Verdict{Health: chain.Healthy, Summary: "3/3 pods ready, rollout complete"},
 		Links:   okLinks(6),
@@ -143,7 +143,7 @@ func brokenContainersReport() *chain.Report {
 		},
 	})
 	links = append(links, chain.Link{ID: chain.LinkReady, Status: chain.StatusNotReached})
-	return &chain.Report{
+	return &chain.Report{Kind: chain.KindDeployment,
 		Schema: chain.SchemaVersion, Namespace: "prod", Name: "web", Time: now,
 		Verdict: chain.Verdict{
 			Health: chain.Broken, Link: chain.LinkContainers, Cause: chain.CauseID("ImageNotFound"),
@@ -190,7 +190,7 @@ func quotaReport() *chain.Report {
 		}},
 	})
 	links = append(links, notReached(3)...)
-	return &chain.Report{
+	return &chain.Report{Kind: chain.KindDeployment,
 		Schema: chain.SchemaVersion, Namespace: "prod", Name: "web", Time: now,
 		Verdict: chain.Verdict{
 			Health: chain.Broken, Link: chain.LinkPods, Cause: chain.CauseID("QuotaExceeded"),
@@ -237,7 +237,7 @@ func progressingReport() *chain.Report {
 		},
 		chain.Link{ID: chain.LinkReady, Status: chain.StatusNotReached},
 	)
-	return &chain.Report{
+	return &chain.Report{Kind: chain.KindDeployment,
 		Schema: chain.SchemaVersion, Namespace: "prod", Name: "web", Time: now,
 		Verdict: chain.Verdict{
 			Health: chain.Progressing, Link: chain.LinkContainers, Cause: chain.CauseID("ImagePulling"),
@@ -266,7 +266,7 @@ func unknownReport() *chain.Report {
 		}},
 	})
 	links = append(links, notReached(3)...)
-	return &chain.Report{
+	return &chain.Report{Kind: chain.KindDeployment,
 		Schema: chain.SchemaVersion, Namespace: "prod", Name: "web", Time: now,
 		Verdict: chain.Verdict{
 			Health: chain.Unknown, Link: chain.LinkPods, Cause: chain.CauseID("EvidenceForbidden"),
@@ -295,7 +295,7 @@ func notFoundReport() *chain.Report {
 		}},
 	}}
 	links = append(links, notReached(1)...)
-	return &chain.Report{
+	return &chain.Report{Kind: chain.KindDeployment,
 		Schema: chain.SchemaVersion, Namespace: "prod", Name: "web", Time: now,
 		Verdict: chain.Verdict{
 			Health: chain.Broken, Link: chain.LinkStored, Cause: chain.CauseID("DeploymentNotFound"),

@@ -134,7 +134,7 @@ func TestColor(t *testing.T) {
 func TestYAMLOutput(t *testing.T) {
 	kubeconfig(t, "https://127.0.0.1:1", "shop")
 	r := runFixture(t, "healthy.yaml", nil, "deployment", "web", "-o", "yaml")
-	if r.code != ExitHealthy || !strings.HasPrefix(r.stdout, "links:") || !strings.Contains(r.stdout, "schema: kubectl-chain/v1") {
+	if r.code != ExitHealthy || !strings.HasPrefix(r.stdout, "kind: Deployment\nlinks:") || !strings.Contains(r.stdout, "schema: kubectl-chain/v1") {
 		t.Errorf("code %d, output:\n%s", r.code, r.stdout)
 	}
 }

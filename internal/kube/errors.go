@@ -34,6 +34,8 @@ func (e *NotFoundError) Unwrap() error { return e.Err }
 // Without it nothing else can be judged, so unlike a forbidden list it is an
 // error, not a gap; it carries the command that checks the permission.
 type ForbiddenError struct {
+	// Kind is the resource refused, "deployment" when empty.
+	Kind      string
 	Namespace string
 	Name      string
 	// Message is the API server's error text, verbatim.
@@ -44,7 +46,11 @@ type ForbiddenError struct {
 }
 
 func (e *ForbiddenError) Error() string {
-	return fmt.Sprintf("getting deployment %s/%s: %s", e.Namespace, e.Name, e.Message)
+	kind := e.Kind
+	if kind == "" {
+		kind = "deployment"
+	}
+	return fmt.Sprintf("getting %s %s/%s: %s", kind, e.Namespace, e.Name, e.Message)
 }
 
 // Unwrap returns the API server's error, so apierrors.IsForbidden still holds.

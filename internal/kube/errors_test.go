@@ -126,7 +126,7 @@ func TestSnapshotDeploymentErrors(t *testing.T) {
 		},
 		{
 			name: "forbidden", get: "web", fail: forbidden("get", "apps", "deployments", "web"),
-			want: &ForbiddenError{Namespace: "prod", Name: "web",
+			want: &ForbiddenError{Kind: "deployment", Namespace: "prod", Name: "web",
 				Message: `deployments.apps "web" is forbidden: User "system:serviceaccount:ci:deployer" cannot get resource "deployments" in API group "apps" in the namespace "prod"`,
 				Check:   "kubectl auth can-i get deployments/web -n prod"},
 			errMsg: `getting deployment prod/web: deployments.apps "web" is forbidden: User "system:serviceaccount:ci:deployer" cannot get resource "deployments" in API group "apps" in the namespace "prod"`,

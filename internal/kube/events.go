@@ -13,14 +13,20 @@ const (
 	kindPod        = "Pod"
 )
 
-// appendRelevantKinds normalises the events about Deployments, ReplicaSets
-// and Pods and drops the rest (Nodes, Services, Jobs...) while the page is
-// at hand; which of them concern this Deployment is only known once the
-// ReplicaSets and Pods are listed, in parallel with the events.
+// relevantKinds are the kinds of object whose events a snapshot can use:
+// the workloads, what they own, and the claims a StatefulSet's pods mount.
+var relevantKinds = map[string]bool{
+	kindDeployment: true, kindReplicaSet: true, kindPod: true,
+	"StatefulSet": true, "DaemonSet": true, "Job": true, "CronJob": true, "PersistentVolumeClaim": true,
+}
+
+// appendRelevantKinds normalises the events about workloads, what they own
+// and claims, and drops the rest (Nodes, Services...) while the page is at
+// hand; which of them concern this workload is only known once its pods
+// are listed, in parallel with the events.
 func appendRelevantKinds(dst []chain.Event, page []corev1.Event) []chain.Event {
 	for i := range page {
-		switch page[i].InvolvedObject.Kind {
-		case kindDeployment, kindReplicaSet, kindPod:
+		if relevantKinds[page[i].InvolvedObject.Kind] {
 			dst = append(dst, chain.EventFromCore(&page[i]))
 		}
 	}

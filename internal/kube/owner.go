@@ -81,7 +81,7 @@ func getError(kind, resource, namespace, name string, err error) error {
 	case apierrors.IsNotFound(err):
 		return &NotFoundError{Kind: kind, Namespace: namespace, Name: name, Err: err}
 	case apierrors.IsForbidden(err):
-		return &ForbiddenError{Namespace: namespace, Name: name, Message: err.Error(), Err: err,
+		return &ForbiddenError{Kind: kind, Namespace: namespace, Name: name, Message: err.Error(), Err: err,
 			Check: canI("get", resource+"/"+name, namespace)}
 	}
 	return fmt.Errorf("getting %s %s/%s: %w", kind, namespace, name, err)

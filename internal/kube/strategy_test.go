@@ -67,7 +67,7 @@ func (s strategy) run(ctx context.Context, cs kubernetes.Interface) ([]chain.Eve
 		return nil, l.requests, l.err
 	}
 	d, rss, pods := busyTarget()
-	return chain.Concerning(l.items, d, rss, pods), l.requests, nil
+	return chain.Concerning(l.items, chain.Owned{Workload: d, Kind: chain.KindDeployment, ReplicaSets: rss, Pods: pods}), l.requests, nil
 }
 
 // TestEventsStrategies checks the benchmark's server and what each strategy

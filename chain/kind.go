@@ -1,0 +1,85 @@
+package chain
+
+import (
+	"fmt"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+)
+
+// Kind is the kind of workload a chain is walked for. The values are the API
+// kinds and part of the output schema.
+type Kind string
+
+// The workload kinds kubectl chain walks.
+const (
+	KindDeployment  Kind = "Deployment"
+	KindStatefulSet Kind = "StatefulSet"
+	KindDaemonSet   Kind = "DaemonSet"
+	KindJob         Kind = "Job"
+	KindCronJob     Kind = "CronJob"
+)
+
+// Kinds are the walked kinds, in the order a table of several lists them.
+var Kinds = []Kind{KindDeployment, KindStatefulSet, KindDaemonSet, KindJob, KindCronJob}
+
+// Resource is the kind's lower-case singular, as kubectl names objects
+// ("statefulset/db").
+func (k Kind) Resource() string { return strings.ToLower(string(k)) }
+
+// Ref names one workload of a namespace.
+type Ref struct {
+	Kind Kind
+	Name string
+}
+
+// String is kubectl's TYPE/NAME ("deployment/web").
+func (r Ref) String() string { return fmt.Sprintf("%s/%s", r.Kind.Resource(), r.Name) }
+
+// Ref is the workload the snapshot was read for.
+func (s *Snapshot) Ref() Ref { return Ref{Kind: s.KindOf(), Name: s.Name} }
+
+// KindOf is the snapshot's kind; a snapshot that names none (every capture
+// written before kinds existed) is a Deployment's.
+func (s *Snapshot) KindOf() Kind {
+	if s.Kind == "" {
+		return KindDeployment
+	}
+	return s.Kind
+}
+
+// ChainOf is the kind's chain: its links in the order they run. Pods,
+// node-assignment, containers and ready are the same steps for every kind
+// whose pods should keep running; a Job's pods should finish instead.
+func ChainOf(k Kind) []LinkID {
+	switch k {
+	case KindStatefulSet:
+		return []LinkID{LinkStored, LinkRevision, LinkPods, LinkClaims, LinkNodeAssignment, LinkContainers, LinkReady}
+	case KindDaemonSet:
+		return []LinkID{LinkStored, LinkNodes, LinkPods, LinkNodeAssignment, LinkContainers, LinkReady}
+	case KindJob:
+		return []LinkID{LinkStored, LinkPods, LinkNodeAssignment, LinkContainers, LinkCompletion}
+	case KindCronJob:
+		return []LinkID{LinkStored, LinkSchedule, LinkPods, LinkNodeAssignment, LinkContainers, LinkCompletion}
+	}
+	return Links
+}
+
+// AllLinks is every link ID in the order chains run them, so findings of
+// several kinds sort alike.
+var AllLinks = []LinkID{LinkStored, LinkSchedule, LinkReplicaSet, LinkRevision, LinkNodes, LinkPods, LinkClaims,
+	LinkNodeAssignment, LinkContainers, LinkReady, LinkCompletion}
+
+// NewestJob is the newest of a CronJob's Jobs by creation (names break
+// ties), nil with none: the CronJob's chain goes on through it.
+func NewestJob(jobs []batchv1.Job) *batchv1.Job {
+	var newest *batchv1.Job
+	for i := range jobs {
+		j := &jobs[i]
+		if newest == nil || newest.CreationTimestamp.Before(&j.CreationTimestamp) ||
+			newest.CreationTimestamp.Equal(&j.CreationTimestamp) && j.Name > newest.Name {
+			newest = j
+		}
+	}
+	return newest
+}

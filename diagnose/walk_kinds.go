@@ -1,0 +1,186 @@
+package diagnose
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// kindLinks walks the chain of a StatefulSet, DaemonSet, Job or CronJob.
+// Each kind has its own first links; the pods, node-assignment,
+// containers and ready links are the Deployment's, judged on the pods the
+// kind's own links picked.
+func (w *walker) kindLinks() []chain.Link {
+	if w.s.Workload() == nil {
+		return w.notFound()
+	}
+	switch w.s.KindOf() {
+	case chain.KindStatefulSet:
+		return w.statefulSetLinks()
+	case chain.KindDaemonSet:
+		return w.daemonSetLinks()
+	case chain.KindJob:
+		return w.jobLinks()
+	case chain.KindCronJob:
+		return w.cronJobLinks()
+	}
+	return nil
+}
+
+// notFound is the chain of a workload that does not exist: stored broken,
+// the rest not reached.
+func (w *walker) notFound() []chain.Link {
+	kind := w.s.KindOf()
+	obj := objectName(kind.Resource(), w.s.Name)
+	c := &collector{}
+	c.add(sighting{d: Decoded{Cause: WorkloadNotFound,
+		Summary: fmt.Sprintf("%s %q not found in namespace %q", kind.Resource(), w.s.Name, w.s.Namespace)},
+		object:   obj,
+		evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Message: fmt.Sprintf("no %s %s/%s in the snapshot", kind, w.s.Namespace, w.s.Name)}}})
+	links := []chain.Link{w.finish(chain.LinkStored, kind.Resource()+" not found", c, 0)}
+	for _, id := range chain.ChainOf(kind)[1:] {
+		links = append(links, notReached(id, "no "+kind.Resource()))
+	}
+	return links
+}
+
+// storedWorkload: the API server holds the workload and, for kinds whose
+// status has an observedGeneration (observed >= 0), its controller has seen
+// the latest spec. suspended names a Job's or CronJob's suspension.
+func (w *walker) storedWorkload(obj metav1.Object, observed int64, summary string, suspended chain.CauseID) chain.Link {
+	name := objectName(w.s.KindOf().Resource(), obj.GetName())
+	c := &collector{}
+	ev := func(field, msg string) []chain.Evidence {
+		return []chain.Evidence{{Source: chain.SourceObjectStatus, Object: name, Field: field, Message: msg}}
+	}
+	switch {
+	case obj.GetDeletionTimestamp() != nil:
+		c.add(sighting{d: Decoded{Cause: WorkloadDeleting}, object: name, since: obj.GetDeletionTimestamp().Time,
+			evidence: ev("metadata.deletionTimestamp", obj.GetDeletionTimestamp().UTC().Format(time.RFC3339))})
+	case suspended != "":
+		c.add(sighting{d: Decoded{Cause: suspended}, object: name, evidence: ev("spec.suspend", "true")})
+	}
+	if observed >= 0 && observed < obj.GetGeneration() {
+		s := sighting{d: Decoded{Cause: GenerationNotObserved, Progressing: true,
+			Summary: fmt.Sprintf("generation %d not observed yet (observed %d)", obj.GetGeneration(), observed)},
+			object: name, evidence: ev("status.observedGeneration", fmt.Sprintf("%d < metadata.generation %d", observed, obj.GetGeneration()))}
+		if obj.GetGeneration() <= 1 {
+			s.since = obj.GetCreationTimestamp().Time
+		}
+		c.add(s)
+		summary = fmt.Sprintf("generation %d not observed yet (observed %d); %s", obj.GetGeneration(), observed, summary)
+	} else if observed >= 0 {
+		summary = fmt.Sprintf("generation %d observed; %s", obj.GetGeneration(), summary)
+	}
+	return w.finish(chain.LinkStored, summary, c, 0)
+}
+
+// ownedPods are the snapshot's pods the workload (or Job) controls, by name.
+func (w *walker) ownedPods(owner metav1.Object) []*corev1.Pod {
+	var out []*corev1.Pod
+	for i := range w.s.Pods {
+		if metav1.IsControlledBy(&w.s.Pods[i], owner) {
+			out = append(out, &w.s.Pods[i])
+		}
+	}
+	return out
+}
+
+// keepLive keeps the live pods in w.pods, which every later link reads,
+// and says which ended (replacedBy replaces them) and how many terminate.
+func (w *walker) keepLive(candidates []*corev1.Pod, replacedBy string) (dead []deadPod, notes []string) {
+	terminating := 0
+	for _, p := range candidates {
+		switch {
+		case p.DeletionTimestamp != nil:
+			terminating++
+		case p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded:
+			dp := w.ended(p)
+			dead = append(dead, dp)
+			if dp.evicted && !isGeneric(dp.why.Cause) {
+				w.gone = append(w.gone, dp)
+			}
+		default:
+			w.pods = append(w.pods, p)
+		}
+	}
+	if replacedBy != "" {
+		notes = append(notes, deadPodNotes(dead, replacedBy)...)
+	}
+	if terminating > 0 {
+		notes = append(notes, fmt.Sprintf("%s terminating", plural(int32(terminating), "pod")))
+	}
+	return dead, notes
+}
+
+// createFailures reads the owner's FailedCreate events (the StatefulSet,
+// DaemonSet, Job and CronJob controllers all record them on the owner):
+// the newest says what blocks now, the repeats are all of them summed.
+// Events older than the newest pod are history.
+func (w *walker) createFailures(c *collector, kind, name string, uid types.UID, newestPod time.Time, decode func(string) Decoded) {
+	var (
+		total  int32
+		first  time.Time
+		newest *chain.Event
+	)
+	evs := w.s.EventsFor(kind, name, "")
+	for i := range evs {
+		e := &evs[i]
+		if e.Reason != "FailedCreate" || !newestPod.IsZero() && e.Last.Before(newestPod) {
+			continue
+		}
+		if e.Object.UID != "" && uid != "" && e.Object.UID != uid {
+			continue
+		}
+		total += e.Count
+		if first.IsZero() || e.First.Before(first) {
+			first = e.First
+		}
+		newest = e
+	}
+	if newest != nil {
+		c.add(sighting{d: decode(eventMessage(*newest)), object: objectName(strings.ToLower(kind), name), since: first, repeats: total,
+			evidence: []chain.Evidence{eventEvidence(*newest)}})
+	}
+}
+
+// ordinal is a StatefulSet pod's ordinal, -1 when its name has none.
+func ordinal(set, pod string) int {
+	rest, ok := strings.CutPrefix(pod, set+"-")
+	if !ok {
+		return -1
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// byOrdinal sorts a StatefulSet's pods by ordinal (web-2 before web-10).
+func byOrdinal(set string, pods []*corev1.Pod) {
+	sort.SliceStable(pods, func(i, j int) bool { return ordinal(set, pods[i].Name) < ordinal(set, pods[j].Name) })
+}
+
+// isReady says the pod's Ready condition is True.
+func isReady(p *corev1.Pod) bool {
+	c := podCondition(p, corev1.PodReady)
+	return c != nil && c.Status == corev1.ConditionTrue
+}
+
+// someNames lists up to maxNoteNames names, "+N more" after.
+func someNames(list []string) string {
+	out := strings.Join(list[:min(len(list), maxNoteNames)], ", ")
+	if more := len(list) - maxNoteNames; more > 0 {
+		out += fmt.Sprintf(" +%d more", more)
+	}
+	return out
+}

@@ -1,0 +1,238 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// Read reads the snapshot of any walked kind: a GET of the workload, then
+// its pods, events and the kind's own evidence in parallel (ReplicaSets;
+// a StatefulSet's revisions and claims; a DaemonSet's revisions and the
+// nodes; a CronJob's Jobs). A CronJob costs one more round trip: the pods
+// of its newest Job are listed by that Job's selector once the Jobs are in.
+func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*chain.Snapshot, error) {
+	if ref.Kind == "" || ref.Kind == chain.KindDeployment {
+		return r.Snapshot(ctx, namespace, ref.Name)
+	}
+	snap := &chain.Snapshot{Kind: ref.Kind, Namespace: namespace, Name: ref.Name}
+	var (
+		obj metav1.Object
+		sel *metav1.LabelSelector
+		err error
+	)
+	apps, batch := r.Client.AppsV1(), r.Client.BatchV1()
+	switch ref.Kind {
+	case chain.KindStatefulSet:
+		snap.StatefulSet, err = apps.StatefulSets(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+		if err == nil {
+			obj, sel = snap.StatefulSet, snap.StatefulSet.Spec.Selector
+		}
+	case chain.KindDaemonSet:
+		snap.DaemonSet, err = apps.DaemonSets(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+		if err == nil {
+			obj, sel = snap.DaemonSet, snap.DaemonSet.Spec.Selector
+		}
+	case chain.KindJob:
+		snap.Job, err = batch.Jobs(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+		if err == nil {
+			obj, sel = snap.Job, snap.Job.Spec.Selector
+		}
+	case chain.KindCronJob:
+		snap.CronJob, err = batch.CronJobs(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+		if err == nil {
+			obj = snap.CronJob
+		}
+	default:
+		return nil, fmt.Errorf("kubectl chain does not walk %s", ref.Kind)
+	}
+	snap.Requests++
+	if err != nil {
+		kind := ref.Kind.Resource()
+		return nil, getError(kind, kind+"s", namespace, ref.Name, err)
+	}
+	r.read.note(resourceOf(ref.Kind), obj.GetResourceVersion())
+	if err := r.readOwned(ctx, snap, obj, sel); err != nil {
+		return nil, err
+	}
+	snap.Now = r.now()
+	return snap, nil
+}
+
+// resourceOf is the API resource of a kind ("statefulsets").
+func resourceOf(k chain.Kind) string { return k.Resource() + "s" }
+
+// readOwned is the second round trip of Read (and, for a CronJob, the third).
+func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1.Object, sel *metav1.LabelSelector) error {
+	ns := snap.Namespace
+	var (
+		wg     sync.WaitGroup
+		pods   listed[corev1.Pod]
+		evs    listed[chain.Event]
+		revs   listed[appsv1.ControllerRevision]
+		claims listed[corev1.PersistentVolumeClaim]
+		nodes  listed[corev1.Node]
+		jobs   listed[batchv1.Job]
+		errs   []error
+	)
+	podSel, selErr := usable(sel)
+	if snap.Kind == chain.KindCronJob {
+		selErr = nil
+	}
+	if selErr != nil {
+		msg := fmt.Sprintf("not listing the namespace: %v", selErr)
+		snap.Gaps = append(snap.Gaps, chain.Gap{Resource: chain.ResourcePods, Verb: "list", Message: msg})
+	}
+	bySel := metav1.ListOptions{}
+	if podSel != nil {
+		bySel.LabelSelector = podSel.String()
+	}
+	if selErr == nil && snap.Kind != chain.KindCronJob {
+		wg.Go(func() { pods = r.listPods(ctx, ns, bySel) })
+	}
+	wg.Go(func() { evs = r.listEvents(ctx, ns, metav1.ListOptions{}) })
+	switch snap.Kind {
+	case chain.KindStatefulSet:
+		if selErr == nil {
+			wg.Go(func() {
+				revs = listing(func() ([]appsv1.ControllerRevision, string, error) {
+					l, err := r.Client.AppsV1().ControllerRevisions(ns).List(ctx, bySel)
+					return itemsOf(l, err, func(l *appsv1.ControllerRevisionList) []appsv1.ControllerRevision { return l.Items })
+				})
+			})
+		}
+		// The controller labels each claim with the selector's
+		// matchLabels (stateful_set_utils.go getPersistentVolumeClaims).
+		claimSel := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(sel.MatchLabels).String()}
+		wg.Go(func() {
+			claims = listing(func() ([]corev1.PersistentVolumeClaim, string, error) {
+				l, err := r.Client.CoreV1().PersistentVolumeClaims(ns).List(ctx, claimSel)
+				return itemsOf(l, err, func(l *corev1.PersistentVolumeClaimList) []corev1.PersistentVolumeClaim { return l.Items })
+			})
+		})
+	case chain.KindDaemonSet:
+		if selErr == nil {
+			wg.Go(func() {
+				revs = listing(func() ([]appsv1.ControllerRevision, string, error) {
+					l, err := r.Client.AppsV1().ControllerRevisions(ns).List(ctx, bySel)
+					return itemsOf(l, err, func(l *appsv1.ControllerRevisionList) []appsv1.ControllerRevision { return l.Items })
+				})
+			})
+		}
+		wg.Go(func() {
+			nodes = listing(func() ([]corev1.Node, string, error) {
+				l, err := r.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+				return itemsOf(l, err, func(l *corev1.NodeList) []corev1.Node { return l.Items })
+			})
+		})
+	case chain.KindCronJob:
+		wg.Go(func() {
+			jobs = listing(func() ([]batchv1.Job, string, error) {
+				l, err := r.Client.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{})
+				return itemsOf(l, err, func(l *batchv1.JobList) []batchv1.Job { return l.Items })
+			})
+		})
+	}
+	wg.Wait()
+	of := fmt.Sprintf("of %s %s/%s", snap.Kind.Resource(), ns, snap.Name)
+	if snap.Kind == chain.KindCronJob {
+		errs = append(errs, settle(snap, chain.ResourceJobs, of, jobs.err))
+		snap.Jobs = ownedJobs(jobs.items, obj)
+		if last := chain.NewestJob(snap.Jobs); last != nil && jobs.err == nil {
+			if s, err := usable(last.Spec.Selector); err == nil {
+				pods = r.listPods(ctx, ns, metav1.ListOptions{LabelSelector: s.String()})
+			}
+		}
+	}
+	snap.Requests += pods.requests + evs.requests + revs.requests + claims.requests + nodes.requests + jobs.requests
+	r.read.note("pods", pods.rv)
+	r.read.note("events", evs.rv)
+	errs = append(errs,
+		settle(snap, chain.ResourcePods, of, pods.err),
+		settle(snap, chain.ResourceEvents, of, evs.err),
+		settle(snap, chain.ResourceControllerRevisions, of, revs.err),
+		settle(snap, chain.ResourceClaims, of, claims.err),
+		settleNodes(snap, nodes.err))
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	snap.Revisions, snap.Claims, snap.Nodes = ownedRevisions(revs.items, obj), claims.items, nodes.items
+	for i := range snap.Nodes {
+		snap.Nodes[i].Status.Images = nil // long, and not evidence
+		snap.Nodes[i].ManagedFields = nil
+	}
+	snap.Assemble(nil, pods.items, evs.items)
+	return nil
+}
+
+// settleNodes is settle for the one cluster-scoped list: a user with a
+// namespace's RBAC only cannot list nodes, and the walk says so.
+func settleNodes(snap *chain.Snapshot, err error) error {
+	if err != nil && apierrors.IsForbidden(err) {
+		snap.Gaps = append(snap.Gaps, chain.Gap{Resource: chain.ResourceNodes, Verb: "list", Forbidden: true,
+			Message: err.Error(), Check: "kubectl auth can-i list nodes"})
+		return nil
+	}
+	return settle(snap, chain.ResourceNodes, "for the daemonset", err)
+}
+
+// usable is a workload's label selector, refusing nil and empty ones: as a
+// list option they would select every pod of the namespace.
+func usable(s *metav1.LabelSelector) (labels.Selector, error) {
+	if s == nil {
+		return nil, errors.New("no spec.selector")
+	}
+	if len(s.MatchLabels)+len(s.MatchExpressions) == 0 {
+		return nil, errors.New("an empty spec.selector")
+	}
+	return metav1.LabelSelectorAsSelector(s)
+}
+
+// listing runs one list call as a listed.
+func listing[T any](call func() ([]T, string, error)) listed[T] {
+	items, rv, err := call()
+	return listed[T]{items: items, requests: 1, err: err, rv: rv}
+}
+
+// itemsOf unpacks a typed list.
+func itemsOf[L interface{ GetResourceVersion() string }, T any](l L, err error, items func(L) []T) ([]T, string, error) {
+	if err != nil {
+		return nil, "", err
+	}
+	return items(l), l.GetResourceVersion(), nil
+}
+
+// ownedJobs keeps the Jobs the CronJob controls.
+func ownedJobs(all []batchv1.Job, owner metav1.Object) []batchv1.Job {
+	var out []batchv1.Job
+	for i := range all {
+		if metav1.IsControlledBy(&all[i], owner) {
+			all[i].ManagedFields = nil
+			out = append(out, all[i])
+		}
+	}
+	return out
+}
+
+// ownedRevisions keeps the ControllerRevisions the workload controls.
+func ownedRevisions(all []appsv1.ControllerRevision, owner metav1.Object) []appsv1.ControllerRevision {
+	var out []appsv1.ControllerRevision
+	for i := range all {
+		if metav1.IsControlledBy(&all[i], owner) {
+			all[i].Data.Raw = nil // the whole template again: not evidence
+			all[i].ManagedFields = nil
+			out = append(out, all[i])
+		}
+	}
+	return out
+}
