@@ -84,6 +84,12 @@ func (s *Snapshot) Workload() metav1.Object {
 		if s.CronJob != nil {
 			return s.CronJob
 		}
+	case KindPod:
+		for i := range s.Pods {
+			if s.Pods[i].Name == s.Name {
+				return &s.Pods[i]
+			}
+		}
 	default:
 		if s.Deployment != nil {
 			return s.Deployment

@@ -18,6 +18,8 @@ const (
 	KindDaemonSet   Kind = "DaemonSet"
 	KindJob         Kind = "Job"
 	KindCronJob     Kind = "CronJob"
+	// KindPod is a pod no controller owns, walked alone.
+	KindPod Kind = "Pod"
 )
 
 // Kinds are the walked kinds, in the order a table of several lists them.
@@ -61,6 +63,8 @@ func ChainOf(k Kind) []LinkID {
 		return []LinkID{LinkStored, LinkPods, LinkNodeAssignment, LinkContainers, LinkCompletion}
 	case KindCronJob:
 		return []LinkID{LinkStored, LinkSchedule, LinkPods, LinkNodeAssignment, LinkContainers, LinkCompletion}
+	case KindPod:
+		return []LinkID{LinkStored, LinkNodeAssignment, LinkContainers, LinkReady}
 	}
 	return Links
 }

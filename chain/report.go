@@ -42,6 +42,9 @@ func (l LinkID) Title() string { return l.TitleFor(KindDeployment) }
 func (l LinkID) TitleFor(k Kind) string {
 	switch l {
 	case LinkStored:
+		if k == KindPod {
+			return "stored (API server)"
+		}
 		return fmt.Sprintf("stored (API server, %s controller observed it)", k)
 	case LinkRevision:
 		return fmt.Sprintf("revision (%s controller, controller revisions)", k)

@@ -31,8 +31,33 @@ func (w *walker) kindLinks() []chain.Link {
 		return w.jobLinks()
 	case chain.KindCronJob:
 		return w.cronJobLinks()
+	case chain.KindPod:
+		return w.podLinks()
 	}
 	return nil
+}
+
+// podLinks: a pod no controller owns has the pod-level links alone: the
+// API server stored it, the scheduler placed it, the kubelet started it,
+// and it turned ready. Nothing replaces it when it ends.
+func (w *walker) podLinks() []chain.Link {
+	p := w.s.Workload().(*corev1.Pod)
+	one := int32(1)
+	w.want = &one
+	_, notes := w.keepLive([]*corev1.Pod{p}, "")
+	stored := w.storedWorkload(p, -1, fmt.Sprintf("phase %s, no controller", p.Status.Phase), "")
+	if podFinished(p) {
+		stored.Notes = append(stored.Notes, fmt.Sprintf("the pod ended (%s) and no controller replaces it", p.Status.Phase))
+	}
+	stored.Notes = append(stored.Notes, notes...)
+	links := []chain.Link{stored, w.nodeAssignment(), w.containers()}
+	obj := objectName("pod", p.Name)
+	return append(links, w.ready(links, &rollout{obj: obj, want: 1, status: func() (string, bool, string) {
+		if isReady(p) {
+			return "ready", true, "Ready True"
+		}
+		return "waiting for the pod to be ready", false, "phase " + string(p.Status.Phase)
+	}}))
 }
 
 // notFound is the chain of a workload that does not exist: stored broken,

@@ -9,13 +9,13 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
-// Summary prints one row per Deployment under the reports: the table a
+// Summary prints one row per workload under the reports: the table a
 // person scans first when a gate checks many.
 func Summary(w io.Writer, l *chain.ReportList, o Options) error {
 	p := newPrinter(w, o)
-	rows := [][]string{{"NAMESPACE", "DEPLOYMENT", "HEALTH", "LINK", "CAUSE", "SUMMARY"}}
+	rows := [][]string{{"NAMESPACE", "WORKLOAD", "HEALTH", "LINK", "CAUSE", "SUMMARY"}}
 	for _, r := range l.Items {
-		rows = append(rows, []string{r.Namespace, r.Name, string(r.Verdict.Health), dash(string(r.Verdict.Link)), dash(string(r.Verdict.Cause)), r.Verdict.Summary})
+		rows = append(rows, []string{r.Namespace, kindOf(&r) + "/" + r.Name, string(r.Verdict.Health), dash(string(r.Verdict.Link)), dash(string(r.Verdict.Cause)), r.Verdict.Summary})
 	}
 	widths := make([]int, len(rows[0])-1)
 	for _, row := range rows {
@@ -73,7 +73,7 @@ func JUnit(w io.Writer, l *chain.ReportList) error {
 	}
 	s := testsuite{Name: "kubectl-chain", Tests: len(l.Items)}
 	for _, r := range l.Items {
-		tc := testcase{Name: r.Namespace + "/" + r.Name, Classname: "deployment"}
+		tc := testcase{Name: r.Namespace + "/" + r.Name, Classname: kindOf(&r)}
 		if r.Verdict.Health != chain.Healthy {
 			s.Failures++
 			var text strings.Builder
@@ -102,9 +102,9 @@ func JUnit(w io.Writer, l *chain.ReportList) error {
 func Markdown(w io.Writer, l *chain.ReportList) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### kubectl chain: %s\n\n", l.Health)
-	b.WriteString("| deployment | health | link | cause | summary |\n|---|---|---|---|---|\n")
+	b.WriteString("| workload | health | link | cause | summary |\n|---|---|---|---|---|\n")
 	for _, r := range l.Items {
-		fmt.Fprintf(&b, "| `%s/%s` | %s | %s | %s | %s |\n", r.Namespace, r.Name, r.Verdict.Health,
+		fmt.Fprintf(&b, "| `%s %s/%s` | %s | %s | %s | %s |\n", kindOf(&r), r.Namespace, r.Name, r.Verdict.Health,
 			mdCell(dash(string(r.Verdict.Link))), mdCell(dash(string(r.Verdict.Cause))), mdCell(r.Verdict.Summary))
 	}
 	for _, r := range l.Items {
@@ -144,7 +144,7 @@ func Annotations(w io.Writer, l *chain.ReportList) error {
 		if r.Verdict.NextStep != "" {
 			msg += "\n" + "next: " + r.Verdict.NextStep
 		}
-		fmt.Fprintf(&b, "::%s title=deployment %s/%s::%s\n", kind, r.Namespace, r.Name, workflowEscape(msg))
+		fmt.Fprintf(&b, "::%s title=%s %s/%s::%s\n", kind, kindOf(&r), r.Namespace, r.Name, workflowEscape(msg))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -28,7 +28,7 @@ func Text(w io.Writer, r *chain.Report, o Options) error {
 // writeHeader prints which Deployment, when, and the verdict with its next
 // step: the three lines a reader needs when nothing else is read.
 func writeHeader(p *printer, r *chain.Report) {
-	head := []span{{role: roleBold, text: "deployment " + r.Namespace + "/" + r.Name}}
+	head := []span{{role: roleBold, text: kindOf(r) + " " + r.Namespace + "/" + r.Name}}
 	if r.Via != "" {
 		head = append(head, span{role: rolePlain, text: " (of " + r.Via + ")"})
 	}
@@ -192,4 +192,13 @@ func writeLinkBody(p *printer, now time.Time, l chain.Link, status chain.Status)
 		p.para(findingIndent, findingIndent+6, span{role: roleDim, text: "note: " + n})
 	}
 	return printed
+}
+
+// kindOf is the report's kind as kubectl spells resources ("statefulset");
+// reports written before kinds existed are Deployments'.
+func kindOf(r *chain.Report) string {
+	if r.Kind == "" {
+		return "deployment"
+	}
+	return r.Kind.Resource()
 }

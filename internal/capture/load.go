@@ -13,6 +13,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -22,10 +23,17 @@ import (
 
 // Bundle is every object a file held that the walk can use.
 type Bundle struct {
-	Deployments []appsv1.Deployment
-	ReplicaSets []appsv1.ReplicaSet
-	Pods        []corev1.Pod
-	Events      []chain.Event
+	Deployments  []appsv1.Deployment
+	StatefulSets []appsv1.StatefulSet
+	DaemonSets   []appsv1.DaemonSet
+	Jobs         []batchv1.Job
+	CronJobs     []batchv1.CronJob
+	ReplicaSets  []appsv1.ReplicaSet
+	Revisions    []appsv1.ControllerRevision
+	Claims       []corev1.PersistentVolumeClaim
+	Nodes        []corev1.Node
+	Pods         []corev1.Pod
+	Events       []chain.Event
 	// Skipped counts objects of other kinds, by kind.
 	Skipped map[string]int
 	// CapturedAt is the capture time `kubectl chain capture` recorded; zero
@@ -104,10 +112,21 @@ func (b *Bundle) add(raw json.RawMessage) error {
 	var err error
 	switch {
 	case tm.Kind == "Deployment" && (group == "apps" || group == "extensions"):
-		var d appsv1.Deployment
-		if err = json.Unmarshal(raw, &d); err == nil {
-			b.Deployments = append(b.Deployments, d)
-		}
+		err = decodeInto(raw, &b.Deployments)
+	case tm.Kind == "StatefulSet" && group == "apps":
+		err = decodeInto(raw, &b.StatefulSets)
+	case tm.Kind == "DaemonSet" && (group == "apps" || group == "extensions"):
+		err = decodeInto(raw, &b.DaemonSets)
+	case tm.Kind == "ControllerRevision" && group == "apps":
+		err = decodeInto(raw, &b.Revisions)
+	case tm.Kind == "Job" && group == "batch":
+		err = decodeInto(raw, &b.Jobs)
+	case tm.Kind == "CronJob" && group == "batch":
+		err = decodeInto(raw, &b.CronJobs)
+	case tm.Kind == "PersistentVolumeClaim" && group == "":
+		err = decodeInto(raw, &b.Claims)
+	case tm.Kind == "Node" && group == "":
+		err = decodeInto(raw, &b.Nodes)
 	case tm.Kind == "ReplicaSet" && (group == "apps" || group == "extensions"):
 		var rs appsv1.ReplicaSet
 		if err = json.Unmarshal(raw, &rs); err == nil {
@@ -137,10 +156,27 @@ func (b *Bundle) add(raw json.RawMessage) error {
 	return nil
 }
 
+// decodeInto appends one object of a list's type.
+func decodeInto[T any](raw json.RawMessage, list *[]T) error {
+	var obj T
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return err
+	}
+	*list = append(*list, obj)
+	return nil
+}
+
 // Merge adds another bundle's objects, so several files (-f a.yaml -f
 // b.yaml) read as one capture.
 func (b *Bundle) Merge(o *Bundle) {
 	b.Deployments = append(b.Deployments, o.Deployments...)
+	b.StatefulSets = append(b.StatefulSets, o.StatefulSets...)
+	b.DaemonSets = append(b.DaemonSets, o.DaemonSets...)
+	b.Jobs = append(b.Jobs, o.Jobs...)
+	b.CronJobs = append(b.CronJobs, o.CronJobs...)
+	b.Revisions = append(b.Revisions, o.Revisions...)
+	b.Claims = append(b.Claims, o.Claims...)
+	b.Nodes = append(b.Nodes, o.Nodes...)
 	b.ReplicaSets = append(b.ReplicaSets, o.ReplicaSets...)
 	b.Pods = append(b.Pods, o.Pods...)
 	b.Events = append(b.Events, o.Events...)

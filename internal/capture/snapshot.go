@@ -46,6 +46,152 @@ func (b *Bundle) Snapshot(namespace, name string) (*chain.Snapshot, error) {
 	return s, nil
 }
 
+// Read selects one workload of any kind from the bundle with what the live
+// reader would have read for it. An empty ref picks the only workload of
+// the input (a CronJob's Jobs are its own, not workloads of their own).
+func (b *Bundle) Read(namespace string, ref chain.Ref) (*chain.Snapshot, error) {
+	if ref.Name == "" {
+		all := b.workloads(namespace)
+		switch {
+		case len(all) == 0:
+			return nil, fmt.Errorf("no Deployment, StatefulSet, DaemonSet, Job or CronJob in the input")
+		case len(all) > 1:
+			return nil, fmt.Errorf("the input has several workloads (%s): name one", refNames(all))
+		}
+		ref = all[0]
+	}
+	if ref.Kind == chain.KindDeployment {
+		return b.Snapshot(namespace, ref.Name)
+	}
+	s := &chain.Snapshot{Kind: ref.Kind, Name: ref.Name, Namespace: namespace}
+	var (
+		obj metav1.Object
+		sel *metav1.LabelSelector
+	)
+	switch ref.Kind {
+	case chain.KindStatefulSet:
+		if s.StatefulSet = find(b.StatefulSets, namespace, ref.Name); s.StatefulSet != nil {
+			obj, sel = s.StatefulSet, s.StatefulSet.Spec.Selector
+			s.Claims = matching(b.Claims, s.StatefulSet.Namespace, &metav1.LabelSelector{MatchLabels: sel.MatchLabels})
+		}
+	case chain.KindDaemonSet:
+		if s.DaemonSet = find(b.DaemonSets, namespace, ref.Name); s.DaemonSet != nil {
+			obj, sel = s.DaemonSet, s.DaemonSet.Spec.Selector
+			s.Nodes = b.Nodes
+		}
+	case chain.KindJob:
+		if s.Job = find(b.Jobs, namespace, ref.Name); s.Job != nil {
+			obj, sel = s.Job, s.Job.Spec.Selector
+		}
+	case chain.KindCronJob:
+		if s.CronJob = find(b.CronJobs, namespace, ref.Name); s.CronJob != nil {
+			obj = s.CronJob
+			for i := range b.Jobs {
+				if metav1.IsControlledBy(&b.Jobs[i], s.CronJob) {
+					s.Jobs = append(s.Jobs, b.Jobs[i])
+				}
+			}
+			if j := chain.NewestJob(s.Jobs); j != nil {
+				sel = j.Spec.Selector
+			}
+		}
+	case chain.KindPod:
+		if p, ok := b.Pod(namespace, ref.Name); ok {
+			obj, s.Pods = p, []corev1.Pod{*p}
+		}
+	}
+	if obj == nil {
+		return nil, fmt.Errorf("no %s %q in the input (it has %s)", ref.Kind, ref.Name, refNames(b.workloads("")))
+	}
+	s.Namespace = obj.GetNamespace()
+	for i := range b.Revisions {
+		if metav1.IsControlledBy(&b.Revisions[i], obj) {
+			s.Revisions = append(s.Revisions, b.Revisions[i])
+		}
+	}
+	pods := s.Pods
+	if sel != nil {
+		pods = matching(b.Pods, s.Namespace, sel)
+	}
+	s.Assemble(nil, pods, b.Events)
+	s.Now = b.CapturedAt
+	if s.Now.IsZero() {
+		s.Now = newest(s)
+	}
+	return s, nil
+}
+
+// workloads are the bundle's walkable objects in namespace ("" for any).
+func (b *Bundle) workloads(namespace string) []chain.Ref {
+	var out []chain.Ref
+	add := func(k chain.Kind, m metav1.Object) {
+		if namespace == "" || m.GetNamespace() == namespace {
+			out = append(out, chain.Ref{Kind: k, Name: m.GetName()})
+		}
+	}
+	for i := range b.Deployments {
+		add(chain.KindDeployment, &b.Deployments[i])
+	}
+	for i := range b.StatefulSets {
+		add(chain.KindStatefulSet, &b.StatefulSets[i])
+	}
+	for i := range b.DaemonSets {
+		add(chain.KindDaemonSet, &b.DaemonSets[i])
+	}
+	for i := range b.Jobs {
+		if ref := metav1.GetControllerOf(&b.Jobs[i]); ref == nil || ref.Kind != "CronJob" {
+			add(chain.KindJob, &b.Jobs[i])
+		}
+	}
+	for i := range b.CronJobs {
+		add(chain.KindCronJob, &b.CronJobs[i])
+	}
+	return out
+}
+
+func refNames(refs []chain.Ref) string {
+	if len(refs) == 0 {
+		return "none"
+	}
+	var n []string
+	for _, r := range refs {
+		n = append(n, r.String())
+	}
+	return strings.Join(n, ", ")
+}
+
+// find is the object of a list with that name, in namespace ("" for any).
+func find[T any, P interface {
+	*T
+	metav1.Object
+}](list []T, namespace, name string) *T {
+	for i := range list {
+		if m := P(&list[i]); m.GetName() == name && (namespace == "" || m.GetNamespace() == namespace) {
+			return &list[i]
+		}
+	}
+	return nil
+}
+
+// matching are the objects of a namespace a selector matches; none for a
+// nil or empty selector, which the API would not accept.
+func matching[T any, P interface {
+	*T
+	metav1.Object
+}](list []T, namespace string, ls *metav1.LabelSelector) []T {
+	sel, err := metav1.LabelSelectorAsSelector(ls)
+	if err != nil || ls == nil || sel.Empty() {
+		return nil
+	}
+	var out []T
+	for i := range list {
+		if m := P(&list[i]); m.GetNamespace() == namespace && sel.Matches(labels.Set(m.GetLabels())) {
+			out = append(out, list[i])
+		}
+	}
+	return out
+}
+
 func (b *Bundle) pick(namespace, name string) (*appsv1.Deployment, error) {
 	var found []*appsv1.Deployment
 	for i := range b.Deployments {
@@ -85,11 +231,20 @@ func newest(s *chain.Snapshot) time.Time {
 			t = x
 		}
 	}
-	d := s.Deployment
-	see(d.CreationTimestamp.Time)
-	for _, c := range d.Status.Conditions {
-		see(c.LastUpdateTime.Time)
-		see(c.LastTransitionTime.Time)
+	see(s.Workload().GetCreationTimestamp().Time)
+	if d := s.Deployment; d != nil {
+		for _, c := range d.Status.Conditions {
+			see(c.LastUpdateTime.Time)
+			see(c.LastTransitionTime.Time)
+		}
+	}
+	if j := s.Job; j != nil {
+		for _, c := range j.Status.Conditions {
+			see(c.LastTransitionTime.Time)
+		}
+	}
+	if cj := s.CronJob; cj != nil && cj.Status.LastScheduleTime != nil {
+		see(cj.Status.LastScheduleTime.Time)
 	}
 	for _, rs := range s.ReplicaSets {
 		see(rs.CreationTimestamp.Time)

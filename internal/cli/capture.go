@@ -64,7 +64,7 @@ func (c *captureOptions) run(ctx context.Context, o *Options) error {
 	if err := o.resolveLive(ctx, reader); err != nil {
 		return err
 	}
-	snap, err := reader.Snapshot(ctx, o.namespace, o.names[0])
+	snap, err := reader.Read(ctx, o.namespace, o.refs[0])
 	if err != nil {
 		return translate(err)
 	}

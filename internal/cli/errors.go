@@ -34,12 +34,8 @@ func translate(err error) error {
 	}
 	var oe *kube.OwnerError
 	if errors.As(err, &oe) {
-		why := "kubectl chain walks Deployments and their pods and ReplicaSets"
-		if base := strings.ToLower(oe.OwnerKind); notWalked[base] != "" {
-			why = "kubectl chain does not walk " + notWalked[base] + " yet"
-		}
-		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf("%s, so it has no Deployment to walk: %s; see the %s itself with kubectl describe %s %s -n %s",
-			oe, why, oe.Kind, oe.Kind, oe.Name, oe.Namespace)}
+		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf("%s, so it has no workload to walk: kubectl chain walks Deployments, StatefulSets, DaemonSets, Jobs and CronJobs, and pods no controller owns; see the %s itself with kubectl describe %s %s -n %s",
+			oe, oe.Kind, oe.Kind, oe.Name, oe.Namespace)}
 	}
 	var fb *kube.ForbiddenError
 	if errors.As(err, &fb) {

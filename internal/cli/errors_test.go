@@ -152,7 +152,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"deploy/web", "--color", "sometimes"}, `unknown --color "sometimes"`},
 		{[]string{"deploy/web", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"deploy/web", "--grace", "-1s"}, "--grace must not be negative"},
-		{[]string{}, "name a Deployment"},
+		{[]string{}, "name a workload"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -81,18 +81,18 @@ func (o *Options) runFiles() error {
 			reports = append(reports, *diagnose.Walk(s, diagnose.Options{Grace: o.Grace}))
 		}
 	default:
-		name := ""
-		if len(o.names) > 1 {
+		var ref chain.Ref
+		if len(o.refs) > 1 {
 			return o.runFilesNamed(b, ns)
 		}
-		if len(o.names) == 1 {
-			name = o.names[0]
+		if len(o.refs) == 1 {
+			ref = o.refs[0]
 		}
-		s, err := b.Snapshot(ns, name)
+		s, err := b.Read(ns, ref)
 		if err != nil {
 			return usageErrorf("%v (name one, or pass --all)", err)
 		}
-		s.Via = o.via[s.Name]
+		s.Via = o.via[ref]
 		return o.emit(one(diagnose.Walk(s, diagnose.Options{Grace: o.Grace})), true)
 	}
 	if len(reports) == 0 {
@@ -103,12 +103,12 @@ func (o *Options) runFiles() error {
 
 func (o *Options) runFilesNamed(b *capture.Bundle, ns string) error {
 	var reports []chain.Report
-	for _, name := range o.names {
-		s, err := b.Snapshot(ns, name)
+	for _, ref := range o.refs {
+		s, err := b.Read(ns, ref)
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
-		s.Via = o.via[s.Name]
+		s.Via = o.via[ref]
 		reports = append(reports, *diagnose.Walk(s, diagnose.Options{Grace: o.Grace}))
 	}
 	return o.printMany(chain.NewReportList(reports, 0))

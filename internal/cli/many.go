@@ -20,7 +20,7 @@ import (
 // many says the command judges several Deployments: more than one name, a
 // label selector, --all or --all-namespaces.
 func (o *Options) many() bool {
-	return len(o.names) > 1 || o.All || o.Selector != "" || o.AllNamespaces
+	return len(o.refs) > 1 || o.All || o.Selector != "" || o.AllNamespaces
 }
 
 // readAll reads every target and walks each once.
@@ -53,14 +53,14 @@ func (t *targets) walk(now time.Time, grace time.Duration) *chain.ReportList {
 // cost does not grow with the number of Deployments.
 func (o *Options) readTargets(ctx context.Context, reader *kube.Reader) (*targets, error) {
 	t := &targets{}
-	if len(o.names) > 0 {
-		for _, name := range o.names {
-			snap, err := reader.Snapshot(ctx, o.namespace, name)
+	if len(o.refs) > 0 {
+		for _, ref := range o.refs {
+			snap, err := reader.Read(ctx, o.namespace, ref)
 			if err != nil {
 				return nil, err
 			}
 			t.requests += snap.Requests
-			snap.Via = o.via[name]
+			snap.Via = o.via[ref]
 			t.snaps = append(t.snaps, snap)
 		}
 		return t, nil
@@ -125,7 +125,7 @@ func (o *Options) runMany(ctx context.Context, reader *kube.Reader) error {
 	changed := make(chan struct{}, 1)
 	var forbidden <-chan string
 	if !o.AllNamespaces {
-		forbidden = reader.WatchNamespace(ctx, o.namespace, o.Selector, o.names, changed)
+		forbidden = reader.WatchNamespace(ctx, o.namespace, o.Selector, o.refs, changed)
 	}
 	return o.follow(ctx, m, "the rollouts", changed, forbidden, o.AllNamespaces)
 }

@@ -61,7 +61,7 @@ func TestAllInNamespaceText(t *testing.T) {
 		t.Errorf("code %d", r.code)
 	}
 	// The broken one's full report, then the summary table; nothing of shop.
-	if !strings.Contains(r.stdout, "BROKEN at containers") || !strings.Contains(r.stdout, "NAMESPACE  DEPLOYMENT  HEALTH") || strings.Contains(r.stdout, "\nshop ") {
+	if !strings.Contains(r.stdout, "BROKEN at containers") || !strings.Contains(r.stdout, "NAMESPACE  WORKLOAD        HEALTH") || strings.Contains(r.stdout, "\nshop ") {
 		t.Errorf("output:\n%s", r.stdout)
 	}
 }
@@ -102,7 +102,7 @@ func TestJUnitAndMarkdown(t *testing.T) {
 		t.Errorf("suite %+v", suite)
 	}
 	r = runFixture(t, "image-not-found.yaml", twoNamespaces(t), "-A", "-o", "markdown")
-	for _, want := range []string{"### kubectl chain: broken", "| `staging/web` | broken | containers | ImageNotFound |", "**Next step:**"} {
+	for _, want := range []string{"### kubectl chain: broken", "| `deployment staging/web` | broken | containers | ImageNotFound |", "**Next step:**"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, r.stdout)
 		}

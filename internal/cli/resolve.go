@@ -6,23 +6,23 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/internal/capture"
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 )
 
-// resolveLive turns the targets into Deployment names, reading the owner
-// of each pod or ReplicaSet named (two GETs for a pod, one for a
-// ReplicaSet); a Deployment named twice, directly or through its pods, is
-// walked once.
+// resolveLive turns the targets into workloads, reading the owner of each
+// pod or ReplicaSet named (one GET, two for a Deployment's pod); a
+// workload named twice, directly or through its pods, is walked once.
 func (o *Options) resolveLive(ctx context.Context, reader *kube.Reader) error {
-	return o.resolve(func(t target) (string, error) {
-		return reader.DeploymentOf(ctx, o.namespace, t.kind, t.name)
+	return o.resolve(func(t target) (chain.Ref, error) {
+		return reader.OwnerOf(ctx, o.namespace, t.kind, t.name)
 	})
 }
 
 // resolveFiles does the same from captured objects.
 func (o *Options) resolveFiles(b *capture.Bundle, ns string) error {
-	return o.resolve(func(t target) (string, error) {
+	return o.resolve(func(t target) (chain.Ref, error) {
 		return kube.FollowOwners(t.kind, t.name, func(kind, name string) (metav1.Object, error) {
 			if kind == kindPod {
 				if p, ok := b.Pod(ns, name); ok {
@@ -36,26 +36,28 @@ func (o *Options) resolveFiles(b *capture.Bundle, ns string) error {
 	})
 }
 
-// resolve fills o.names and o.via through owner.
-func (o *Options) resolve(owner func(target) (string, error)) error {
-	o.names, o.via = nil, map[string]string{}
-	seen := map[string]bool{}
+// resolve fills o.refs and o.via through owner.
+func (o *Options) resolve(owner func(target) (chain.Ref, error)) error {
+	o.refs, o.via = nil, map[chain.Ref]string{}
+	seen := map[chain.Ref]bool{}
 	for _, t := range o.targets {
-		name := t.name
-		if t.kind != kindDeployment {
+		ref, walked := chain.Ref{Kind: workloadKinds[t.kind], Name: t.name}, true
+		if ref.Kind == "" {
 			var err error
-			if name, err = owner(t); err != nil {
+			if ref, err = owner(t); err != nil {
 				return translate(err)
 			}
-			if _, named := o.via[name]; !named && !seen[name] {
-				o.via[name] = fmt.Sprintf("%s/%s", t.kind, t.name)
-			}
-		} else {
-			delete(o.via, name) // the Deployment itself was named
+			walked = ref.Kind == chain.KindPod
 		}
-		if !seen[name] {
-			seen[name] = true
-			o.names = append(o.names, name)
+		switch _, named := o.via[ref]; {
+		case walked:
+			delete(o.via, ref) // the workload itself was named
+		case !named && !seen[ref]:
+			o.via[ref] = fmt.Sprintf("%s/%s", t.kind, t.name)
+		}
+		if !seen[ref] {
+			seen[ref] = true
+			o.refs = append(o.refs, ref)
 		}
 	}
 	return nil

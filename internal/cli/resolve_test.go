@@ -50,8 +50,9 @@ func TestPodAndReplicaSetTargets(t *testing.T) {
 	}
 }
 
-// TestTargetWithoutDeployment: a pod with no controller, or one of a
-// StatefulSet, and a pod that does not exist, say so with the not-found
+// TestTargetWithoutDeployment: a pod of a controller kubectl chain does
+// not walk, of a StatefulSet that is gone, and a pod that does not exist,
+// say so with the not-found
 // exit code and what to run instead.
 func TestTargetWithoutDeployment(t *testing.T) {
 	kubeconfig(t, "https://127.0.0.1:1", "shop")
@@ -60,19 +61,29 @@ func TestTargetWithoutDeployment(t *testing.T) {
 	for _, p := range []*corev1.Pod{
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "debug"}},
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "db-0", OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db", Controller: &yes}}}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "cron-x", OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ReplicationController", Name: "legacy", Controller: &yes}}}},
 	} {
 		if err := c.Tracker().Add(p); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, tt := range []struct{ arg, want string }{
-		{"pod/debug", `pod shop/debug has no controller, so it has no Deployment to walk: kubectl chain walks Deployments and their pods and ReplicaSets; see the pod itself with kubectl describe pod debug -n shop`},
-		{"pod/db-0", `pod shop/db-0 is controlled by StatefulSet db, not by a Deployment, so it has no Deployment to walk: kubectl chain does not walk StatefulSets yet`},
+		{"pod/db-0", `statefulset "db" not found in namespace "shop"`},
+		{"pod/cron-x", `pod shop/cron-x is controlled by ReplicationController legacy, which kubectl chain does not walk, so it has no workload to walk`},
 		{"pod/nope", `pod "nope" not found in namespace "shop": pass -n NAMESPACE if it lives elsewhere (kubectl get pods -A --field-selector metadata.name=nope)`},
 	} {
 		r := runFixture(t, "image-not-found.yaml", c, tt.arg)
 		if r.code != ExitNotFound || !strings.Contains(r.stderr, tt.want) || r.stdout != "" {
 			t.Errorf("%s: exit %d, stderr %q, stdout %q; want %d and %q", tt.arg, r.code, r.stderr, r.stdout, ExitNotFound, tt.want)
 		}
+	}
+	// A pod no controller owns is walked alone: its own links, no via.
+	r := runFixture(t, "image-not-found.yaml", c, "pod/debug", "-o", "json")
+	var rep chain.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("pod/debug: %v\n%s", err, r.stdout)
+	}
+	if rep.Kind != chain.KindPod || rep.Name != "debug" || rep.Via != "" || len(rep.Links) != 4 || rep.Links[1].ID != chain.LinkNodeAssignment {
+		t.Errorf("pod/debug walked as %s %s via %q with %d links, want the pod alone with stored, node-assignment, containers, ready:\n%s", rep.Kind, rep.Name, rep.Via, len(rep.Links), r.stdout)
 	}
 }

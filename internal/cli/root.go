@@ -51,8 +51,8 @@ type Options struct {
 	// resolve to, in order, each once; via what was named for a
 	// Deployment reached through its pod or ReplicaSet.
 	targets []target
-	names   []string
-	via     map[string]string
+	refs    []chain.Ref
+	via     map[chain.Ref]string
 }
 
 // NewOptions returns Options reading the real cluster named by the kubeconfig.
@@ -128,8 +128,8 @@ func (o *Options) Complete(args []string) error {
 		}
 		o.targets = targets
 		for _, t := range targets {
-			if t.kind == kindDeployment {
-				o.names = append(o.names, t.name)
+			if k := workloadKinds[t.kind]; k != "" {
+				o.refs = append(o.refs, chain.Ref{Kind: k, Name: t.name})
 			}
 		}
 	}
@@ -188,12 +188,13 @@ func (o *Options) Run(ctx context.Context) error {
 	if o.many() {
 		return o.runMany(ctx, reader)
 	}
-	snap, err := reader.Snapshot(ctx, o.namespace, o.names[0])
+	ref := o.refs[0]
+	snap, err := reader.Read(ctx, o.namespace, ref)
 	var nf *kube.NotFoundError
 	if errors.As(err, &nf) && o.Output.Format != "text" {
 		// Machines reading -o json get a report even for a typo: the stored
 		// link broken with DeploymentNotFound, and still the not-found code.
-		report := diagnose.Walk(&chain.Snapshot{Namespace: o.namespace, Name: o.names[0], Now: o.now(), Requests: 1, Via: o.via[o.names[0]]}, diagnose.Options{Grace: o.Grace})
+		report := diagnose.Walk(&chain.Snapshot{Kind: ref.Kind, Namespace: o.namespace, Name: ref.Name, Now: o.now(), Requests: 1, Via: o.via[ref]}, diagnose.Options{Grace: o.Grace})
 		if perr := o.write(one(report), true); perr != nil {
 			return perr
 		}
@@ -201,7 +202,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return translate(err)
 	}
-	snap.Via = o.via[snap.Name]
+	snap.Via = o.via[ref]
 	if o.Wait {
 		return o.runWait(ctx, reader, snap)
 	}

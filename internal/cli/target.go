@@ -3,20 +3,32 @@ package cli
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
-// target is one thing named on the command line: a Deployment, or a pod or
-// ReplicaSet whose Deployment is walked.
+// target is one thing named on the command line: a workload, or a pod or
+// ReplicaSet whose workload is walked.
 type target struct {
-	kind string // kindDeployment, kindPod or kindReplicaSet
+	kind string // kindDeployment ... kindCronJob, kindPod or kindReplicaSet
 	name string
 }
 
 const (
-	kindDeployment = "deployment"
-	kindPod        = "pod"
-	kindReplicaSet = "replicaset"
+	kindDeployment  = "deployment"
+	kindStatefulSet = "statefulset"
+	kindDaemonSet   = "daemonset"
+	kindJob         = "job"
+	kindCronJob     = "cronjob"
+	kindPod         = "pod"
+	kindReplicaSet  = "replicaset"
 )
+
+// workloadKinds are the targets walked as they are named.
+var workloadKinds = map[string]chain.Kind{
+	kindDeployment: chain.KindDeployment, kindStatefulSet: chain.KindStatefulSet, kindDaemonSet: chain.KindDaemonSet,
+	kindJob: chain.KindJob, kindCronJob: chain.KindCronJob,
+}
 
 // resourceTypes are the spellings of each kind that kubectl itself accepts
 // (short name, singular, plural, with group and version). They are matched
@@ -30,13 +42,17 @@ var resourceTypes = map[string]string{
 	"rs": kindReplicaSet, "replicaset": kindReplicaSet, "replicasets": kindReplicaSet,
 	"rs.apps": kindReplicaSet, "replicaset.apps": kindReplicaSet, "replicasets.apps": kindReplicaSet,
 	"replicaset.v1.apps": kindReplicaSet, "replicasets.v1.apps": kindReplicaSet,
-}
-
-// notWalked are workload kinds kubectl chain knows but does not walk yet.
-var notWalked = map[string]string{
-	"sts": "StatefulSets", "statefulset": "StatefulSets", "statefulsets": "StatefulSets",
-	"ds": "DaemonSets", "daemonset": "DaemonSets", "daemonsets": "DaemonSets",
-	"job": "Jobs", "jobs": "Jobs", "cj": "CronJobs", "cronjob": "CronJobs", "cronjobs": "CronJobs",
+	"sts": kindStatefulSet, "statefulset": kindStatefulSet, "statefulsets": kindStatefulSet,
+	"sts.apps": kindStatefulSet, "statefulset.apps": kindStatefulSet, "statefulsets.apps": kindStatefulSet,
+	"statefulset.v1.apps": kindStatefulSet, "statefulsets.v1.apps": kindStatefulSet,
+	"ds": kindDaemonSet, "daemonset": kindDaemonSet, "daemonsets": kindDaemonSet,
+	"ds.apps": kindDaemonSet, "daemonset.apps": kindDaemonSet, "daemonsets.apps": kindDaemonSet,
+	"daemonset.v1.apps": kindDaemonSet, "daemonsets.v1.apps": kindDaemonSet,
+	"job": kindJob, "jobs": kindJob, "job.batch": kindJob, "jobs.batch": kindJob,
+	"job.v1.batch": kindJob, "jobs.v1.batch": kindJob,
+	"cj": kindCronJob, "cronjob": kindCronJob, "cronjobs": kindCronJob,
+	"cj.batch": kindCronJob, "cronjob.batch": kindCronJob, "cronjobs.batch": kindCronJob,
+	"cronjob.v1.batch": kindCronJob, "cronjobs.v1.batch": kindCronJob,
 }
 
 // kindOf resolves a resource type as typed, "" when unknown.
@@ -47,7 +63,7 @@ func kindOf(typ string) string { return resourceTypes[strings.ToLower(typ)] }
 func parseTargets(args []string) ([]target, error) {
 	switch len(args) {
 	case 0:
-		return nil, usageErrorf("name a Deployment: kubectl chain deploy/NAME (or deployment NAME, or NAME; or one of its pods, pod/NAME)")
+		return nil, usageErrorf("name a workload: kubectl chain deploy/NAME, sts/NAME, ds/NAME, job/NAME or cj/NAME (a bare NAME is a Deployment), or one of its pods, pod/NAME")
 	case 1:
 		t, err := parseOne(args[0])
 		return []target{t}, err
@@ -86,11 +102,7 @@ func parseOne(arg string) (target, error) {
 	}
 	kind := kindOf(typ)
 	if kind == "" {
-		base, _, _ := strings.Cut(strings.ToLower(typ), ".")
-		if what, ok := notWalked[base]; ok {
-			return target{}, usageErrorf("kubectl chain does not walk %s yet: it walks Deployments (deploy/NAME), and finds the Deployment of a pod (pod/NAME) or ReplicaSet (rs/NAME)", what)
-		}
-		return target{}, usageErrorf("unknown resource type %q: kubectl chain walks Deployments; use deploy/NAME, deployment/NAME, deployments.apps/NAME or NAME, or a pod or ReplicaSet of one: pod/NAME, rs/NAME", typ)
+		return target{}, usageErrorf("unknown resource type %q: kubectl chain walks deploy/NAME (or NAME), sts/NAME, ds/NAME, job/NAME and cj/NAME, and finds the workload of a pod (pod/NAME) or ReplicaSet (rs/NAME)", typ)
 	}
 	return target{kind, name}, validName(kind, name)
 }
@@ -98,7 +110,8 @@ func parseOne(arg string) (target, error) {
 // validName checks a name the way the API server would, so a typo fails here
 // with a clear message instead of as a confusing 404.
 func validName(kind, name string) error {
-	what := map[string]string{kindDeployment: "Deployment", kindPod: "pod", kindReplicaSet: "ReplicaSet"}[kind]
+	what := map[string]string{kindDeployment: "Deployment", kindStatefulSet: "StatefulSet", kindDaemonSet: "DaemonSet",
+		kindJob: "Job", kindCronJob: "CronJob", kindPod: "pod", kindReplicaSet: "ReplicaSet"}[kind]
 	if name == "" {
 		return usageErrorf("empty %s name: use %s/NAME", what, kind)
 	}

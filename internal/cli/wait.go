@@ -126,7 +126,7 @@ func (o *Options) runWait(ctx context.Context, reader *kube.Reader, snap *chain.
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	changed := make(chan struct{}, 1)
-	forbidden := reader.Watch(ctx, snap.Deployment, changed)
+	forbidden := reader.Watch(ctx, snap, changed)
 	return o.follow(ctx, w, "the rollout", changed, forbidden, false)
 }
 
@@ -140,9 +140,9 @@ func (w *waiter) walk(now time.Time) (bool, error) {
 }
 
 func (w *waiter) read(ctx context.Context) error {
-	next, err := w.reader.Snapshot(ctx, w.o.namespace, w.o.names[0])
+	next, err := w.reader.Read(ctx, w.o.namespace, w.o.refs[0])
 	if err == nil {
-		next.Via = w.o.via[next.Name]
+		next.Via = w.o.via[w.o.refs[0]]
 		w.snap = next
 	}
 	return err

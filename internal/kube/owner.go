@@ -6,11 +6,12 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
-// OwnerError says a pod or ReplicaSet that was named to find its
-// Deployment has no Deployment above it: no controller at all, or a
-// controller of another kind.
+// OwnerError says a ReplicaSet that was named to find its Deployment has
+// none, or a pod has a controller of a kind kubectl chain does not walk.
 type OwnerError struct {
 	Kind, Namespace, Name string
 	// OwnerKind and OwnerName are its controller, empty when it has none.
@@ -21,43 +22,49 @@ func (e *OwnerError) Error() string {
 	if e.OwnerKind == "" {
 		return fmt.Sprintf("%s %s/%s has no controller", e.Kind, e.Namespace, e.Name)
 	}
-	return fmt.Sprintf("%s %s/%s is controlled by %s %s, not by a Deployment", e.Kind, e.Namespace, e.Name, e.OwnerKind, e.OwnerName)
+	return fmt.Sprintf("%s %s/%s is controlled by %s %s, which kubectl chain does not walk", e.Kind, e.Namespace, e.Name, e.OwnerKind, e.OwnerName)
 }
 
-// ownerKinds is the controller each kind must have on the way up to a
-// Deployment, and the kind that controller is looked up as.
-var ownerKinds = map[string]struct{ owner, next string }{
-	"pod":        {"ReplicaSet", "replicaset"},
-	"replicaset": {"Deployment", "deployment"},
+// podOwners are the controllers of a pod whose chain is walked directly.
+var podOwners = map[string]chain.Kind{
+	"StatefulSet": chain.KindStatefulSet, "DaemonSet": chain.KindDaemonSet, "Job": chain.KindJob,
 }
 
-// FollowOwners finds the Deployment above kind/name ("pod" or
-// "replicaset"), reading each object on the way with get: a pod's
-// controller ReplicaSet, then that one's controller Deployment. Live
-// (DeploymentOf) and captured objects take the same way.
-func FollowOwners(kind, name string, get func(kind, name string) (metav1.Object, error)) (string, error) {
-	for kind != "deployment" {
+// FollowOwners finds the workload above kind/name ("pod" or "replicaset"),
+// reading each object on the way with get: a pod's StatefulSet, DaemonSet
+// or Job, or its ReplicaSet and then that one's Deployment. A pod with no
+// controller is walked alone (chain.KindPod). Live (OwnerOf) and captured
+// objects take the same way.
+func FollowOwners(kind, name string, get func(kind, name string) (metav1.Object, error)) (chain.Ref, error) {
+	for {
 		obj, err := get(kind, name)
 		if err != nil {
-			return "", err
+			return chain.Ref{}, err
 		}
-		up := ownerKinds[kind]
 		ref := metav1.GetControllerOf(obj)
-		if ref == nil || ref.Kind != up.owner {
-			e := &OwnerError{Kind: kind, Namespace: obj.GetNamespace(), Name: name}
-			if ref != nil {
-				e.OwnerKind, e.OwnerName = ref.Kind, ref.Name
-			}
-			return "", e
+		switch {
+		case kind == "pod" && ref == nil:
+			return chain.Ref{Kind: chain.KindPod, Name: name}, nil
+		case kind == "pod" && ref.Kind == "ReplicaSet":
+			kind, name = "replicaset", ref.Name
+			continue
+		case kind == "pod" && podOwners[ref.Kind] != "":
+			return chain.Ref{Kind: podOwners[ref.Kind], Name: ref.Name}, nil
+		case kind == "replicaset" && ref != nil && ref.Kind == "Deployment":
+			return chain.Ref{Kind: chain.KindDeployment, Name: ref.Name}, nil
 		}
-		kind, name = up.next, ref.Name
+		e := &OwnerError{Kind: kind, Namespace: obj.GetNamespace(), Name: name}
+		if ref != nil {
+			e.OwnerKind, e.OwnerName = ref.Kind, ref.Name
+		}
+		return chain.Ref{}, e
 	}
-	return name, nil
 }
 
-// DeploymentOf finds the Deployment above a pod or ReplicaSet of the
-// namespace: one GET for a ReplicaSet, two for a pod.
-func (r *Reader) DeploymentOf(ctx context.Context, namespace, kind, name string) (string, error) {
+// OwnerOf finds the workload above a pod or ReplicaSet of the namespace:
+// one GET for a ReplicaSet or a pod of a StatefulSet, DaemonSet or Job, two
+// for a Deployment's pod.
+func (r *Reader) OwnerOf(ctx context.Context, namespace, kind, name string) (chain.Ref, error) {
 	return FollowOwners(kind, name, func(kind, name string) (metav1.Object, error) {
 		var (
 			obj metav1.Object

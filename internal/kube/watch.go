@@ -8,12 +8,16 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
 // watchRetry is the pause before a closed or failed watch is opened again.
@@ -22,63 +26,119 @@ const watchRetry = time.Second
 // stream is one watch the waiter keeps open.
 type stream struct {
 	resource string
-	open     func(metav1.ListOptions) (watch.Interface, error)
+	openCtx  func(context.Context, metav1.ListOptions) (watch.Interface, error)
 	options  metav1.ListOptions
 	// keep filters events that cannot concern the Deployment.
 	keep func(watch.Event) bool
 }
 
-// Watch signals on changed whenever the Deployment, the ReplicaSets and Pods
-// its selector matches, or events about them change, until ctx ends. It uses
-// the same narrow scopes as Snapshot (a field selector on the Deployment's
-// name, its label selector, one namespace), so waiting costs four
-// long-lived requests, not a poll. Signals are coalesced: changed should
-// have a buffer of one. A watch that closes is opened again; one that RBAC
-// forbids is reported on the returned channel (once, with the command that
-// checks the permission) so the caller can fall back to re-reading.
-func (r *Reader) Watch(ctx context.Context, d *appsv1.Deployment, changed chan<- struct{}) <-chan string {
-	ns := d.Namespace
-	streams := []stream{
-		{resource: "deployments", options: metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", d.Name).String()},
-			open: func(o metav1.ListOptions) (watch.Interface, error) {
-				return r.Client.AppsV1().Deployments(ns).Watch(ctx, o)
-			}},
-		{resource: "events", keep: about([]string{d.Name}),
-			open: func(o metav1.ListOptions) (watch.Interface, error) { return r.Client.CoreV1().Events(ns).Watch(ctx, o) }},
+// Watch signals on changed whenever the workload, the objects its
+// selector matches, or events about them change, until ctx ends. It uses
+// the same narrow scopes as Read (a field selector on the workload's name,
+// its label selector, one namespace), so waiting costs a few long-lived
+// requests, not a poll. Signals are coalesced: changed should have a buffer
+// of one. A watch that closes is opened again; one that RBAC forbids is
+// reported on the returned channel (once, with the command that checks the
+// permission) so the caller can fall back to re-reading.
+func (r *Reader) Watch(ctx context.Context, snap *chain.Snapshot, changed chan<- struct{}) <-chan string {
+	ns, name := snap.Namespace, snap.Name
+	byName := metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()}
+	keep := about([]string{name})
+	streams := []stream{r.streamOf("events", ns, metav1.ListOptions{}, keep)}
+	var sel *metav1.LabelSelector
+	switch snap.KindOf() {
+	case chain.KindDeployment:
+		if d := snap.Deployment; d != nil {
+			sel = d.Spec.Selector
+			if s, err := selectorOf(d); err == nil {
+				streams = append(streams, r.streamOf("replicasets", ns, metav1.ListOptions{LabelSelector: s.String()}, nil))
+			}
+		}
+	case chain.KindStatefulSet:
+		if set := snap.StatefulSet; set != nil {
+			sel = set.Spec.Selector
+			claims := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(sel.MatchLabels).String()}
+			streams = append(streams, r.streamOf("persistentvolumeclaims", ns, claims, nil))
+		}
+	case chain.KindDaemonSet:
+		if ds := snap.DaemonSet; ds != nil {
+			sel = ds.Spec.Selector
+		}
+	case chain.KindJob:
+		if j := snap.Job; j != nil {
+			sel = j.Spec.Selector
+		}
+	case chain.KindCronJob:
+		// A new run is a new Job with pods of a new selector: the jobs
+		// and the pods named after the CronJob are followed.
+		streams = append(streams, r.streamOf("jobs", ns, metav1.ListOptions{}, keep), r.streamOf("pods", ns, metav1.ListOptions{}, keep))
 	}
-	if sel, err := selectorOf(d); err == nil {
-		bySelector := metav1.ListOptions{LabelSelector: sel.String()}
-		streams = append(streams,
-			stream{resource: "replicasets", options: bySelector,
-				open: func(o metav1.ListOptions) (watch.Interface, error) {
-					return r.Client.AppsV1().ReplicaSets(ns).Watch(ctx, o)
-				}},
-			stream{resource: "pods", options: bySelector,
-				open: func(o metav1.ListOptions) (watch.Interface, error) { return r.Client.CoreV1().Pods(ns).Watch(ctx, o) }})
+	if res := resourceOf(snap.KindOf()); snap.KindOf() != chain.KindPod {
+		streams = append(streams, r.streamOf(res, ns, byName, nil))
+	} else {
+		streams = append(streams, r.streamOf("pods", ns, byName, nil))
+	}
+	if s, err := usable(sel); err == nil {
+		streams = append(streams, r.streamOf("pods", ns, metav1.ListOptions{LabelSelector: s.String()}, nil))
 	}
 	return r.start(ctx, streams, ns, changed)
 }
 
-// WatchNamespace is Watch for several Deployments of one namespace: the
-// named ones, or all that match selector ("" for all). It watches the
-// Deployments by selector and the namespace's ReplicaSets, Pods and events,
-// keeping, when names are given, only changes to objects that can belong to
-// them: four long-lived requests whatever the number of Deployments.
-func (r *Reader) WatchNamespace(ctx context.Context, ns, selector string, names []string, changed chan<- struct{}) <-chan string {
+// streamOf is a watch of one resource of the namespace.
+func (r *Reader) streamOf(resource, ns string, opts metav1.ListOptions, keep func(watch.Event) bool) stream {
+	open := func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+		switch resource {
+		case "deployments":
+			return r.Client.AppsV1().Deployments(ns).Watch(ctx, o)
+		case "replicasets":
+			return r.Client.AppsV1().ReplicaSets(ns).Watch(ctx, o)
+		case "statefulsets":
+			return r.Client.AppsV1().StatefulSets(ns).Watch(ctx, o)
+		case "daemonsets":
+			return r.Client.AppsV1().DaemonSets(ns).Watch(ctx, o)
+		case "jobs":
+			return r.Client.BatchV1().Jobs(ns).Watch(ctx, o)
+		case "cronjobs":
+			return r.Client.BatchV1().CronJobs(ns).Watch(ctx, o)
+		case "persistentvolumeclaims":
+			return r.Client.CoreV1().PersistentVolumeClaims(ns).Watch(ctx, o)
+		case "events":
+			return r.Client.CoreV1().Events(ns).Watch(ctx, o)
+		}
+		return r.Client.CoreV1().Pods(ns).Watch(ctx, o)
+	}
+	return stream{resource: resource, options: opts, keep: keep, openCtx: open}
+}
+
+// WatchNamespace is Watch for several workloads of one namespace: the
+// named ones, or the Deployments that match selector ("" for all). It
+// watches the Deployments by selector (or each named kind), and the
+// namespace's ReplicaSets, Pods, Jobs and events, keeping, when refs are
+// given, only changes to objects that can belong to them: a handful of
+// long-lived requests whatever the number of workloads.
+func (r *Reader) WatchNamespace(ctx context.Context, ns, selector string, refs []chain.Ref, changed chan<- struct{}) <-chan string {
+	var names []string
+	kinds := map[chain.Kind]bool{}
+	for _, ref := range refs {
+		names = append(names, ref.Name)
+		kinds[ref.Kind] = true
+	}
 	keep := about(names)
 	streams := []stream{
-		{resource: "deployments", options: metav1.ListOptions{LabelSelector: selector}, keep: keep,
-			open: func(o metav1.ListOptions) (watch.Interface, error) {
-				return r.Client.AppsV1().Deployments(ns).Watch(ctx, o)
-			}},
-		{resource: "replicasets", keep: keep,
-			open: func(o metav1.ListOptions) (watch.Interface, error) {
-				return r.Client.AppsV1().ReplicaSets(ns).Watch(ctx, o)
-			}},
-		{resource: "pods", keep: keep,
-			open: func(o metav1.ListOptions) (watch.Interface, error) { return r.Client.CoreV1().Pods(ns).Watch(ctx, o) }},
-		{resource: "events", keep: keep,
-			open: func(o metav1.ListOptions) (watch.Interface, error) { return r.Client.CoreV1().Events(ns).Watch(ctx, o) }},
+		r.streamOf("replicasets", ns, metav1.ListOptions{}, keep),
+		r.streamOf("pods", ns, metav1.ListOptions{}, keep),
+		r.streamOf("events", ns, metav1.ListOptions{}, keep),
+	}
+	if len(refs) == 0 || kinds[chain.KindDeployment] {
+		streams = append(streams, r.streamOf("deployments", ns, metav1.ListOptions{LabelSelector: selector}, keep))
+	}
+	for _, k := range []chain.Kind{chain.KindStatefulSet, chain.KindDaemonSet, chain.KindJob, chain.KindCronJob} {
+		if kinds[k] {
+			streams = append(streams, r.streamOf(resourceOf(k), ns, metav1.ListOptions{}, keep))
+		}
+	}
+	if kinds[chain.KindCronJob] && !kinds[chain.KindJob] {
+		streams = append(streams, r.streamOf("jobs", ns, metav1.ListOptions{}, keep))
 	}
 	return r.start(ctx, streams, ns, changed)
 }
@@ -104,14 +164,20 @@ func (r *Reader) start(ctx context.Context, streams []stream, ns string, changed
 // Deployments, ReplicaSets and Pods, and every object.
 func about(names []string) func(watch.Event) bool {
 	belongs := func(kind, name string) bool {
-		if kind != kindDeployment && kind != kindReplicaSet && kind != kindPod {
+		if !relevantKinds[kind] {
 			return false
 		}
 		if len(names) == 0 {
 			return true
 		}
 		for _, n := range names {
-			if kind == kindDeployment && name == n || kind != kindDeployment && strings.HasPrefix(name, n+"-") {
+			switch {
+			case name == n:
+				return true
+			case kind == "PersistentVolumeClaim" && strings.Contains(name, "-"+n+"-"):
+				// a StatefulSet's claims are TEMPLATE-SET-ORDINAL
+				return true
+			case strings.HasPrefix(name, n+"-"):
 				return true
 			}
 		}
@@ -127,6 +193,16 @@ func about(names []string) func(watch.Event) bool {
 			return belongs(kindReplicaSet, o.Name)
 		case *corev1.Pod:
 			return belongs(kindPod, o.Name)
+		case *appsv1.StatefulSet:
+			return belongs("StatefulSet", o.Name)
+		case *appsv1.DaemonSet:
+			return belongs("DaemonSet", o.Name)
+		case *batchv1.Job:
+			return belongs("Job", o.Name)
+		case *batchv1.CronJob:
+			return belongs("CronJob", o.Name)
+		case *corev1.PersistentVolumeClaim:
+			return belongs("PersistentVolumeClaim", o.Name)
 		}
 		return true // a watch error or bookmark: let the re-read decide
 	}
@@ -141,7 +217,7 @@ func (s stream) follow(ctx context.Context, changed chan<- struct{}, forbidden f
 	opts := s.options
 	opts.AllowWatchBookmarks = true
 	for ctx.Err() == nil {
-		w, err := s.open(opts)
+		w, err := s.openCtx(ctx, opts)
 		switch {
 		case apierrors.IsForbidden(err):
 			forbidden()

@@ -21,6 +21,7 @@ import (
 // a StatefulSet's revisions and claims; a DaemonSet's revisions and the
 // nodes; a CronJob's Jobs). A CronJob costs one more round trip: the pods
 // of its newest Job are listed by that Job's selector once the Jobs are in.
+// A pod no controller owns (chain.KindPod) costs its GET and the events.
 func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*chain.Snapshot, error) {
 	if ref.Kind == "" || ref.Kind == chain.KindDeployment {
 		return r.Snapshot(ctx, namespace, ref.Name)
@@ -52,6 +53,12 @@ func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*ch
 		snap.CronJob, err = batch.CronJobs(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 		if err == nil {
 			obj = snap.CronJob
+		}
+	case chain.KindPod:
+		var p *corev1.Pod
+		p, err = r.Client.CoreV1().Pods(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+		if err == nil {
+			obj, snap.Pods = p, []corev1.Pod{*p}
 		}
 	default:
 		return nil, fmt.Errorf("kubectl chain does not walk %s", ref.Kind)
@@ -86,9 +93,11 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1
 		errs   []error
 	)
 	podSel, selErr := usable(sel)
-	if snap.Kind == chain.KindCronJob {
+	ownPods := snap.Kind != chain.KindCronJob && snap.Kind != chain.KindPod
+	if !ownPods {
 		selErr = nil
 	}
+	pods.items = snap.Pods // a pod walked alone is its own list
 	if selErr != nil {
 		msg := fmt.Sprintf("not listing the namespace: %v", selErr)
 		snap.Gaps = append(snap.Gaps, chain.Gap{Resource: chain.ResourcePods, Verb: "list", Message: msg})
@@ -97,7 +106,7 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1
 	if podSel != nil {
 		bySel.LabelSelector = podSel.String()
 	}
-	if selErr == nil && snap.Kind != chain.KindCronJob {
+	if selErr == nil && ownPods {
 		wg.Go(func() { pods = r.listPods(ctx, ns, bySel) })
 	}
 	wg.Go(func() { evs = r.listEvents(ctx, ns, metav1.ListOptions{}) })
