@@ -11,20 +11,24 @@ import (
 )
 
 // controllers are the kube-controller-manager controllers the lab runs:
-// those that act on a Deployment's chain (deployment, replicaset, quota,
-// service accounts and root CA, namespaces, garbage collection, nodes and
-// their taints, volumes and their protection) and RBAC's aggregated roles.
+// those that act on a walked workload's chain (deployment, replicaset,
+// statefulset, daemonset, job, cronjob, quota, service accounts and root
+// CA, namespaces, garbage collection, nodes and their taints, volumes and
+// their protection) and RBAC's aggregated roles.
 // Every controller costs its own ServiceAccount and token at start (about
 // 0.1 s each on 2 cores), so the rest stay off: cloud and node IPAM
 // (node CIDRs are set by the simulated kubelet), certificate signers and
 // bootstrap tokens (no TLS bootstrap), the legacy service-account token
-// controller (pods get projected tokens), and workloads other than
-// Deployments (jobs, cron jobs, daemon sets, stateful sets, replication
-// controllers, disruption budgets, endpoints).
+// controller (pods get projected tokens), and what no chain reads
+// (replication controllers, disruption budgets, endpoints, finished Jobs'
+// TTL).
 var controllers = []string{
 	"clusterrole-aggregation-controller",
+	"cronjob-controller",
+	"daemonset-controller",
 	"deployment-controller",
 	"garbage-collector-controller",
+	"job-controller",
 	"namespace-controller",
 	"node-lifecycle-controller",
 	"persistentvolume-binder-controller",
@@ -35,6 +39,7 @@ var controllers = []string{
 	"resourcequota-controller",
 	"root-ca-certificate-publisher-controller",
 	"serviceaccount-controller",
+	"statefulset-controller",
 	"taint-eviction-controller",
 }
 

@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -141,4 +142,48 @@ func TestWorkerEviction(t *testing.T) {
 			t.Errorf("%v: %d Evicted and %d Killing events, want one each: %+v", tt.args, evicted, killing, sink.list())
 		}
 	}
+}
+
+// TestWorkerRestartPolicyNever: a Job's pod whose container exits is not
+// restarted; it ends Succeeded on exit 0 and Failed otherwise, with the
+// terminal conditions and no BackOff event, as the kubelet's getPhase and
+// pod worker do for restartPolicy Never and OnFailure.
+func TestWorkerRestartPolicyNever(t *testing.T) {
+	for _, tt := range []struct {
+		policy corev1.RestartPolicy
+		exit   string
+		phase  corev1.PodPhase
+	}{
+		{corev1.RestartPolicyNever, "0", corev1.PodSucceeded},
+		{corev1.RestartPolicyNever, "3", corev1.PodFailed},
+		{corev1.RestartPolicyOnFailure, "0", corev1.PodSucceeded},
+	} {
+		pod := scheduledPod()
+		pod.Spec.RestartPolicy = tt.policy
+		pod.Spec.Containers[0].Args = []string{"--exit", tt.exit, "--after", "1s"}
+		client, sink, clk, ctx := startLabWorker(t, pod)
+		step(t, ctx, clk, 2*time.Second)
+		p := waitPod(t, ctx, client, func(p *corev1.Pod) bool { return p.Status.Phase == tt.phase })
+		st := p.Status.ContainerStatuses[0]
+		if st.State.Terminated == nil || fmt.Sprint(st.State.Terminated.ExitCode) != tt.exit || st.RestartCount != 0 {
+			t.Errorf("%s exit %s: container %+v, want terminated with %s and no restart", tt.policy, tt.exit, st, tt.exit)
+		}
+		if c := podCond(p, corev1.PodReady); c == nil || c.Status != corev1.ConditionFalse {
+			t.Errorf("%s exit %s: Ready %+v, want False", tt.policy, tt.exit, c)
+		}
+		for _, e := range sink.list() {
+			if e.Reason == "BackOff" {
+				t.Errorf("%s exit %s: a BackOff event %q for a container that must not restart", tt.policy, tt.exit, e.Message)
+			}
+		}
+	}
+}
+
+func podCond(p *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == t {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
 }

@@ -137,7 +137,8 @@ func mergeConditions(old, want []corev1.PodCondition, now time.Time) []corev1.Po
 	return out
 }
 
-// podPhase is the kubelet's getPhase for restartPolicy Always: Pending
+// podPhase is the kubelet's getPhase for a pod that is not terminal (a pod
+// whose containers finished for good is, see checkFinished): Pending
 // while init containers are not done or a container waits that never ran,
 // else Running (a container that ran and waits to restart counts as
 // stopped, not waiting).

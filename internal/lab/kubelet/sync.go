@@ -115,6 +115,33 @@ func (w *podWorker) sync(ctx context.Context) {
 	if w.syncVolumes(ctx, pod) && w.syncSandbox(ctx, pod) {
 		w.syncContainers(ctx, pod)
 		w.checkEviction(ctx, pod)
+		w.checkFinished(ctx, pod)
+	}
+}
+
+// checkFinished ends a pod whose restart policy lets its containers stay
+// exited (a Job's, restartPolicy Never or OnFailure): once every regular
+// container exited for good, or an init container failed for good, the
+// kubelet's getPhase says Succeeded or Failed (pkg/kubelet/kubelet_pods.go)
+// and the pod worker terminates the pod: its sidecars are stopped and its
+// sandbox with them.
+func (w *podWorker) checkFinished(ctx context.Context, pod *corev1.Pod) {
+	if pod.Spec.RestartPolicy == corev1.RestartPolicyAlways || pod.Spec.RestartPolicy == "" || w.rec.terminal {
+		return
+	}
+	done := len(w.rec.containers) > 0
+	for _, cr := range w.rec.containers {
+		if cr.phase != containerExited || restarts(pod, cr) {
+			done = false
+		}
+	}
+	for _, cr := range w.rec.initContainers {
+		if !cr.sidecar && cr.phase == containerExited && cr.exitCode != 0 && !restarts(pod, cr) {
+			done = true
+		}
+	}
+	if done && w.kill(ctx, pod, 0) {
+		w.writeStatus()
 	}
 }
 
