@@ -2,6 +2,7 @@ package chain
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -86,4 +87,50 @@ func NewestJob(jobs []batchv1.Job) *batchv1.Job {
 		}
 	}
 	return newest
+}
+
+// LastFinishedJob is the newest of a CronJob's Jobs that completed or
+// failed, nil with none: while a new run is under way, the last one that
+// ended says how the CronJob's runs end.
+func LastFinishedJob(jobs []batchv1.Job) *batchv1.Job {
+	var done []batchv1.Job
+	for _, j := range jobs {
+		if JobFinished(&j) {
+			done = append(done, j)
+		}
+	}
+	if n := NewestJob(done); n != nil {
+		for i := range jobs {
+			if jobs[i].UID == n.UID && jobs[i].Name == n.Name {
+				return &jobs[i]
+			}
+		}
+	}
+	return nil
+}
+
+// JobFinished says the Job completed or failed.
+func JobFinished(job *batchv1.Job) bool {
+	for _, c := range job.Status.Conditions {
+		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == "True" {
+			return true
+		}
+	}
+	return false
+}
+
+// CronJobPodSelector selects the pods of a CronJob's newest Job and of its
+// last finished one by the label the Job controller puts on every pod
+// (batch.kubernetes.io/controller-uid): one list for both runs.
+func CronJobPodSelector(jobs []batchv1.Job) string {
+	var uids []string
+	for _, j := range []*batchv1.Job{NewestJob(jobs), LastFinishedJob(jobs)} {
+		if j != nil && !slices.Contains(uids, string(j.UID)) {
+			uids = append(uids, string(j.UID))
+		}
+	}
+	if len(uids) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s in (%s)", batchv1.ControllerUidLabel, strings.Join(uids, ","))
 }

@@ -17,7 +17,7 @@ import (
 func (w *walker) jobLinks() []chain.Link {
 	job := w.s.Job
 	var suspended chain.CauseID
-	if ptr.Deref(job.Spec.Suspend, false) && !jobFinished(job) {
+	if ptr.Deref(job.Spec.Suspend, false) && !chain.JobFinished(job) {
 		suspended = JobSuspended
 	}
 	stored := w.storedWorkload(job, -1, jobShape(job), suspended)
@@ -56,27 +56,18 @@ func (w *walker) jobChain(job *batchv1.Job) []chain.Link {
 	w.want = &n
 	summary := fmt.Sprintf("%d active, %d succeeded, %d failed", len(w.pods), job.Status.Succeeded, job.Status.Failed)
 	c := &collector{}
-	if !jobFinished(job) && !ptr.Deref(job.Spec.Suspend, false) {
+	if !chain.JobFinished(job) && !ptr.Deref(job.Spec.Suspend, false) {
 		w.createFailures(c, "Job", job.Name, job.UID, newestCreated(candidates), FailedCreate)
 	}
 	pods := w.finish(chain.LinkPods, summary, c, 0)
 	if terminating > 0 {
 		pods.Notes = append(pods.Notes, fmt.Sprintf("%s terminating", plural(int32(terminating), "pod")))
 	}
-	if len(w.pods) == 0 && jobFinished(job) {
+	if len(w.pods) == 0 && chain.JobFinished(job) {
 		pods.Notes = append(pods.Notes, "no pod runs: the Job has finished")
 	}
 	links := []chain.Link{pods, w.nodeAssignment(), w.containers()}
 	return append(links, w.completion(job, failed, links))
-}
-
-func jobFinished(job *batchv1.Job) bool {
-	for _, c := range job.Status.Conditions {
-		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return false
 }
 
 func podFinished(p *corev1.Pod) bool {
@@ -135,7 +126,8 @@ func (w *walker) completion(job *batchv1.Job, failed []*corev1.Pod, before []cha
 		return l
 	}
 	c.add(sighting{d: Decoded{Cause: JobRunning, Progressing: true,
-		Summary: fmt.Sprintf("running: %d/%d completions, %d active", job.Status.Succeeded, want, job.Status.Active)},
+		Summary:  fmt.Sprintf("running: %d/%d completions, %d active", job.Status.Succeeded, want, job.Status.Active),
+		NextStep: fmt.Sprintf("wait, or follow it: kubectl chain job/%s -n %s --wait", job.Name, job.Namespace)},
 		object: obj, evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status",
 			Message: fmt.Sprintf("active %d, succeeded %d, failed %d", job.Status.Active, job.Status.Succeeded, job.Status.Failed)}}})
 	l := w.finish(chain.LinkCompletion, summary, c, 0)
@@ -234,6 +226,20 @@ func (w *walker) cronJobLinks() []chain.Link {
 	}
 	rest := w.jobChain(job)
 	rest[0].Notes = append([]string{fmt.Sprintf("the newest Job is %s (kubectl chain job/%s)", job.Name, job.Name)}, rest[0].Notes...)
+	if last := chain.LastFinishedJob(w.s.Jobs); !chain.JobFinished(job) && last != nil {
+		// A run under way says nothing yet of how runs end: the last one
+		// that ended does.
+		var failed []*corev1.Pod
+		for _, p := range w.ownedPods(last) {
+			if p.Status.Phase == corev1.PodFailed {
+				failed = append(failed, p)
+			}
+		}
+		done := w.completion(last, failed, nil)
+		done.Summary = fmt.Sprintf("the last finished Job %s: %s", last.Name, done.Summary)
+		done.Notes = append([]string{fmt.Sprintf("the newest Job %s is still running", job.Name)}, done.Notes...)
+		rest[len(rest)-1] = done
+	}
 	return append(links, rest...)
 }
 

@@ -91,8 +91,10 @@ func (b *Bundle) Read(namespace string, ref chain.Ref) (*chain.Snapshot, error) 
 					s.Jobs = append(s.Jobs, b.Jobs[i])
 				}
 			}
-			if j := chain.NewestJob(s.Jobs); j != nil {
-				sel = j.Spec.Selector
+			if expr := chain.CronJobPodSelector(s.Jobs); expr != "" {
+				if ls, err := metav1.ParseToLabelSelector(expr); err == nil {
+					sel = ls
+				}
 			}
 		}
 	case chain.KindPod:

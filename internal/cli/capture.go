@@ -9,8 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -27,10 +29,11 @@ type captureOptions struct {
 func newCaptureCommand(o *Options) *cobra.Command {
 	c := &captureOptions{}
 	cmd := &cobra.Command{
-		Use:   "capture [deploy/]NAME",
-		Short: "Write a Deployment's chain (Deployment, ReplicaSets, Pods, events, and the claims, quotas and nodes they name) to one YAML file for offline analysis",
+		Use:   "capture TYPE/NAME",
+		Short: "Write a workload's chain (the workload, its ReplicaSets, revisions, claims or Jobs, Pods, events, and the claims, quotas and nodes they name) to one YAML file for offline analysis",
 		Example: `  kubectl chain capture deploy/web --to web.yaml
-  kubectl chain deploy/web -f web.yaml`,
+  kubectl chain deploy/web -f web.yaml
+  kubectl chain capture sts/db --to db.yaml`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			targets, err := parseTargets(args)
@@ -38,7 +41,7 @@ func newCaptureCommand(o *Options) *cobra.Command {
 				return err
 			}
 			if len(targets) != 1 {
-				return usageErrorf("capture one Deployment at a time")
+				return usageErrorf("capture one workload at a time")
 			}
 			o.targets = targets
 			if err := o.useKubeconfig(); err != nil {
@@ -88,8 +91,8 @@ func (c *captureOptions) run(ctx context.Context, o *Options) error {
 	if err := f.Close(); err != nil {
 		return usageErrorf("writing the capture: %v", err)
 	}
-	fmt.Fprintf(o.ErrOut, "captured deployment %s/%s (%d ReplicaSets, %d pods, %d events) to %s\n",
-		snap.Namespace, snap.Name, len(snap.ReplicaSets), len(snap.Pods), len(snap.Events), c.file)
+	fmt.Fprintf(o.ErrOut, "captured %s %s/%s (%d pods, %d events) to %s\n",
+		snap.KindOf().Resource(), snap.Namespace, snap.Name, len(snap.Pods), len(snap.Events), c.file)
 	return nil
 }
 
@@ -102,27 +105,48 @@ func (c *captureOptions) encode(s *chain.Snapshot, rel *kube.Related) ([]byte, e
 	if !c.keepEnv {
 		left = append(left, "environment variable values (--keep-env keeps them)")
 	}
-	items := []any{typed(s.Deployment.DeepCopy(), "apps/v1", "Deployment", c.keepEnv)}
+	var items []any
+	if w := s.Workload(); w != nil {
+		items = append(items, typed(copyOf(w), c.keepEnv))
+	}
 	for i := range s.ReplicaSets {
-		items = append(items, typed(s.ReplicaSets[i].DeepCopy(), "apps/v1", "ReplicaSet", c.keepEnv))
+		items = append(items, typed(s.ReplicaSets[i].DeepCopy(), c.keepEnv))
+	}
+	for i := range s.Revisions {
+		items = append(items, typed(s.Revisions[i].DeepCopy(), c.keepEnv))
+	}
+	for i := range s.Jobs {
+		items = append(items, typed(s.Jobs[i].DeepCopy(), c.keepEnv))
 	}
 	for i := range s.Pods {
-		items = append(items, typed(s.Pods[i].DeepCopy(), "v1", "Pod", c.keepEnv))
+		if s.KindOf() != chain.KindPod || s.Pods[i].Name != s.Name {
+			items = append(items, typed(s.Pods[i].DeepCopy(), c.keepEnv))
+		}
 	}
 	for _, e := range s.Events {
 		items = append(items, coreEvent(s.Namespace, e))
 	}
+	claims, nodes := map[string]bool{}, map[string]bool{}
+	for i := range s.Claims {
+		claims[s.Claims[i].Name] = true
+		items = append(items, typed(s.Claims[i].DeepCopy(), c.keepEnv))
+	}
+	for i := range s.Nodes {
+		nodes[s.Nodes[i].Name] = true
+		items = append(items, typed(s.Nodes[i].DeepCopy(), c.keepEnv))
+	}
 	for i := range rel.Claims {
-		rel.Claims[i].APIVersion, rel.Claims[i].Kind = "v1", "PersistentVolumeClaim"
-		items = append(items, &rel.Claims[i])
+		if !claims[rel.Claims[i].Name] {
+			items = append(items, typed(&rel.Claims[i], c.keepEnv))
+		}
 	}
 	for i := range rel.Quotas {
-		rel.Quotas[i].APIVersion, rel.Quotas[i].Kind = "v1", "ResourceQuota"
-		items = append(items, &rel.Quotas[i])
+		items = append(items, typed(&rel.Quotas[i], c.keepEnv))
 	}
 	for i := range rel.Nodes {
-		rel.Nodes[i].APIVersion, rel.Nodes[i].Kind = "v1", "Node"
-		items = append(items, &rel.Nodes[i])
+		if !nodes[rel.Nodes[i].Name] {
+			items = append(items, typed(&rel.Nodes[i], c.keepEnv))
+		}
 	}
 	for _, m := range rel.Missing {
 		left = append(left, m+" could not be read")
@@ -138,26 +162,52 @@ func (c *captureOptions) encode(s *chain.Snapshot, rel *kube.Related) ([]byte, e
 	return append([]byte(head), body...), nil
 }
 
+// copyOf is a deep copy of a workload object.
+func copyOf(obj metav1.Object) metav1.Object {
+	if r, ok := obj.(runtime.Object); ok {
+		if m, ok := r.DeepCopyObject().(metav1.Object); ok {
+			return m
+		}
+	}
+	return obj
+}
+
 // typed strips what a capture must not carry or does not need, and sets the
 // type meta the typed clients leave empty.
-func typed(obj metav1.Object, apiVersion, kind string, keepEnv bool) any {
+func typed(obj metav1.Object, keepEnv bool) any {
 	obj.SetManagedFields(nil)
 	if a := obj.GetAnnotations(); a != nil {
 		delete(a, corev1.LastAppliedConfigAnnotation)
 	}
+	set := func(tm *metav1.TypeMeta, apiVersion, kind string, spec *corev1.PodSpec) {
+		tm.APIVersion, tm.Kind = apiVersion, kind
+		if spec != nil {
+			scrubEnv(spec, keepEnv)
+		}
+	}
 	switch o := obj.(type) {
 	case *appsv1.Deployment:
-		o.APIVersion, o.Kind = apiVersion, kind
-		scrubEnv(&o.Spec.Template.Spec, keepEnv)
-		return o
+		set(&o.TypeMeta, "apps/v1", "Deployment", &o.Spec.Template.Spec)
 	case *appsv1.ReplicaSet:
-		o.APIVersion, o.Kind = apiVersion, kind
-		scrubEnv(&o.Spec.Template.Spec, keepEnv)
-		return o
+		set(&o.TypeMeta, "apps/v1", "ReplicaSet", &o.Spec.Template.Spec)
+	case *appsv1.StatefulSet:
+		set(&o.TypeMeta, "apps/v1", "StatefulSet", &o.Spec.Template.Spec)
+	case *appsv1.DaemonSet:
+		set(&o.TypeMeta, "apps/v1", "DaemonSet", &o.Spec.Template.Spec)
+	case *appsv1.ControllerRevision:
+		set(&o.TypeMeta, "apps/v1", "ControllerRevision", nil)
+	case *batchv1.Job:
+		set(&o.TypeMeta, "batch/v1", "Job", &o.Spec.Template.Spec)
+	case *batchv1.CronJob:
+		set(&o.TypeMeta, "batch/v1", "CronJob", &o.Spec.JobTemplate.Spec.Template.Spec)
 	case *corev1.Pod:
-		o.APIVersion, o.Kind = apiVersion, kind
-		scrubEnv(&o.Spec, keepEnv)
-		return o
+		set(&o.TypeMeta, "v1", "Pod", &o.Spec)
+	case *corev1.PersistentVolumeClaim:
+		set(&o.TypeMeta, "v1", "PersistentVolumeClaim", nil)
+	case *corev1.ResourceQuota:
+		set(&o.TypeMeta, "v1", "ResourceQuota", nil)
+	case *corev1.Node:
+		set(&o.TypeMeta, "v1", "Node", nil)
 	}
 	return obj
 }

@@ -21,11 +21,11 @@ var captureDir = filepath.Join("..", "..", "testdata", "captures")
 func checkCapture(ctx context.Context, t *testing.T, sc scenarios.Scenario, ns string, want verdict) {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), sc.Name+".yaml")
-	out, err := exec.CommandContext(ctx, chainBin, "capture", "deploy/"+scenarios.Deployment, "-n", ns, "--to", file, "--kubeconfig", kubeconfig).CombinedOutput()
+	out, err := exec.CommandContext(ctx, chainBin, "capture", sc.Target(), "-n", ns, "--to", file, "--kubeconfig", kubeconfig).CombinedOutput()
 	if err != nil {
 		t.Fatalf("kubectl-chain capture: %v\n%s", err, out)
 	}
-	live, liveOut, liveCode, err := diagnose(ctx, "deploy/"+scenarios.Deployment, "-n", ns)
+	live, liveOut, liveCode, err := diagnose(ctx, sc.Target(), "-n", ns)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -179,7 +179,7 @@ func compareEngines(t *testing.T, c kubernetes.Interface, kc string, sc scenario
 	for {
 		time.Sleep(time.Second)
 		for engine, ns := range nss {
-			v, _, _, err := diagnoseAt(ctx, kc, "deploy/"+scenarios.Deployment, "-n", ns)
+			v, _, _, err := diagnoseAt(ctx, kc, sc.Target(), "-n", ns)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,7 +194,7 @@ func compareEngines(t *testing.T, c kubernetes.Interface, kc string, sc scenario
 	stopSampling()
 	<-sampled
 	for engine, ns := range nss {
-		v, out, _, err := diagnoseAt(ctx, kc, "deploy/"+scenarios.Deployment, "-n", ns)
+		v, out, _, err := diagnoseAt(ctx, kc, sc.Target(), "-n", ns)
 		if err != nil {
 			t.Fatal(err)
 		}

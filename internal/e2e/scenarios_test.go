@@ -101,7 +101,7 @@ func runScenario(t *testing.T, sc scenarios.Scenario) {
 	for {
 		time.Sleep(time.Second)
 		var err error
-		got, out, code, err = diagnose(ctx, "deploy/"+scenarios.Deployment, "-n", ns)
+		got, out, code, err = diagnose(ctx, sc.Target(), "-n", ns)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func runScenario(t *testing.T, sc scenarios.Scenario) {
 	// the verdict must hold through them, and their events must read like
 	// a real kubelet's too.
 	time.Sleep(time.Until(start.Add(settle)))
-	again, out, _, err := diagnose(ctx, "deploy/"+scenarios.Deployment, "-n", ns)
+	again, out, _, err := diagnose(ctx, sc.Target(), "-n", ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,11 +132,15 @@ func runScenario(t *testing.T, sc scenarios.Scenario) {
 	}
 	checkKubeletEvents(ctx, t, ns)
 	checkCapture(ctx, t, sc, ns, want)
+	if sc.KindOf() == chain.KindCronJob {
+		// A CronJob's pods are its Jobs': pod/NAME walks their Job.
+		return
+	}
 	checkPodTarget(ctx, t, ns, want)
 }
 
 // checkPodTarget names one of the scenario's pods, as a user who has only
-// `kubectl get pods` in hand would, and expects its Deployment's verdict,
+// `kubectl get pods` in hand would, and expects its workload's verdict,
 // the report saying which pod was named. Scenarios whose pods are never
 // created have none to name.
 func checkPodTarget(ctx context.Context, t *testing.T, ns string, want verdict) {

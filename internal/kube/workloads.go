@@ -20,7 +20,8 @@ import (
 // its pods, events and the kind's own evidence in parallel (ReplicaSets;
 // a StatefulSet's revisions and claims; a DaemonSet's revisions and the
 // nodes; a CronJob's Jobs). A CronJob costs one more round trip: the pods
-// of its newest Job are listed by that Job's selector once the Jobs are in.
+// of its newest Job and of its last finished one are listed once the Jobs
+// are in.
 // A pod no controller owns (chain.KindPod) costs its GET and the events.
 func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*chain.Snapshot, error) {
 	if ref.Kind == "" || ref.Kind == chain.KindDeployment {
@@ -157,10 +158,8 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1
 	if snap.Kind == chain.KindCronJob {
 		errs = append(errs, settle(snap, chain.ResourceJobs, of, jobs.err))
 		snap.Jobs = ownedJobs(jobs.items, obj)
-		if last := chain.NewestJob(snap.Jobs); last != nil && jobs.err == nil {
-			if s, err := usable(last.Spec.Selector); err == nil {
-				pods = r.listPods(ctx, ns, metav1.ListOptions{LabelSelector: s.String()})
-			}
+		if sel := chain.CronJobPodSelector(snap.Jobs); sel != "" && jobs.err == nil {
+			pods = r.listPods(ctx, ns, metav1.ListOptions{LabelSelector: sel})
 		}
 	}
 	snap.Requests += pods.requests + evs.requests + revs.requests + claims.requests + nodes.requests + jobs.requests

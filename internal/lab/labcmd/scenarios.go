@@ -25,13 +25,13 @@ func newScenarios(s Streams) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			w := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "SCENARIO\tLINK\tCAUSE\tENGINES\tWHAT")
+			fmt.Fprintln(w, "SCENARIO\tKIND\tLINK\tCAUSE\tENGINES\tWHAT")
 			for _, sc := range scenarios.All() {
 				link, cause := string(sc.Link), string(sc.Cause)
 				if link == "" {
 					link, cause = "-", string(sc.Health)
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", sc.Name, link, cause, strings.Join(sc.Engines(), ","), sc.Summary)
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", sc.Name, sc.KindOf(), link, cause, strings.Join(sc.Engines(), ","), sc.Summary)
 			}
 			return w.Flush()
 		},
@@ -42,9 +42,11 @@ func newApply(g *globals, s Streams) *cobra.Command {
 	var ns, on string
 	cmd := &cobra.Command{
 		Use:   "apply SCENARIO [-n NAMESPACE]",
-		Short: "Create a scenario's Deployment, and what it needs, in a new namespace",
+		Short: "Create a scenario's workload, and what it needs, in a new namespace",
 		Long: `Create a scenario in a new namespace (default: the scenario's name): the
-Deployment "web" and whatever the scenario needs (a ResourceQuota, namespace
+workload "web" (a Deployment, or the StatefulSet, DaemonSet, Job or CronJob
+KIND in kubectl chain lab scenarios says; a scenario with a second step
+applies it once the first has settled) and whatever the scenario needs (a ResourceQuota, namespace
 labels, an admission policy or webhook, a StorageClass, node taints).
 Cluster-scoped objects are named NAMESPACE-NAME and select the scenario's
 namespace only. untolerated-taint taints every node of the lab; delete removes
@@ -67,8 +69,8 @@ to the simulated kubelet's nodes.`,
 				if err := scenarios.ApplyWith(ctx, client, sc, ns, opts); err != nil {
 					return err
 				}
-				fmt.Fprintf(s.Out, "Scenario %q applied in namespace %q.\n\nDiagnose it:\n  export KUBECONFIG=%s\n  kubectl chain deploy/%s -n %s --wait\n",
-					sc.Name, ns, l.Layout.Kubeconfig(), scenarios.Deployment, ns)
+				fmt.Fprintf(s.Out, "Scenario %q applied in namespace %q.\n\nDiagnose it:\n  export KUBECONFIG=%s\n  kubectl chain %s -n %s --wait\n",
+					sc.Name, ns, l.Layout.Kubeconfig(), sc.Target(), ns)
 				return nil
 			})
 		},

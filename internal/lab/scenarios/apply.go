@@ -11,6 +11,7 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -20,6 +21,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
@@ -96,7 +98,75 @@ func ApplyWith(ctx context.Context, c kubernetes.Interface, s Scenario, ns strin
 			return err
 		}
 	}
+	if s.Then == "" {
+		return nil
+	}
+	return applyThen(ctx, c, s, ns, o)
+}
+
+// applyThen makes the scenario's second step: once its workload has a pod
+// (or, with ThenWhenReady, all its pods ready), the workloads of
+// NAME.then.yaml replace the spec of those of the first step, as a
+// kubectl apply of a new template would.
+func applyThen(ctx context.Context, c kubernetes.Interface, s Scenario, ns string, o Options) error {
+	raw, err := manifests.ReadFile("manifests/" + s.Name + ".then.yaml")
+	if err != nil {
+		return err
+	}
+	objs, err := decode(raw)
+	if err != nil {
+		return fmt.Errorf("scenario %s, second step: %w", s.Name, err)
+	}
+	localize(objs, ns, o.Images)
+	if o.Engine != "" {
+		pin(objs, o.Engine)
+	}
+	for {
+		ready, err := firstStepDone(ctx, c, ns, s.ThenWhenReady)
+		if err != nil {
+			return err
+		}
+		if ready {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("scenario %s: waiting for its first step: %w", s.Name, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	for _, obj := range objs {
+		set, ok := obj.(*appsv1.StatefulSet)
+		if !ok {
+			return fmt.Errorf("scenario %s, second step: object of unsupported type %T", s.Name, obj)
+		}
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cur, err := c.AppsV1().StatefulSets(ns).Get(ctx, set.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			cur.Spec.Template, cur.Spec.UpdateStrategy = set.Spec.Template, set.Spec.UpdateStrategy
+			_, err = c.AppsV1().StatefulSets(ns).Update(ctx, cur, metav1.UpdateOptions{})
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("scenario %s, second step: %w", s.Name, err)
+		}
+	}
 	return nil
+}
+
+// firstStepDone says the namespace's StatefulSet has a pod, or, with
+// ready, all its replicas ready at its current revision.
+func firstStepDone(ctx context.Context, c kubernetes.Interface, ns string, ready bool) (bool, error) {
+	set, err := c.AppsV1().StatefulSets(ns).Get(ctx, Deployment, metav1.GetOptions{})
+	if err != nil {
+		return false, err
+	}
+	if ready {
+		return set.Spec.Replicas != nil && set.Status.ReadyReplicas == *set.Spec.Replicas && set.Status.CurrentRevision == set.Status.UpdateRevision, nil
+	}
+	return set.Status.Replicas > 0, nil
 }
 
 // localize points the manifest's claims and pods at its own StorageClasses
@@ -119,8 +189,16 @@ func localize(objs []runtime.Object, ns string, images map[string]string) {
 				renamed := ClusterScopedName(ns, *n)
 				o.Spec.StorageClassName = &renamed
 			}
-		case *appsv1.Deployment:
-			spec := &o.Spec.Template.Spec
+		case *appsv1.StatefulSet:
+			for i := range o.Spec.VolumeClaimTemplates {
+				if n := o.Spec.VolumeClaimTemplates[i].Spec.StorageClassName; n != nil && classes[*n] {
+					renamed := ClusterScopedName(ns, *n)
+					o.Spec.VolumeClaimTemplates[i].Spec.StorageClassName = &renamed
+				}
+			}
+		}
+		if t := podTemplate(o); t != nil {
+			spec := &t.Spec
 			if n := spec.RuntimeClassName; n != nil && runtimeClasses[*n] {
 				renamed := ClusterScopedName(ns, *n)
 				spec.RuntimeClassName = &renamed
@@ -136,11 +214,29 @@ func localize(objs []runtime.Object, ns string, images map[string]string) {
 	}
 }
 
-// pin adds the engine's node label to the Deployments' node selectors.
+// podTemplate is the pod template of a workload of any walked kind, nil
+// for other objects.
+func podTemplate(o runtime.Object) *corev1.PodTemplateSpec {
+	switch o := o.(type) {
+	case *appsv1.Deployment:
+		return &o.Spec.Template
+	case *appsv1.StatefulSet:
+		return &o.Spec.Template
+	case *appsv1.DaemonSet:
+		return &o.Spec.Template
+	case *batchv1.Job:
+		return &o.Spec.Template
+	case *batchv1.CronJob:
+		return &o.Spec.JobTemplate.Spec.Template
+	}
+	return nil
+}
+
+// pin adds the engine's node label to the workloads' node selectors.
 func pin(objs []runtime.Object, engine string) {
 	for _, o := range objs {
-		if d, ok := o.(*appsv1.Deployment); ok {
-			spec := &d.Spec.Template.Spec
+		if t := podTemplate(o); t != nil {
+			spec := &t.Spec
 			if spec.NodeSelector == nil {
 				spec.NodeSelector = map[string]string{}
 			}
@@ -178,7 +274,7 @@ func decode(raw []byte) ([]runtime.Object, error) {
 // supported reports an object Apply cannot create.
 func supported(o runtime.Object) error {
 	switch o.(type) {
-	case *corev1.Namespace, *appsv1.Deployment, *corev1.ConfigMap, *corev1.Secret, *corev1.PersistentVolumeClaim,
+	case *corev1.Namespace, *appsv1.Deployment, *appsv1.StatefulSet, *appsv1.DaemonSet, *batchv1.Job, *batchv1.CronJob, *corev1.ConfigMap, *corev1.Secret, *corev1.PersistentVolumeClaim,
 		*corev1.ResourceQuota, *corev1.LimitRange, *storagev1.StorageClass, *nodev1.RuntimeClass,
 		*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding,
 		*admissionv1.ValidatingWebhookConfiguration:
@@ -204,6 +300,14 @@ func create(ctx context.Context, c kubernetes.Interface, ns string, o runtime.Ob
 		return nil
 	case *appsv1.Deployment:
 		_, err = c.AppsV1().Deployments(ns).Create(ctx, o, metav1.CreateOptions{})
+	case *appsv1.StatefulSet:
+		_, err = c.AppsV1().StatefulSets(ns).Create(ctx, o, metav1.CreateOptions{})
+	case *appsv1.DaemonSet:
+		_, err = c.AppsV1().DaemonSets(ns).Create(ctx, o, metav1.CreateOptions{})
+	case *batchv1.Job:
+		_, err = c.BatchV1().Jobs(ns).Create(ctx, o, metav1.CreateOptions{})
+	case *batchv1.CronJob:
+		_, err = c.BatchV1().CronJobs(ns).Create(ctx, o, metav1.CreateOptions{})
 	case *corev1.ConfigMap:
 		_, err = c.CoreV1().ConfigMaps(ns).Create(ctx, o, metav1.CreateOptions{})
 	case *corev1.Secret:

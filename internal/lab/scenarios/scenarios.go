@@ -1,5 +1,5 @@
 // Package scenarios is the lab's catalogue of reproducible rollouts: each one
-// a Deployment (and what it needs) that breaks one link of the chain in one
+// a workload (and what it needs) that breaks one link of its chain in one
 // way, with the verdict kubectl chain must give for it. The manifests are
 // embedded; `kubectl chain lab apply NAME` creates them, and the end-to-end
 // tests check every verdict against the real control plane.
@@ -19,7 +19,7 @@ import (
 //go:embed manifests/*.yaml
 var manifests embed.FS
 
-// Deployment is the name of every scenario's Deployment.
+// Deployment is the name of every scenario's workload, whatever its kind.
 const Deployment = "web"
 
 // LabImage is the image of the scenarios' healthy containers, in the lab's
@@ -30,6 +30,9 @@ const LabImage = "registry.lab.internal/web:v1"
 type Scenario struct {
 	Name    string
 	Summary string
+	// Kind is the kind of the scenario's workload web; empty is a
+	// Deployment.
+	Kind chain.Kind
 	// Health, Link and Cause are the expected verdict; Link and Cause are
 	// empty for a healthy rollout.
 	Health chain.Health
@@ -49,7 +52,24 @@ type Scenario struct {
 	// NotOnRealNode, when set, says why the scenario is not played on the
 	// lab's real nodes (up --real-nodes); see RealNodeReason.
 	NotOnRealNode string
+	// Then, when set, says what the scenario's second step changes: the
+	// StatefulSet of NAME.then.yaml replaces the first one's template once
+	// the first has a pod, or with ThenWhenReady once all its pods are
+	// ready at one revision.
+	Then          string
+	ThenWhenReady bool
 }
+
+// KindOf is the scenario's workload kind.
+func (s Scenario) KindOf() chain.Kind {
+	if s.Kind == "" {
+		return chain.KindDeployment
+	}
+	return s.Kind
+}
+
+// Target is what kubectl chain is asked about the scenario: "deployment/web".
+func (s Scenario) Target() string { return chain.Ref{Kind: s.KindOf(), Name: Deployment}.String() }
 
 // Engines that play a scenario, as `kubectl chain lab scenarios` lists
 // them: lab (the simulated kubelet), real (the lab's real nodes), kind.
@@ -79,7 +99,8 @@ func (s Scenario) RealNodeReason() string {
 		return s.NotOnRealNode
 	}
 	switch s.Link {
-	case chain.LinkStored, chain.LinkReplicaSet, chain.LinkPods, chain.LinkNodeAssignment:
+	case chain.LinkStored, chain.LinkReplicaSet, chain.LinkRevision, chain.LinkNodes, chain.LinkSchedule,
+		chain.LinkPods, chain.LinkClaims, chain.LinkNodeAssignment:
 		return notOnNode
 	}
 	return ""
@@ -99,16 +120,19 @@ const defaultDeadline = 60 * time.Second
 
 // Why a scenario is LabOnly.
 const (
-	labHandler = "its runtime handler cni-missing is configured on the lab's nodes only"
-	labImages  = "its failure comes from the lab's image catalogue (registry.lab.internal), which a real node cannot reach at all"
-	labProgram = "its failure is asked of the lab's chain-workload program by its arguments, and a kind lab replaces the lab's image with a pause image"
-	labExec    = "its probe command runs in the lab's image, which a kind lab replaces with the pause image (no shell, no cat)"
-	labWebhook = "its webhook is served by the lab's admission-webhook component, which a kind lab does not run"
-	notOnNode  = "it breaks before a node is chosen, the same whatever the nodes run"
-	simExec    = "its probe runs cat in the image, and the lab's images hold only the chain-workload program"
+	labHandler   = "its runtime handler cni-missing is configured on the lab's nodes only"
+	labImages    = "its failure comes from the lab's image catalogue (registry.lab.internal), which a real node cannot reach at all"
+	labProgram   = "its failure is asked of the lab's chain-workload program by its arguments, and a kind lab replaces the lab's image with a pause image"
+	labExec      = "its probe command runs in the lab's image, which a kind lab replaces with the pause image (no shell, no cat)"
+	labWebhook   = "its webhook is served by the lab's admission-webhook component, which a kind lab does not run"
+	notOnNode    = "it breaks before a node is chosen, the same whatever the nodes run"
+	simExec      = "its probe runs cat in the image, and the lab's images hold only the chain-workload program"
+	zoneSelector = "its nodeSelector names a zone, and the comparison pins each copy to one engine's node, which may be in another zone"
+	onTheMinute  = "its runs start on the minute, which would hold the comparison a minute or two; the kubelet's part is that of the job-* scenarios"
 )
 
-// all is the catalogue, in the chain's order.
+// all is the catalogue: the Deployments' in the chain's order, then each
+// other kind's.
 var all = []Scenario{
 	{Name: "healthy", Summary: "3 replicas that pull, start and turn ready", Health: chain.Healthy},
 	{Name: "pvc-bound", Summary: "a pod mounting a claim on the default StorageClass, provisioned and bound", Health: chain.Healthy},
@@ -158,6 +182,27 @@ var all = []Scenario{
 	{Name: "liveness-exec-failing", Summary: "an exec liveness probe (cat /tmp/healthy) whose command fails", Health: chain.Broken, Link: chain.LinkContainers, Cause: "LivenessProbeFailed", LabOnly: labExec, NotOnRealNode: simExec},
 	{Name: "readiness-failing", Summary: "a readiness probe answering 503", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed", LabOnly: labProgram},
 	{Name: "readiness-tcp-failing", Summary: "a TCP readiness probe on port 5432, where nothing listens", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed"},
+
+	{Name: "sts-healthy", Kind: chain.KindStatefulSet, Summary: "3 ordinals, each with a claim of the default StorageClass, created in order and ready", Health: chain.Healthy},
+	{Name: "sts-partitioned", Kind: chain.KindStatefulSet, Summary: "3 ready ordinals, then a new template with partition 2: only web-2 moves to it", Health: chain.Healthy,
+		Then: "a new template, partition 2", ThenWhenReady: true, Deadline: 2 * time.Minute},
+	{Name: "sts-rollback-trap", Kind: chain.KindStatefulSet, Summary: "a revision whose image does not exist, then the template rolled back: web-0 stays broken, never replaced", Health: chain.Broken, Link: chain.LinkRevision, Cause: "StatefulSetRollbackTrap", LabOnly: labImages,
+		Then: "the template rolled back to an image that exists"},
+	{Name: "sts-claim-provisioning-failed", Kind: chain.KindStatefulSet, Summary: "volumeClaimTemplates of 5Gi on a StorageClass capped at 1Gi: the provisioner refuses each claim", Health: chain.Broken, Link: chain.LinkClaims, Cause: "ClaimProvisioningFailed"},
+	{Name: "sts-image-not-found", Kind: chain.KindStatefulSet, Summary: "OrderedReady, web-0's image does not exist: web-1 and web-2 are never created", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImageNotFound", LabOnly: labImages},
+	{Name: "ds-healthy", Kind: chain.KindDaemonSet, Summary: "a pod on every node, each ready", Health: chain.Healthy},
+	{Name: "ds-one-zone", Kind: chain.KindDaemonSet, Summary: "a nodeSelector on zone lab-zone-a: the other zones' nodes are skipped on purpose", Health: chain.Healthy, NotOnRealNode: zoneSelector},
+	{Name: "ds-no-eligible-nodes", Kind: chain.KindDaemonSet, Summary: "a nodeSelector disktype=ssd no node has: it runs nowhere", Health: chain.Broken, Link: chain.LinkNodes, Cause: "NoEligibleNodes"},
+	{Name: "ds-crashloop", Kind: chain.KindDaemonSet, Summary: "a revision whose container exits 1 after a second, on every node", Health: chain.Broken, Link: chain.LinkContainers, Cause: "CrashLoopBackOff", LabOnly: labProgram},
+	{Name: "job-complete", Kind: chain.KindJob, Summary: "2 completions, 2 at a time, each pod exiting 0", Health: chain.Healthy, LabOnly: labProgram},
+	{Name: "job-suspended", Kind: chain.KindJob, Summary: "a Job created suspended", Health: chain.Broken, Link: chain.LinkStored, Cause: "JobSuspended"},
+	{Name: "job-backoff-limit", Kind: chain.KindJob, Summary: "every pod exits 3, backoffLimit 1", Health: chain.Broken, Link: chain.LinkCompletion, Cause: "BackoffLimitExceeded", LabOnly: labProgram},
+	{Name: "job-deadline", Kind: chain.KindJob, Summary: "a pod that runs on, activeDeadlineSeconds 5", Health: chain.Broken, Link: chain.LinkCompletion, Cause: "JobDeadlineExceeded"},
+	{Name: "job-pod-failure-policy", Kind: chain.KindJob, Summary: "a pod exiting 42, which a FailJob rule of podFailurePolicy matches", Health: chain.Broken, Link: chain.LinkCompletion, Cause: "PodFailurePolicyMatched", LabOnly: labProgram},
+	{Name: "cj-healthy", Kind: chain.KindCronJob, Summary: "every minute, a Job whose pod exits 0", Health: chain.Healthy, LabOnly: labProgram, NotOnRealNode: onTheMinute, Deadline: 100 * time.Second},
+	{Name: "cj-suspended", Kind: chain.KindCronJob, Summary: "a CronJob created suspended", Health: chain.Broken, Link: chain.LinkStored, Cause: "CronJobSuspended"},
+	{Name: "cj-forbid-blocked", Kind: chain.KindCronJob, Summary: "every minute, concurrencyPolicy Forbid, a Job that never ends: later runs are skipped", Health: chain.Broken, Link: chain.LinkSchedule, Cause: "ConcurrencyForbidBlocked", Deadline: 3 * time.Minute},
+	{Name: "cj-last-run-failed", Kind: chain.KindCronJob, Summary: "every minute, a Job whose one pod exits 1, backoffLimit 0", Health: chain.Broken, Link: chain.LinkCompletion, Cause: "BackoffLimitExceeded", LabOnly: labProgram, NotOnRealNode: onTheMinute, Deadline: 100 * time.Second},
 }
 
 // All is every scenario, in the chain's order.

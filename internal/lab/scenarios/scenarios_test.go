@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -22,7 +24,8 @@ import (
 
 // TestCatalogue checks every scenario: a unique name usable as a namespace,
 // a manifest that decodes to objects Apply can create and exactly one
-// Deployment named web, and an expected verdict whose cause is in the
+// workload named web of the scenario's kind (and a second step's manifest
+// when it has one), and an expected verdict whose cause is in the
 // diagnosis catalogue on the link that cause belongs to.
 func TestCatalogue(t *testing.T) {
 	seen := map[string]bool{}
@@ -44,20 +47,29 @@ func TestCatalogue(t *testing.T) {
 			t.Errorf("%s: %v", sc.Name, err)
 			continue
 		}
-		deployments := 0
+		workloads := 0
 		for _, o := range objs {
-			if d, ok := o.(*appsv1.Deployment); ok {
-				deployments++
-				if d.Name != Deployment {
-					t.Errorf("%s: Deployment %q, want %q", sc.Name, d.Name, Deployment)
+			if podTemplate(o) != nil {
+				workloads++
+				m, _ := meta.Accessor(o)
+				kind := strings.TrimPrefix(fmt.Sprintf("%T", o), "*")
+				if m.GetName() != Deployment || !strings.HasSuffix(kind, "."+string(sc.KindOf())) {
+					t.Errorf("%s: %s %q, want %s %q", sc.Name, kind, m.GetName(), sc.KindOf(), Deployment)
 				}
 			}
 			if err := supported(o); err != nil {
 				t.Errorf("%s: %v", sc.Name, err)
 			}
 		}
-		if deployments != 1 {
-			t.Errorf("%s: %d Deployments, want 1", sc.Name, deployments)
+		if workloads != 1 {
+			t.Errorf("%s: %d workloads, want 1", sc.Name, workloads)
+		}
+		if then, err := manifests.ReadFile("manifests/" + sc.Name + ".then.yaml"); (err == nil) != (sc.Then != "") {
+			t.Errorf("%s: Then %q, but its second step's manifest: %v", sc.Name, sc.Then, err)
+		} else if err == nil {
+			if objs, err := decode(then); err != nil || len(objs) != 1 || podTemplate(objs[0]) == nil {
+				t.Errorf("%s: second step: %d objects, %v; want its workload", sc.Name, len(objs), err)
+			}
 		}
 		if sc.Health == chain.Healthy {
 			if sc.Link != "" || sc.Cause != "" {
