@@ -51,14 +51,14 @@ func (b *Bundle) Snapshot(namespace, name string) (*chain.Snapshot, error) {
 // the input (a CronJob's Jobs are its own, not workloads of their own).
 func (b *Bundle) Read(namespace string, ref chain.Ref) (*chain.Snapshot, error) {
 	if ref.Name == "" {
-		all := b.workloads(namespace)
+		all := b.Workloads(namespace)
 		switch {
 		case len(all) == 0:
 			return nil, fmt.Errorf("no Deployment, StatefulSet, DaemonSet, Job or CronJob in the input")
 		case len(all) > 1:
 			return nil, fmt.Errorf("the input has several workloads (%s): name one", refNames(all))
 		}
-		ref = all[0]
+		namespace, ref = all[0].Namespace, all[0].Ref
 	}
 	if ref.Kind == chain.KindDeployment {
 		return b.Snapshot(namespace, ref.Name)
@@ -103,7 +103,7 @@ func (b *Bundle) Read(namespace string, ref chain.Ref) (*chain.Snapshot, error) 
 		}
 	}
 	if obj == nil {
-		return nil, fmt.Errorf("no %s %q in the input (it has %s)", ref.Kind, ref.Name, refNames(b.workloads("")))
+		return nil, fmt.Errorf("no %s %q in the input (it has %s)", ref.Kind, ref.Name, refNames(b.Workloads("")))
 	}
 	s.Namespace = obj.GetNamespace()
 	for i := range b.Revisions {
@@ -123,12 +123,13 @@ func (b *Bundle) Read(namespace string, ref chain.Ref) (*chain.Snapshot, error) 
 	return s, nil
 }
 
-// workloads are the bundle's walkable objects in namespace ("" for any).
-func (b *Bundle) workloads(namespace string) []chain.Ref {
-	var out []chain.Ref
+// Workloads are the bundle's walkable objects in namespace ("" for any): a
+// CronJob's Jobs are its own, not workloads of their own.
+func (b *Bundle) Workloads(namespace string) []Workload {
+	var out []Workload
 	add := func(k chain.Kind, m metav1.Object) {
 		if namespace == "" || m.GetNamespace() == namespace {
-			out = append(out, chain.Ref{Kind: k, Name: m.GetName()})
+			out = append(out, Workload{Namespace: m.GetNamespace(), Ref: chain.Ref{Kind: k, Name: m.GetName()}})
 		}
 	}
 	for i := range b.Deployments {
@@ -151,13 +152,19 @@ func (b *Bundle) workloads(namespace string) []chain.Ref {
 	return out
 }
 
-func refNames(refs []chain.Ref) string {
-	if len(refs) == 0 {
+// Workload is one walkable object of a bundle.
+type Workload struct {
+	Namespace string
+	chain.Ref
+}
+
+func refNames(all []Workload) string {
+	if len(all) == 0 {
 		return "none"
 	}
 	var n []string
-	for _, r := range refs {
-		n = append(n, r.String())
+	for _, w := range all {
+		n = append(n, w.Namespace+"/"+w.Ref.String())
 	}
 	return strings.Join(n, ", ")
 }

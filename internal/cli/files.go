@@ -13,16 +13,26 @@ import (
 )
 
 // loadFiles reads every -f file ("-" is stdin) into one bundle holding at
-// least one Deployment.
+// least one workload, or the pod named.
 func (o *Options) loadFiles() (*capture.Bundle, error) {
 	all, err := o.loadBundle()
 	if err != nil {
 		return nil, err
 	}
-	if len(all.Deployments) == 0 {
-		return nil, usageErrorf("no Deployment in %v: expected the output of kubectl get deploy,rs,pods,events -o yaml (or -o json)", o.Files)
+	if len(all.Workloads("")) == 0 && !o.namesPod() {
+		return nil, usageErrorf("no workload in %v: expected a kubectl chain capture, or the output of kubectl get deploy,rs,pods,events -o yaml (or -o json; for a StatefulSet sts,controllerrevisions,pvc,pods,events)", o.Files)
 	}
 	return all, nil
+}
+
+// namesPod says a pod was named, which may have no controller.
+func (o *Options) namesPod() bool {
+	for _, t := range o.targets {
+		if t.kind == kindPod {
+			return true
+		}
+	}
+	return false
 }
 
 // loadBundle merges every -f file into one bundle, naming the file that
@@ -70,13 +80,17 @@ func (o *Options) runFiles() error {
 	var reports []chain.Report
 	switch {
 	case o.All || o.AllNamespaces || o.Selector != "":
-		for _, d := range b.Deployments {
-			if (ns != "" && !o.AllNamespaces && d.Namespace != ns) || !o.selects(d.Labels) {
-				continue
-			}
-			s, err := b.Snapshot(d.Namespace, d.Name)
+		scope := ns
+		if o.AllNamespaces {
+			scope = ""
+		}
+		for _, w := range b.Workloads(scope) {
+			s, err := b.Read(w.Namespace, w.Ref)
 			if err != nil {
 				return usageErrorf("%v", err)
+			}
+			if !o.selects(s.Workload().GetLabels()) {
+				continue
 			}
 			reports = append(reports, *diagnose.Walk(s, diagnose.Options{Grace: o.Grace}))
 		}
@@ -96,7 +110,7 @@ func (o *Options) runFiles() error {
 		return o.emit(one(diagnose.Walk(s, diagnose.Options{Grace: o.Grace})), true)
 	}
 	if len(reports) == 0 {
-		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no Deployment in %v matches", o.Files)}
+		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no workload in %v matches", o.Files)}
 	}
 	return o.printMany(chain.NewReportList(reports, 0))
 }

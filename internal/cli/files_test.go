@@ -77,7 +77,7 @@ func TestFilesErrors(t *testing.T) {
 		{[]string{"-f", filepath.Join(dir, "missing.yaml")}, "reading " + filepath.Join(dir, "missing.yaml")},
 		{[]string{"-f", empty}, empty + ": empty input"},
 		{[]string{"-f", garbage}, garbage + ": not YAML or JSON"},
-		{[]string{"-f", podsOnly}, "no Deployment in"},
+		{[]string{"-f", podsOnly}, "no workload in"},
 		{[]string{"deploy/api", "-f", snapshotPath("healthy.yaml")}, `no Deployment "api" in the input`},
 		{[]string{"-f", snapshotPath("healthy.yaml"), "--wait"}, "cannot be used with -f"},
 	}

@@ -9,15 +9,14 @@ import (
 	"strings"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/internal/capture"
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 	"github.com/kubectl-chain/kubectl-chain/render"
 )
 
-// many says the command judges several Deployments: more than one name, a
+// many says the command judges several workloads: more than one name, a
 // label selector, --all or --all-namespaces.
 func (o *Options) many() bool {
 	return len(o.refs) > 1 || o.All || o.Selector != "" || o.AllNamespaces
@@ -70,16 +69,22 @@ func (o *Options) readTargets(ctx context.Context, reader *kube.Reader) (*target
 		return nil, err
 	}
 	t.requests = requests
-	// Namespace then name, whatever order the API server listed them in.
-	slices.SortFunc(bundle.Deployments, func(a, b appsv1.Deployment) int {
-		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+	// Namespace, kind, then name, whatever order the API server listed
+	// them in.
+	all := bundle.Workloads("")
+	slices.SortFunc(all, func(a, b capture.Workload) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), cmp.Compare(slices.Index(chain.Kinds, a.Kind), slices.Index(chain.Kinds, b.Kind)),
+			strings.Compare(a.Name, b.Name))
 	})
-	for _, d := range bundle.Deployments {
-		snap, err := bundle.Snapshot(d.Namespace, d.Name)
+	for _, w := range all {
+		snap, err := bundle.Read(w.Namespace, w.Ref)
 		if err != nil {
 			return nil, err
 		}
-		snap.Gaps = gaps
+		if w.Kind == chain.KindJob && !o.selects(snap.Job.Labels) {
+			continue // Jobs are listed whole, for the CronJobs' sake
+		}
+		snap.Gaps = append(snap.Gaps, gaps...)
 		t.snaps = append(t.snaps, snap)
 	}
 	if len(t.snaps) == 0 {
@@ -90,7 +95,7 @@ func (o *Options) readTargets(ctx context.Context, reader *kube.Reader) (*target
 		if o.Selector != "" {
 			where += " matching " + o.Selector
 		}
-		return nil, &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no Deployments in %s", where)}
+		return nil, &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no Deployments, StatefulSets, DaemonSets, Jobs or CronJobs in %s", where)}
 	}
 	return t, nil
 }

@@ -41,9 +41,10 @@ func TestAllNamespaces(t *testing.T) {
 	if r.code != ExitBroken || l.Health != chain.Broken || len(l.Items) != 2 || l.Kind != "ReportList" {
 		t.Fatalf("code %d, health %s, %d items; want %d, broken, 2\n%s", r.code, l.Health, len(l.Items), ExitBroken, r.stdout)
 	}
-	// One list per kind, whatever the number of Deployments.
-	if l.Requests != 4 || len(c.Actions()) != 4 {
-		t.Errorf("requests %d, actions %d; want 4", l.Requests, len(c.Actions()))
+	// One list per kind (five workload kinds, ReplicaSets, Pods, events),
+	// whatever the number of workloads.
+	if l.Requests != 8 || len(c.Actions()) != 8 {
+		t.Errorf("requests %d, actions %d; want 8", l.Requests, len(c.Actions()))
 	}
 	got := map[string]chain.CauseID{}
 	for _, it := range l.Items {
@@ -69,7 +70,7 @@ func TestAllInNamespaceText(t *testing.T) {
 func TestSelectorMatchesNothing(t *testing.T) {
 	kubeconfig(t, "https://127.0.0.1:1", "shop")
 	r := runFixture(t, "healthy.yaml", nil, "-l", "app=nothing")
-	if r.code != ExitNotFound || !strings.Contains(r.stderr, "no Deployments in namespace shop matching app=nothing") {
+	if r.code != ExitNotFound || !strings.Contains(r.stderr, "no Deployments, StatefulSets, DaemonSets, Jobs or CronJobs in namespace shop matching app=nothing") {
 		t.Errorf("code %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -9,16 +9,18 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
-// TestManyOneListPerKind: reading a namespace costs one list per kind,
-// however many Deployments it holds, and keeps only that namespace.
+// TestManyOneListPerKind: reading a namespace costs one list per kind
+// (the five workload kinds, then ReplicaSets, Pods and events; revisions,
+// claims and nodes only when a StatefulSet or DaemonSet needs them),
+// however many workloads it holds, and keeps only that namespace.
 func TestManyOneListPerKind(t *testing.T) {
 	cs := fake.NewClientset(cluster()...)
 	b, gaps, n, err := newReader(cs, 0).Many(context.Background(), "prod", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 4 || len(cs.Actions()) != 4 || len(gaps) != 0 {
-		t.Errorf("requests %d, actions %d, gaps %v; want 4, 4, none", n, len(cs.Actions()), gaps)
+	if n != 8 || len(cs.Actions()) != 8 || len(gaps) != 0 {
+		t.Errorf("requests %d, actions %d, gaps %v; want 8, 8, none", n, len(cs.Actions()), gaps)
 	}
 	if len(b.Deployments) != 2 || len(b.Pods) != 3 {
 		t.Errorf("%d deployments, %d pods; want 2 and 3 (prod only)", len(b.Deployments), len(b.Pods))
