@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
@@ -31,6 +32,11 @@ func TestCompletion(t *testing.T) {
 		&appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-7d4b9c6f5"}},
 		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-7d4b9c6f5-x2x7q"}},
 		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "api-5c6d7f8b9-k2m9x"}},
+		&appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "db"}},
+		&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "node-agent"}},
+		&batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "migrate"}},
+		&batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "nightly"}},
+		&batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "nightly-other"}},
 	)
 	tests := []struct {
 		args []string
@@ -45,6 +51,10 @@ func TestCompletion(t *testing.T) {
 		{[]string{"__complete", "pod", ""}, []string{"api-5c6d7f8b9-k2m9x", "web-7d4b9c6f5-x2x7q"}},
 		{[]string{"__complete", "rs/"}, []string{"rs/web-7d4b9c6f5"}},
 		{[]string{"__complete", "svc/w"}, []string{}},
+		{[]string{"__complete", "sts/"}, []string{"sts/db"}},
+		{[]string{"__complete", "daemonsets.apps/n"}, []string{"daemonsets.apps/node-agent"}},
+		{[]string{"__complete", "job", ""}, []string{"migrate"}},
+		{[]string{"__complete", "cj/n"}, []string{"cj/nightly"}},
 		{[]string{"__complete", "pod/web-7d4b9c6f5-x2x7q", ""}, []string{}},
 	}
 	for _, tt := range tests {

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/scenarios"
 )
 
 // The --wait contract on a real control plane: each test creates its
@@ -44,7 +45,13 @@ func (r waitResult) String() string {
 // chainWait runs kubectl-chain deploy/NAME --wait --timeout TIMEOUT -o json.
 func chainWait(ctx context.Context, t *testing.T, ns, name string, timeout time.Duration) waitResult {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, chainBin, "deploy/"+name, "-n", ns, "--wait", "--timeout", timeout.String(),
+	return chainWaitFor(ctx, t, ns, "deploy/"+name, timeout)
+}
+
+// chainWaitFor runs kubectl-chain TARGET --wait --timeout TIMEOUT -o json.
+func chainWaitFor(ctx context.Context, t *testing.T, ns, target string, timeout time.Duration) waitResult {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, chainBin, target, "-n", ns, "--wait", "--timeout", timeout.String(),
 		"-o", "json", "--kubeconfig", kubeconfig)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -78,6 +85,38 @@ func expectWait(t *testing.T, r waitResult, want verdict, code int, timedOut boo
 	}
 	if got := strings.Contains(r.stderr, "timed out after"); got != timedOut {
 		t.Errorf("timed out = %v, want %v\n%s", got, timedOut, r)
+	}
+}
+
+// TestWaitJob: --wait on a Job started at once exits 0 as soon as it is
+// Complete, and 1 as soon as it is Failed, with the reason, where kubectl
+// wait --for=condition=complete would wait for its timeout.
+func TestWaitJob(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		scenario string
+		want     verdict
+		code     int
+	}{
+		{"job-complete", verdict{Health: chain.Healthy}, 0},
+		{"job-backoff-limit", verdict{Health: chain.Broken, Link: chain.LinkCompletion, Cause: "BackoffLimitExceeded"}, 1},
+	} {
+		t.Run(tt.scenario, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			sc, err := scenarios.Get(tt.scenario)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ns := "wait-" + tt.scenario
+			t.Cleanup(func() { _, _ = lab("delete", sc.Name, "-n", ns) })
+			if err := scenarios.Apply(ctx, client, sc, ns); err != nil {
+				t.Fatal(err)
+			}
+			r := chainWaitFor(ctx, t, ns, sc.Target(), 90*time.Second)
+			expectWait(t, r, tt.want, tt.code, false)
+		})
 	}
 }
 

@@ -10,8 +10,8 @@ import (
 )
 
 // Names lists the names of the namespace's objects of kind ("deployment",
-// "pod" or "replicaset"), for shell completion: one list, only when the
-// shell asks.
+// "statefulset", "daemonset", "job", "cronjob", "pod" or "replicaset"), for
+// shell completion: one list, only when the shell asks.
 func (r *Reader) Names(ctx context.Context, namespace, kind string) ([]string, error) {
 	var (
 		list runtime.Object
@@ -24,6 +24,14 @@ func (r *Reader) Names(ctx context.Context, namespace, kind string) ([]string, e
 		list, err = r.Client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
 	case "replicaset":
 		list, err = r.Client.AppsV1().ReplicaSets(namespace).List(ctx, metav1.ListOptions{})
+	case "statefulset":
+		list, err = r.Client.AppsV1().StatefulSets(namespace).List(ctx, metav1.ListOptions{})
+	case "daemonset":
+		list, err = r.Client.AppsV1().DaemonSets(namespace).List(ctx, metav1.ListOptions{})
+	case "job":
+		list, err = r.Client.BatchV1().Jobs(namespace).List(ctx, metav1.ListOptions{})
+	case "cronjob":
+		list, err = r.Client.BatchV1().CronJobs(namespace).List(ctx, metav1.ListOptions{})
 	default:
 		return nil, fmt.Errorf("no names of kind %q", kind)
 	}
