@@ -18,7 +18,7 @@ func (w *walker) daemonSetLinks() []chain.Link {
 	ds := w.s.DaemonSet
 	want := ds.Status.DesiredNumberScheduled
 	w.want = &want
-	stored := w.storedWorkload(ds, ds.Status.ObservedGeneration, fmt.Sprintf("%d nodes should run a pod", want), "")
+	stored := w.storedWorkload(ds, ds.Status.ObservedGeneration, plural(want, "node")+" should run a pod", "")
 	candidates := w.ownedPods(ds)
 	_, notes := w.keepLive(candidates, "the DaemonSet controller")
 	nodes := w.nodesLink(ds)

@@ -6,6 +6,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -145,6 +146,9 @@ func jobFailure(job *batchv1.Job, cond *batchv1.JobCondition, last *corev1.Pod) 
 			exit = fmt.Sprintf("; the last failed pod %s: %s", last.Name, e.Message)
 			d.Details = append(d.Details, chain.Detail{Key: "pod", Value: last.Name}, chain.Detail{Key: "exit", Value: e.Message})
 			d.NextStep = fmt.Sprintf("read why pod %s failed: kubectl logs %s -n %s; fix it and create the Job again", last.Name, last.Name, last.Namespace)
+			if ref := metav1.GetControllerOf(job); ref != nil && ref.Kind == "CronJob" {
+				d.NextStep = fmt.Sprintf("read why pod %s failed: kubectl logs %s -n %s; fix spec.jobTemplate of cronjob/%s, which its next run uses", last.Name, last.Name, last.Namespace, ref.Name)
+			}
 		}
 	}
 	switch cond.Reason {
