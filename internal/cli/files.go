@@ -84,7 +84,7 @@ func (o *Options) runFiles() error {
 		if o.AllNamespaces {
 			scope = ""
 		}
-		for _, w := range b.Workloads(scope) {
+		for _, w := range sortedWorkloads(b, scope) {
 			s, err := b.Read(w.Namespace, w.Ref)
 			if err != nil {
 				return usageErrorf("%v", err)

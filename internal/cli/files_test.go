@@ -88,3 +88,35 @@ func TestFilesErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestFilesEveryKind: captures of a StatefulSet, a Job, a CronJob and a
+// Deployment, taken from the lab, are walked together with -A: one report
+// per workload in the summary table, each named with its kind, and the
+// worst verdict's exit code.
+func TestFilesEveryKind(t *testing.T) {
+	var args []string
+	for _, name := range []string{"sts-healthy", "job-backoff-limit", "cj-suspended", "healthy"} {
+		args = append(args, "-f", filepath.Join("..", "..", "testdata", "captures", name+".yaml"))
+	}
+	r := runWith(t, nil, append(args, "-A", "--color", "never")...)
+	if r.code != ExitBroken {
+		t.Errorf("exit %d, want %d", r.code, ExitBroken)
+	}
+	for _, want := range []string{
+		"sc-cj-suspended       cronjob/web      broken   stored      CronJobSuspended",
+		"sc-healthy            deployment/web   healthy",
+		"sc-job-backoff-limit  job/web          broken   completion  BackoffLimitExceeded",
+		"sc-sts-healthy        statefulset/web  healthy",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	// And one of them named with its kind.
+	r = runWith(t, nil, append(args, "sts/web", "-n", "sc-sts-healthy", "-o", "json")...)
+	var rep chain.Report
+	decodeJSON(t, r.stdout, &rep)
+	if rep.Kind != chain.KindStatefulSet || rep.Verdict.Health != chain.Healthy || len(rep.Links) != 7 || rep.Links[3].ID != chain.LinkClaims {
+		t.Errorf("sts/web: %s %s with %d links:\n%s", rep.Kind, rep.Verdict.Health, len(rep.Links), r.stdout)
+	}
+}

@@ -71,12 +71,7 @@ func (o *Options) readTargets(ctx context.Context, reader *kube.Reader) (*target
 	t.requests = requests
 	// Namespace, kind, then name, whatever order the API server listed
 	// them in.
-	all := bundle.Workloads("")
-	slices.SortFunc(all, func(a, b capture.Workload) int {
-		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), cmp.Compare(slices.Index(chain.Kinds, a.Kind), slices.Index(chain.Kinds, b.Kind)),
-			strings.Compare(a.Name, b.Name))
-	})
-	for _, w := range all {
+	for _, w := range sortedWorkloads(bundle, "") {
 		snap, err := bundle.Read(w.Namespace, w.Ref)
 		if err != nil {
 			return nil, err
@@ -98,6 +93,17 @@ func (o *Options) readTargets(ctx context.Context, reader *kube.Reader) (*target
 		return nil, &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no Deployments, StatefulSets, DaemonSets, Jobs or CronJobs in %s", where)}
 	}
 	return t, nil
+}
+
+// sortedWorkloads are the bundle's workloads of namespace ("" for all) by
+// namespace, kind and name, whatever order they were listed or written in.
+func sortedWorkloads(b *capture.Bundle, namespace string) []capture.Workload {
+	all := b.Workloads(namespace)
+	slices.SortFunc(all, func(a, b capture.Workload) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), cmp.Compare(slices.Index(chain.Kinds, a.Kind), slices.Index(chain.Kinds, b.Kind)),
+			strings.Compare(a.Name, b.Name))
+	})
+	return all
 }
 
 // scope is the namespace read: "" for all namespaces.
