@@ -37,9 +37,12 @@ func (o *Options) namesPod() bool {
 
 // loadBundle merges every -f file into one bundle, naming the file that
 // fails.
-func (o *Options) loadBundle() (*capture.Bundle, error) {
+func (o *Options) loadBundle() (*capture.Bundle, error) { return o.loadAll(o.Files) }
+
+// loadAll merges files into one bundle, naming the file that fails.
+func (o *Options) loadAll(files []string) (*capture.Bundle, error) {
 	all := &capture.Bundle{Skipped: map[string]int{}}
-	for _, name := range o.Files {
+	for _, name := range files {
 		r, label, closeFn, err := o.open(name)
 		if err != nil {
 			return nil, err

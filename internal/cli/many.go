@@ -19,7 +19,7 @@ import (
 // many says the command judges several workloads: more than one name, a
 // label selector, --all or --all-namespaces.
 func (o *Options) many() bool {
-	return len(o.refs) > 1 || o.All || o.Selector != "" || o.AllNamespaces
+	return len(o.refs) > 1 || o.All || o.Selector != "" || o.AllNamespaces || o.release != nil
 }
 
 // readAll reads every target and walks each once.
@@ -51,6 +51,9 @@ func (t *targets) walk(now time.Time, grace time.Duration) *chain.ReportList {
 // selector, --all or -A reads the scope with one paged list per kind, so the
 // cost does not grow with the number of Deployments.
 func (o *Options) readTargets(ctx context.Context, reader *kube.Reader) (*targets, error) {
+	if o.release != nil {
+		return o.readRelease(ctx, reader)
+	}
 	t := &targets{}
 	if len(o.refs) > 0 {
 		for _, ref := range o.refs {
@@ -135,10 +138,15 @@ func (o *Options) runMany(ctx context.Context, reader *kube.Reader) error {
 	m := &manyWaiter{o: o, reader: reader, targets: t, start: o.now(), last: map[string]string{}}
 	changed := make(chan struct{}, 1)
 	var forbidden <-chan string
-	if !o.AllNamespaces {
-		forbidden = reader.WatchNamespace(ctx, o.namespace, o.Selector, o.refs, changed)
+	ns, refs, poll := o.namespace, o.refs, o.AllNamespaces
+	if r := o.release; r != nil {
+		// One namespace is watched; a release over several is re-read.
+		ns, refs, poll = r.namespaces[0], r.refs[r.namespaces[0]], len(r.namespaces) > 1
 	}
-	return o.follow(ctx, m, "the rollouts", changed, forbidden, o.AllNamespaces)
+	if !poll {
+		forbidden = reader.WatchNamespace(ctx, ns, o.Selector, refs, changed)
+	}
+	return o.follow(ctx, m, "the rollouts", changed, forbidden, poll)
 }
 
 // manyWaiter follows several rollouts, printing a line per Deployment whose

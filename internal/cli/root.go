@@ -35,6 +35,8 @@ type Options struct {
 
 	// Files are captured objects to walk instead of a cluster.
 	Files []string
+	// Manifests are a rendered release whose workloads are judged live.
+	Manifests []string
 
 	// Selector, All and AllNamespaces choose many Deployments at once.
 	Selector      string
@@ -53,6 +55,7 @@ type Options struct {
 	targets []target
 	refs    []chain.Ref
 	via     map[chain.Ref]string
+	release *release
 }
 
 // NewOptions returns Options reading the real cluster named by the kubeconfig.
@@ -112,16 +115,17 @@ the verbatim evidence and the next step. It only reads (get and list).`,
 	cmd.Flags().BoolVar(&o.Wait, "wait", false, "follow the rollout until it is complete, a cause is terminal, or --timeout passes")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 5*time.Minute, "with --wait, how long to wait before giving up with the last verdict")
 	cmd.Flags().StringArrayVarP(&o.Files, "filename", "f", nil, "walk captured objects instead of a cluster: kubectl get deploy,rs,pods,events -o yaml output (repeatable; - reads stdin)")
-	cmd.Flags().StringVarP(&o.Selector, "selector", "l", "", "judge the Deployments matching this label selector (e.g. app=web)")
-	cmd.Flags().BoolVar(&o.All, "all", false, "judge every Deployment in the namespace")
-	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "judge every Deployment in every namespace (with -l, those matching)")
+	cmd.Flags().StringArrayVar(&o.Manifests, "manifests", nil, "judge live every workload of a rendered release: helm template, helm get manifest or kustomize build output, or plain YAML (repeatable; - reads stdin)")
+	cmd.Flags().StringVarP(&o.Selector, "selector", "l", "", "judge the workloads matching this label selector (e.g. app=web)")
+	cmd.Flags().BoolVar(&o.All, "all", false, "judge every workload in the namespace")
+	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "judge every workload in every namespace (with -l, those matching)")
 	cmd.AddCommand(newVersionCommand(o.IOStreams), newCausesCommand(o), newExplainCommand(o), newCaptureCommand(o), newLabCommand(o.IOStreams))
 	return cmd
 }
 
 // Complete reads the arguments and the kubeconfig's namespace.
 func (o *Options) Complete(args []string) error {
-	if len(args) > 0 || !(o.All || o.Selector != "" || o.AllNamespaces || len(o.Files) > 0) {
+	if len(args) > 0 || !(o.All || o.Selector != "" || o.AllNamespaces || len(o.Files) > 0 || len(o.Manifests) > 0) {
 		targets, err := parseTargets(args)
 		if err != nil {
 			return err
@@ -156,6 +160,9 @@ func (o *Options) Validate() error {
 			return usageErrorf("invalid -l selector %q: %v", o.Selector, err)
 		}
 	}
+	if len(o.Manifests) > 0 && (len(o.targets) > 0 || o.All || o.Selector != "" || o.AllNamespaces || len(o.Files) > 0) {
+		return usageErrorf("--manifests names the workloads to judge: use it without names, -l, --all, -A or -f")
+	}
 	if len(o.Files) > 0 && o.Wait {
 		return usageErrorf("--wait follows a live rollout; it cannot be used with -f")
 	}
@@ -182,6 +189,12 @@ func (o *Options) Run(ctx context.Context) error {
 		return translate(err)
 	}
 	reader := &kube.Reader{Client: client, Now: o.Now}
+	if len(o.Manifests) > 0 {
+		if err := o.loadRelease(); err != nil {
+			return err
+		}
+		return o.runMany(ctx, reader)
+	}
 	if err := o.resolveLive(ctx, reader); err != nil {
 		return err
 	}

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/internal/kube"
+)
+
+// release is what --manifests names: the workloads of a rendered release
+// (helm template, helm get manifest, kustomize build, plain YAML), judged
+// live, by namespace.
+type release struct {
+	namespaces []string
+	refs       map[string][]chain.Ref
+	// optional are hooks their tool deletes once they succeed: gone is
+	// fine.
+	optional map[string]bool
+}
+
+// Annotations of the tools that render releases, on hooks.
+const (
+	helmHook               = "helm.sh/hook"
+	helmHookDeletePolicy   = "helm.sh/hook-delete-policy"
+	argoHookDeletePolicy   = "argocd.argoproj.io/hook-delete-policy"
+	helmHookTest           = "test"
+	helmHookSucceeded      = "hook-succeeded"
+	argoHookSucceededValue = "HookSucceeded"
+)
+
+// loadRelease reads the --manifests files: every workload they hold, in
+// its own namespace or, when it names none (helm template and kustomize
+// build leave it to the apply), in -n's. Helm test hooks are left out:
+// they do not run at install.
+func (o *Options) loadRelease() error {
+	b, err := o.loadAll(o.Manifests)
+	if err != nil {
+		return err
+	}
+	r := &release{refs: map[string][]chain.Ref{}, optional: map[string]bool{}}
+	for _, w := range b.Workloads("") {
+		obj := b.Object(w)
+		a := obj.GetAnnotations()
+		if slices.Contains(strings.Split(a[helmHook], ","), helmHookTest) {
+			continue
+		}
+		ns := w.Namespace
+		if ns == "" {
+			ns = o.namespace
+		}
+		if _, ok := r.refs[ns]; !ok {
+			r.namespaces = append(r.namespaces, ns)
+		}
+		if slices.Contains(r.refs[ns], w.Ref) {
+			continue
+		}
+		r.refs[ns] = append(r.refs[ns], w.Ref)
+		if strings.Contains(a[helmHookDeletePolicy], helmHookSucceeded) || strings.Contains(a[argoHookDeletePolicy], argoHookSucceededValue) {
+			r.optional[ns+"/"+w.Ref.String()] = true
+		}
+	}
+	if len(r.namespaces) == 0 {
+		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no Deployment, StatefulSet, DaemonSet, Job or CronJob in %v: nothing to judge", o.Manifests)}
+	}
+	slices.Sort(r.namespaces)
+	o.release = r
+	return nil
+}
+
+// readRelease reads each namespace of the release once (one paged list
+// per kind) and cuts a snapshot per workload of the manifests; a workload
+// the cluster lacks is judged as not found, unless it is a hook deleted
+// once it succeeded.
+func (o *Options) readRelease(ctx context.Context, reader *kube.Reader) (*targets, error) {
+	t := &targets{}
+	for _, ns := range o.release.namespaces {
+		bundle, gaps, requests, err := reader.Many(ctx, ns, "")
+		t.requests += requests
+		if err != nil {
+			return nil, err
+		}
+		for _, ref := range o.release.refs[ns] {
+			snap, err := bundle.Read(ns, ref)
+			if err != nil {
+				if o.release.optional[ns+"/"+ref.String()] {
+					continue // a hook deleted once it succeeded
+				}
+				snap = &chain.Snapshot{Kind: ref.Kind, Namespace: ns, Name: ref.Name}
+			}
+			snap.Gaps = append(snap.Gaps, gaps...)
+			t.snaps = append(t.snaps, snap)
+		}
+	}
+	return t, nil
+}

@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// releaseYAML is what helm template prints for a chart with a Deployment,
+// a StatefulSet, a pre-install hook Job deleted once it succeeds and a
+// test hook: no namespace on the objects (the apply's -n gives it).
+const releaseYAML = `---
+# Source: shop/templates/web.yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: registry.lab.internal/shop/web:1.5.0
+---
+# Source: shop/templates/db.yaml
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+spec:
+  serviceName: db
+  selector:
+    matchLabels: {app: db}
+  template:
+    metadata:
+      labels: {app: db}
+    spec:
+      containers:
+      - name: db
+        image: registry.lab.internal/shop/db:16
+---
+# Source: shop/templates/migrate.yaml
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: migrate
+  annotations:
+    helm.sh/hook: pre-install,pre-upgrade
+    helm.sh/hook-delete-policy: before-hook-creation,hook-succeeded
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: migrate
+        image: registry.lab.internal/shop/web:1.5.0
+---
+# Source: shop/templates/tests/smoke.yaml
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: smoke
+  annotations:
+    helm.sh/hook: test
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: smoke
+        image: registry.lab.internal/shop/web:1.5.0
+`
+
+// TestReleaseGate: --manifests judges every workload of a rendered release
+// live, in -n's namespace: one report per workload, the table naming the
+// one that blocks, one exit code; a workload not in the cluster is not
+// found, a hook deleted once it succeeded is not missed, and a test hook
+// is not judged. The namespace is read once per kind.
+func TestReleaseGate(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	file := filepath.Join(t.TempDir(), "release.yaml")
+	if err := os.WriteFile(file, []byte(releaseYAML), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := fakeClient(t, "image-not-found.yaml")
+	r := runWith(t, c, "--manifests", file, "-o", "json")
+	var l chain.ReportList
+	decodeJSON(t, r.stdout, &l)
+	got := map[string]chain.CauseID{}
+	for _, it := range l.Items {
+		got[string(it.Kind)+"/"+it.Namespace+"/"+it.Name] = it.Verdict.Cause
+	}
+	want := map[string]chain.CauseID{"Deployment/shop/web": "ImageNotFound", "StatefulSet/shop/db": "WorkloadNotFound"}
+	if r.code != ExitBroken || len(got) != len(want) || got["Deployment/shop/web"] != want["Deployment/shop/web"] || got["StatefulSet/shop/db"] != want["StatefulSet/shop/db"] {
+		t.Errorf("exit %d, verdicts %v; want %d, %v\n%s", r.code, got, ExitBroken, want, r.stderr)
+	}
+	if l.Requests != 8 {
+		t.Errorf("%d requests, want 8: one list per kind of the one namespace", l.Requests)
+	}
+	// In text, the summary names what blocks.
+	r = runWith(t, c, "--manifests", file, "--color", "never")
+	if !strings.Contains(r.stdout, "statefulset/db  broken  stored      WorkloadNotFound") || !strings.Contains(r.stdout, "deployment/web  broken  containers  ImageNotFound") {
+		t.Errorf("summary:\n%s", r.stdout)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--manifests", file, "deploy/web"}, "--manifests names the workloads to judge"},
+		{[]string{"--manifests", file, "-A"}, "--manifests names the workloads to judge"},
+		{[]string{"--manifests", filepath.Join(t.TempDir(), "nope.yaml")}, "nope.yaml"},
+	} {
+		if r := runWith(t, c, tt.args...); r.code != ExitUsage || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, r.code, r.stderr, ExitUsage, tt.want)
+		}
+	}
+}
