@@ -120,15 +120,18 @@ const defaultDeadline = 60 * time.Second
 
 // Why a scenario is LabOnly.
 const (
-	labHandler   = "its runtime handler cni-missing is configured on the lab's nodes only"
-	labImages    = "its failure comes from the lab's image catalogue (registry.lab.internal), which a real node cannot reach at all"
-	labProgram   = "its failure is asked of the lab's chain-workload program by its arguments, and a kind lab replaces the lab's image with a pause image"
-	labExec      = "its probe command runs in the lab's image, which a kind lab replaces with the pause image (no shell, no cat)"
-	labWebhook   = "its webhook is served by the lab's admission-webhook component, which a kind lab does not run"
-	notOnNode    = "it breaks before a node is chosen, the same whatever the nodes run"
-	simExec      = "its probe runs cat in the image, and the lab's images hold only the chain-workload program"
-	zoneSelector = "its nodeSelector names a zone, and the comparison pins each copy to one engine's node, which may be in another zone"
-	onTheMinute  = "its runs start on the minute, which would hold the comparison a minute or two; the kubelet's part is that of the job-* scenarios"
+	labHandler          = "its runtime handler cni-missing is configured on the lab's nodes only"
+	labImages           = "its failure comes from the lab's image catalogue (registry.lab.internal), which a real node cannot reach at all"
+	labProgram          = "its failure is asked of the lab's chain-workload program by its arguments, and a kind lab replaces the lab's image with a pause image"
+	labExec             = "its probe command runs in the lab's image, which a kind lab replaces with the pause image (no shell, no cat)"
+	labWebhook          = "its webhook is served by the lab's admission-webhook component, which a kind lab does not run"
+	notOnNode           = "it breaks before a node is chosen, the same whatever the nodes run"
+	simExec             = "its probe runs cat in the image, and the lab's images hold only the chain-workload program"
+	zoneSelector        = "its nodeSelector names a zone, and the comparison pins each copy to one engine's node, which may be in another zone"
+	sameAsHealthy       = "its pods are the healthy scenario's to the kubelet, which the comparison already plays"
+	sameAsImageNotFound = "its pods are image-not-found's to the kubelet, which the comparison already plays"
+	sameAsCrashloop     = "its pods are crashloop's to the kubelet, which the comparison already plays"
+	onTheMinute         = "its runs start on the minute, which would hold the comparison a minute or two; the kubelet's part is that of the job-* scenarios"
 )
 
 // all is the catalogue: the Deployments' in the chain's order, then each
@@ -183,17 +186,17 @@ var all = []Scenario{
 	{Name: "readiness-failing", Summary: "a readiness probe answering 503", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed", LabOnly: labProgram},
 	{Name: "readiness-tcp-failing", Summary: "a TCP readiness probe on port 5432, where nothing listens", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed"},
 
-	{Name: "sts-healthy", Kind: chain.KindStatefulSet, Summary: "3 ordinals, each with a claim of the default StorageClass, created in order and ready", Health: chain.Healthy},
+	{Name: "sts-healthy", Kind: chain.KindStatefulSet, Summary: "3 ordinals, each with a claim of the default StorageClass, created in order and ready", Health: chain.Healthy, NotOnRealNode: sameAsHealthy},
 	{Name: "sts-partitioned", Kind: chain.KindStatefulSet, Summary: "3 ready ordinals, then a new template with partition 2: only web-2 moves to it", Health: chain.Healthy,
-		Then: "a new template, partition 2", ThenWhenReady: true, Deadline: 2 * time.Minute},
+		Then: "a new template, partition 2", ThenWhenReady: true, Deadline: 2 * time.Minute, NotOnRealNode: sameAsHealthy},
 	{Name: "sts-rollback-trap", Kind: chain.KindStatefulSet, Summary: "a revision whose image does not exist, then the template rolled back: web-0 stays broken, never replaced", Health: chain.Broken, Link: chain.LinkRevision, Cause: "StatefulSetRollbackTrap", LabOnly: labImages,
 		Then: "the template rolled back to an image that exists"},
 	{Name: "sts-claim-provisioning-failed", Kind: chain.KindStatefulSet, Summary: "volumeClaimTemplates of 5Gi on a StorageClass capped at 1Gi: the provisioner refuses each claim", Health: chain.Broken, Link: chain.LinkClaims, Cause: "ClaimProvisioningFailed"},
-	{Name: "sts-image-not-found", Kind: chain.KindStatefulSet, Summary: "OrderedReady, web-0's image does not exist: web-1 and web-2 are never created", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImageNotFound", LabOnly: labImages},
-	{Name: "ds-healthy", Kind: chain.KindDaemonSet, Summary: "a pod on every node, each ready", Health: chain.Healthy},
+	{Name: "sts-image-not-found", Kind: chain.KindStatefulSet, Summary: "OrderedReady, web-0's image does not exist: web-1 and web-2 are never created", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImageNotFound", LabOnly: labImages, NotOnRealNode: sameAsImageNotFound},
+	{Name: "ds-healthy", Kind: chain.KindDaemonSet, Summary: "a pod on every node, each ready", Health: chain.Healthy, NotOnRealNode: sameAsHealthy},
 	{Name: "ds-one-zone", Kind: chain.KindDaemonSet, Summary: "a nodeSelector on zone lab-zone-a: the other zones' nodes are skipped on purpose", Health: chain.Healthy, NotOnRealNode: zoneSelector},
 	{Name: "ds-no-eligible-nodes", Kind: chain.KindDaemonSet, Summary: "a nodeSelector disktype=ssd no node has: it runs nowhere", Health: chain.Broken, Link: chain.LinkNodes, Cause: "NoEligibleNodes"},
-	{Name: "ds-crashloop", Kind: chain.KindDaemonSet, Summary: "a revision whose container exits 1 after a second, on every node", Health: chain.Broken, Link: chain.LinkContainers, Cause: "CrashLoopBackOff", LabOnly: labProgram},
+	{Name: "ds-crashloop", Kind: chain.KindDaemonSet, Summary: "a revision whose container exits 1 after a second, on every node", Health: chain.Broken, Link: chain.LinkContainers, Cause: "CrashLoopBackOff", LabOnly: labProgram, NotOnRealNode: sameAsCrashloop},
 	{Name: "job-complete", Kind: chain.KindJob, Summary: "2 completions, 2 at a time, each pod exiting 0", Health: chain.Healthy, LabOnly: labProgram},
 	{Name: "job-suspended", Kind: chain.KindJob, Summary: "a Job created suspended", Health: chain.Broken, Link: chain.LinkStored, Cause: "JobSuspended"},
 	{Name: "job-backoff-limit", Kind: chain.KindJob, Summary: "every pod exits 3, backoffLimit 1", Health: chain.Broken, Link: chain.LinkCompletion, Cause: "BackoffLimitExceeded", LabOnly: labProgram},
