@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -23,7 +24,29 @@ func (w *walker) daemonSetLinks() []chain.Link {
 	_, notes := w.keepLive(candidates, "the DaemonSet controller")
 	nodes := w.nodesLink(ds)
 	links := []chain.Link{stored, nodes, w.daemonPods(ds, notes), w.nodeAssignment(), w.containers()}
-	return append(links, w.ready(links, daemonSetRollout(ds)))
+	ready := w.ready(links, daemonSetRollout(ds))
+	if note := maxUnavailableStall(ds); note != "" {
+		ready.Notes = append(ready.Notes, note)
+	}
+	return append(links, ready)
+}
+
+// maxUnavailableStall says a rolling update waits on its maxUnavailable
+// budget: as many pods as it allows are unavailable, so the controller
+// replaces no more old pods until they are ready (or their nodes are fixed).
+func maxUnavailableStall(ds *appsv1.DaemonSet) string {
+	ru := ds.Spec.UpdateStrategy.RollingUpdate
+	st := ds.Status
+	if ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType || ru == nil || ru.MaxUnavailable == nil ||
+		st.UpdatedNumberScheduled >= st.DesiredNumberScheduled || st.NumberUnavailable == 0 {
+		return ""
+	}
+	budget, err := intstr.GetScaledValueFromIntOrPercent(ru.MaxUnavailable, int(st.DesiredNumberScheduled), true)
+	if err != nil || int(st.NumberUnavailable) < budget {
+		return ""
+	}
+	return fmt.Sprintf("the rollout is stalled: %d pods unavailable, maxUnavailable %s allows %d; the controller replaces no more old pods until these are ready",
+		st.NumberUnavailable, ru.MaxUnavailable.String(), budget)
 }
 
 // daemonTolerations are the tolerations the DaemonSet controller adds to

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stypes "k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -187,5 +189,21 @@ func TestExcludedBy(t *testing.T) {
 		if got := excludedBy(tmpl, tt.node); got != tt.want {
 			t.Errorf("node %v taints %v: %q, want %q", tt.node.Labels, tt.node.Spec.Taints, got, tt.want)
 		}
+	}
+}
+
+// TestMaxUnavailableStall: a DaemonSet rolling update with as many pods
+// unavailable as maxUnavailable allows waits, and says so.
+func TestMaxUnavailableStall(t *testing.T) {
+	one := intstr.FromInt32(1)
+	ds := &appsv1.DaemonSet{Spec: appsv1.DaemonSetSpec{UpdateStrategy: appsv1.DaemonSetUpdateStrategy{
+		Type: appsv1.RollingUpdateDaemonSetStrategyType, RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: &one}}},
+		Status: appsv1.DaemonSetStatus{DesiredNumberScheduled: 3, UpdatedNumberScheduled: 1, NumberUnavailable: 1}}
+	if got := maxUnavailableStall(ds); !strings.Contains(got, "stalled: 1 pods unavailable, maxUnavailable 1 allows 1") {
+		t.Errorf("stalled: %q", got)
+	}
+	ds.Status.NumberUnavailable = 0
+	if got := maxUnavailableStall(ds); got != "" {
+		t.Errorf("not stalled: %q", got)
 	}
 }

@@ -10,6 +10,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -29,6 +30,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
 
@@ -321,13 +323,68 @@ func procKB(data []byte, key string) int64 {
 // time from process start to exit.
 func timeVerdict(ctx context.Context, b *testing.B, kc, ns, name string) time.Duration {
 	b.Helper()
+	return timeVerdictOf(ctx, b, kc, ns, "deploy/"+name)
+}
+
+// timeVerdictOf runs kubectl-chain once on target and returns the time
+// from process start to exit.
+func timeVerdictOf(ctx context.Context, b *testing.B, kc, ns, target string) time.Duration {
+	b.Helper()
 	start := time.Now()
-	out, err := exec.CommandContext(ctx, chainBin, "deploy/"+name, "-n", ns, "--kubeconfig", kc).CombinedOutput()
+	out, err := exec.CommandContext(ctx, chainBin, target, "-n", ns, "--kubeconfig", kc).CombinedOutput()
 	took := time.Since(start)
 	if err != nil {
-		b.Errorf("kubectl-chain deploy/%s: %v\n%s", name, err, out)
+		b.Errorf("kubectl-chain %s: %v\n%s", target, err, out)
 	}
 	return took
+}
+
+// BenchmarkStatefulSetVerdict creates a 100-replica StatefulSet (Parallel,
+// so its pods start together) on the shared lab, waits until all are
+// ready, and times kubectl-chain from process start to verdict on it
+// (goal: under 1 s), with the requests the verdict cost (2 round trips:
+// the GET, then pods, events, revisions and claims).
+func BenchmarkStatefulSetVerdict(b *testing.B) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	ns := createNamespaceIn(ctx, b, client, "bench-sts")
+	d := healthyDeployment("web", 100)
+	set := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: appsv1.StatefulSetSpec{Replicas: d.Spec.Replicas, ServiceName: "web", Selector: d.Spec.Selector, Template: d.Spec.Template,
+			PodManagementPolicy: appsv1.ParallelPodManagement}}
+	if _, err := client.AppsV1().StatefulSets(ns).Create(ctx, set, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	for {
+		got, err := client.AppsV1().StatefulSets(ns).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if got.Status.ReadyReplicas == 100 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			b.Fatalf("%d of 100 ready: %v", got.Status.ReadyReplicas, ctx.Err())
+		case <-time.After(time.Second):
+		}
+	}
+	b.ResetTimer()
+	var total time.Duration
+	for i := 0; i < b.N; i++ {
+		total += timeVerdictOf(ctx, b, kubeconfig, ns, "sts/web")
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms-chain-verdict")
+	out, err := exec.CommandContext(ctx, chainBin, "sts/web", "-n", ns, "-o", "json", "--kubeconfig", kubeconfig).Output()
+	var r struct {
+		Requests int `json:"requests"`
+		Verdict  verdict
+	}
+	if err != nil || json.Unmarshal(out, &r) != nil || r.Verdict.Health != chain.Healthy {
+		b.Fatalf("kubectl-chain sts/web: %v %+v\n%s", err, r.Verdict, out)
+	}
+	b.ReportMetric(float64(r.Requests), "requests")
 }
 
 // kubeletLags is, for each ready pod, the time from its PodScheduled
