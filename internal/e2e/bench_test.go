@@ -347,7 +347,8 @@ func timeVerdictOf(ctx context.Context, b *testing.B, kc, ns, target string) tim
 func BenchmarkStatefulSetVerdict(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	ns := createNamespaceIn(ctx, b, client, "bench-sts")
+	// The benchmark runs again for each b.N: a namespace of its own each.
+	ns := createNamespaceIn(ctx, b, client, fmt.Sprintf("bench-sts-%d-%d", b.N, time.Now().UnixNano()%100000))
 	d := healthyDeployment("web", 100)
 	set := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "web"},
 		Spec: appsv1.StatefulSetSpec{Replicas: d.Spec.Replicas, ServiceName: "web", Selector: d.Spec.Selector, Template: d.Spec.Template,
