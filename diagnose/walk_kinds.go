@@ -130,6 +130,8 @@ func (w *walker) keepLive(candidates []*corev1.Pod, replacedBy string) (dead []d
 		case p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded:
 			dp := w.ended(p)
 			dead = append(dead, dp)
+			// Evictions that name a cause to fix count against the
+			// rollout; a preemption or a node shutdown does not.
 			if dp.evicted && !isGeneric(dp.why.Cause) {
 				w.gone = append(w.gone, dp)
 			}

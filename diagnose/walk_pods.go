@@ -34,28 +34,8 @@ func (w *walker) podsLink() chain.Link {
 		// not known: judging old and new together says "4/3 pods".
 		candidates, notes = newestTemplate(w.s.Pods)
 	}
-	terminating := 0
-	var dead []deadPod
-	for _, p := range candidates {
-		switch {
-		case p.DeletionTimestamp != nil:
-			terminating++
-		case p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded:
-			dp := w.ended(p)
-			dead = append(dead, dp)
-			// Evictions that name a cause to fix count against the
-			// rollout; a preemption or a node shutdown does not.
-			if dp.evicted && !isGeneric(dp.why.Cause) {
-				w.gone = append(w.gone, dp)
-			}
-		default:
-			w.pods = append(w.pods, p)
-		}
-	}
-	notes = append(notes, deadPodNotes(dead, "the ReplicaSet")...)
-	if terminating > 0 {
-		notes = append(notes, fmt.Sprintf("%d pods terminating", terminating))
-	}
+	_, ended := w.keepLive(candidates, "the ReplicaSet")
+	notes = append(notes, ended...)
 	have := int32(len(w.pods))
 	summary := fmt.Sprintf("%d/%d pods created", have, desired)
 	c := &collector{}
