@@ -72,7 +72,9 @@ func (b *Bundle) Read(namespace string, ref chain.Ref) (*chain.Snapshot, error) 
 	case chain.KindStatefulSet:
 		if s.StatefulSet = find(b.StatefulSets, namespace, ref.Name); s.StatefulSet != nil {
 			obj, sel = s.StatefulSet, s.StatefulSet.Spec.Selector
-			s.Claims = matching(b.Claims, s.StatefulSet.Namespace, &metav1.LabelSelector{MatchLabels: sel.MatchLabels})
+			if sel != nil {
+				s.Claims = matching(b.Claims, s.StatefulSet.Namespace, &metav1.LabelSelector{MatchLabels: sel.MatchLabels})
+			}
 		}
 	case chain.KindDaemonSet:
 		if s.DaemonSet = find(b.DaemonSets, namespace, ref.Name); s.DaemonSet != nil {

@@ -120,3 +120,24 @@ func TestFilesEveryKind(t *testing.T) {
 		t.Errorf("sts/web: %s %s with %d links:\n%s", rep.Kind, rep.Verdict.Health, len(rep.Links), r.stdout)
 	}
 }
+
+// TestFilesOddWorkloads: objects a user may hand over that the API server
+// would not have stored (no selector, no status) are judged or refused
+// with a message, never a crash.
+func TestFilesOddWorkloads(t *testing.T) {
+	for _, doc := range []string{
+		"apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: web, namespace: shop}\n",
+		"apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: web, namespace: shop}\n",
+		"apiVersion: batch/v1\nkind: Job\nmetadata: {name: web, namespace: shop}\n",
+		"apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: web, namespace: shop}\n",
+	} {
+		file := filepath.Join(t.TempDir(), "odd.yaml")
+		if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := runWith(t, nil, "-f", file, "-o", "json")
+		if r.code == ExitHealthy || strings.Contains(r.stderr, "panic") || strings.Contains(r.stderr, "goroutine") {
+			t.Errorf("%s: exit %d\nstdout %s\nstderr %s", doc, r.code, r.stdout, r.stderr)
+		}
+	}
+}

@@ -57,8 +57,10 @@ func (r *Reader) Watch(ctx context.Context, snap *chain.Snapshot, changed chan<-
 	case chain.KindStatefulSet:
 		if set := snap.StatefulSet; set != nil {
 			sel = set.Spec.Selector
-			claims := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(sel.MatchLabels).String()}
-			streams = append(streams, r.streamOf("persistentvolumeclaims", ns, claims, nil))
+			if sel != nil {
+				claims := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(sel.MatchLabels).String()}
+				streams = append(streams, r.streamOf("persistentvolumeclaims", ns, claims, nil))
+			}
 		}
 	case chain.KindDaemonSet:
 		if ds := snap.DaemonSet; ds != nil {

@@ -123,7 +123,10 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1
 		}
 		// The controller labels each claim with the selector's
 		// matchLabels (stateful_set_utils.go getPersistentVolumeClaims).
-		claimSel := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(sel.MatchLabels).String()}
+		var claimSel metav1.ListOptions
+		if sel != nil {
+			claimSel.LabelSelector = labels.SelectorFromSet(sel.MatchLabels).String()
+		}
 		wg.Go(func() {
 			claims = listing(func() ([]corev1.PersistentVolumeClaim, string, error) {
 				l, err := r.Client.CoreV1().PersistentVolumeClaims(ns).List(ctx, claimSel)
