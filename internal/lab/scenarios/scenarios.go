@@ -130,6 +130,7 @@ const (
 	zoneSelector        = "its nodeSelector names a zone, and the comparison pins each copy to one engine's node, which may be in another zone"
 	sameAsHealthy       = "its pods are the healthy scenario's to the kubelet, which the comparison already plays"
 	sameAsImageNotFound = "its pods are image-not-found's to the kubelet, which the comparison already plays"
+	sameAsBackoffLimit  = "its pods are job-backoff-limit's to the kubelet (a container that exits, a pod that ends Failed), which the comparison already plays"
 	sameAsCrashloop     = "its pods are crashloop's to the kubelet, which the comparison already plays"
 	onTheMinute         = "its runs start on the minute, which would hold the comparison a minute or two; the kubelet's part is that of the job-* scenarios"
 )
@@ -200,8 +201,8 @@ var all = []Scenario{
 	{Name: "job-complete", Kind: chain.KindJob, Summary: "2 completions, 2 at a time, each pod exiting 0", Health: chain.Healthy, LabOnly: labProgram},
 	{Name: "job-suspended", Kind: chain.KindJob, Summary: "a Job created suspended", Health: chain.Broken, Link: chain.LinkStored, Cause: "JobSuspended"},
 	{Name: "job-backoff-limit", Kind: chain.KindJob, Summary: "every pod exits 3, backoffLimit 1", Health: chain.Broken, Link: chain.LinkCompletion, Cause: "BackoffLimitExceeded", LabOnly: labProgram},
-	{Name: "job-deadline", Kind: chain.KindJob, Summary: "a pod that runs on, activeDeadlineSeconds 5", Health: chain.Broken, Link: chain.LinkCompletion, Cause: "JobDeadlineExceeded"},
-	{Name: "job-pod-failure-policy", Kind: chain.KindJob, Summary: "a pod exiting 42, which a FailJob rule of podFailurePolicy matches", Health: chain.Broken, Link: chain.LinkCompletion, Cause: "PodFailurePolicyMatched", LabOnly: labProgram},
+	{Name: "job-deadline", Kind: chain.KindJob, Summary: "a pod that runs on, activeDeadlineSeconds 5", Health: chain.Broken, Link: chain.LinkCompletion, Cause: "JobDeadlineExceeded", NotOnRealNode: sameAsBackoffLimit},
+	{Name: "job-pod-failure-policy", Kind: chain.KindJob, Summary: "a pod exiting 42, which a FailJob rule of podFailurePolicy matches", Health: chain.Broken, Link: chain.LinkCompletion, Cause: "PodFailurePolicyMatched", LabOnly: labProgram, NotOnRealNode: sameAsBackoffLimit},
 	{Name: "cj-healthy", Kind: chain.KindCronJob, Summary: "every minute, a Job whose pod exits 0", Health: chain.Healthy, LabOnly: labProgram, NotOnRealNode: onTheMinute, Deadline: 100 * time.Second},
 	{Name: "cj-suspended", Kind: chain.KindCronJob, Summary: "a CronJob created suspended", Health: chain.Broken, Link: chain.LinkStored, Cause: "CronJobSuspended"},
 	{Name: "cj-forbid-blocked", Kind: chain.KindCronJob, Summary: "every minute, concurrencyPolicy Forbid, a Job that never ends: later runs are skipped", Health: chain.Broken, Link: chain.LinkSchedule, Cause: "ConcurrencyForbidBlocked", Deadline: 3 * time.Minute},
