@@ -4,7 +4,6 @@ import (
 	"sort"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -82,41 +81,24 @@ func explainPair(reason, message string) []Decoded {
 	return nil
 }
 
-// explainReasoned decodes a message with the decoders its reason selects.
-func explainReasoned(reason, message string) []Decoded {
-	switch reason {
-	case "FailedScheduling", "Unschedulable", "SchedulingGated":
-		return Scheduling(reason, message).Reasons
-	case "FailedCreate", "ReplicaFailure":
-		return []Decoded{FailedCreate(message)}
-	case "ProgressDeadlineExceeded", "ReplicaSetCreateError":
-		d, ok := DeploymentCondition(appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: reason, Message: message})
-		if ok {
+// explainTermination decodes a terminated state's reason and message: the
+// runtime's words, or a termination the reason implies; nil when the
+// message says nothing more than the reason (or is the container's own
+// output), left to the kubelet's decoders.
+func explainTermination(reason, message string) []Decoded {
+	if message == "" || message == reason {
+		return nil
+	}
+	if reason == "Error" || reason == "Completed" {
+		// A terminated state's message is the container's own output
+		// (FallbackToLogsOnError) or runc's: only the runtime's words
+		// say more than the exit.
+		if d, ok := ContainerStart(reason, message); ok {
 			return []Decoded{d}
 		}
 		return nil
-	case "NotTriggerScaleUp":
-		d, _ := Autoscaler(reason, message)
-		return []Decoded{d}
-	case "OOMKilled", "Error", "Completed", "ContainerCannotRun", "StartError":
-		if message == "" || message == reason {
-			break
-		}
-		if reason == "Error" || reason == "Completed" {
-			// A terminated state's message is the container's own output
-			// (FallbackToLogsOnError) or runc's: only the runtime's words
-			// say more than the exit.
-			if d, ok := ContainerStart(reason, message); ok {
-				return []Decoded{d}
-			}
-			break
-		}
-		return []Decoded{Termination("", corev1.ContainerStateTerminated{Reason: reason, Message: message, ExitCode: exitOf(reason)})}
 	}
-	if d, ok := explainKubelet(reason, message); ok {
-		return []Decoded{d}
-	}
-	return nil
+	return []Decoded{Termination("", corev1.ContainerStateTerminated{Reason: reason, Message: message, ExitCode: exitOf(reason)})}
 }
 
 // exitOf is the exit code a terminated reason implies when none was pasted.
@@ -130,20 +112,6 @@ func exitOf(reason string) int32 {
 		return 0
 	}
 	return 1
-}
-
-// kubeletDecoders are tried in order; each claims only its own reasons.
-var kubeletDecoders = []func(string, string) (Decoded, bool){
-	ImagePull, ContainerConfig, ContainerStart, Sandbox, Mount, BackOff, Probe, Hook, Eviction,
-}
-
-func explainKubelet(reason, message string) (Decoded, bool) {
-	for _, dec := range kubeletDecoders {
-		if d, ok := dec(reason, message); ok {
-			return d, true
-		}
-	}
-	return Decoded{}, false
 }
 
 // vagueReasons say nothing about which component wrote the message, so the

@@ -293,7 +293,7 @@ func (pc *podCtx) creating(name string) {
 	for i := len(pc.evs) - 1; i >= 0; i-- {
 		e := pc.evs[i]
 		if e.Type == corev1.EventTypeWarning && !movedOn {
-			for _, decode := range []func(string, string) (Decoded, bool){Mount, Sandbox} {
+			for _, decode := range creatingDecoders {
 				if d, ok := decode(e.Reason, eventMessage(e)); ok {
 					since, repeats := pc.repeated(e, d.Cause, decode)
 					if timeouts[d.Cause] {
@@ -350,16 +350,6 @@ func (pc *podCtx) containerEvents(name string, init bool) []chain.Event {
 		}
 	}
 	return out
-}
-
-// decodeKubelet tries the kubelet decoders for a waiting reason or an event.
-func decodeKubelet(reason, message string) (Decoded, bool) {
-	for _, dec := range []func(string, string) (Decoded, bool){ImagePull, ContainerConfig, ContainerStart, Sandbox, Mount} {
-		if d, ok := dec(reason, message); ok {
-			return d, true
-		}
-	}
-	return Decoded{}, false
 }
 
 func startedAt(st corev1.ContainerStatus) time.Time {
