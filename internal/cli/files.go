@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
-	"github.com/kubectl-chain/kubectl-chain/diagnose"
 	"github.com/kubectl-chain/kubectl-chain/internal/capture"
 )
 
@@ -69,18 +68,18 @@ func (o *Options) open(name string) (io.Reader, string, func(), error) {
 	return f, name, func() { f.Close() }, nil
 }
 
-// runFiles walks Deployments from captured files: the same walk as live,
-// with no cluster, judged at the capture's own time.
-func (o *Options) runFiles() error {
+// readFiles reads the targets from captured files: the same snapshots as
+// live, with no cluster, each judged at the capture's own time.
+func (o *Options) readFiles() (*targets, error) {
 	b, err := o.loadFiles()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ns := o.namespaceFlag()
 	if err := o.resolveFiles(b, ns); err != nil {
-		return err
+		return nil, err
 	}
-	var reports []chain.Report
+	t := &targets{}
 	switch {
 	case o.All || o.AllNamespaces || o.Selector != "":
 		scope := ns
@@ -90,45 +89,37 @@ func (o *Options) runFiles() error {
 		for _, w := range sortedWorkloads(b, scope) {
 			s, err := b.Read(w.Namespace, w.Ref)
 			if err != nil {
-				return usageErrorf("%v", err)
+				return nil, usageErrorf("%v", err)
 			}
-			if !o.selects(s.Workload().GetLabels()) {
-				continue
+			if o.selects(s.Workload().GetLabels()) {
+				t.snaps = append(t.snaps, s)
 			}
-			reports = append(reports, *diagnose.Walk(s, diagnose.Options{Grace: o.Grace}))
+		}
+		if len(t.snaps) == 0 {
+			return nil, &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no workload in %v matches", o.Files)}
+		}
+	case len(o.refs) > 1:
+		for _, ref := range o.refs {
+			s, err := b.Read(ns, ref)
+			if err != nil {
+				return nil, usageErrorf("%v", err)
+			}
+			s.Via = o.via[ref]
+			t.snaps = append(t.snaps, s)
 		}
 	default:
 		var ref chain.Ref
-		if len(o.refs) > 1 {
-			return o.runFilesNamed(b, ns)
-		}
 		if len(o.refs) == 1 {
 			ref = o.refs[0]
 		}
 		s, err := b.Read(ns, ref)
 		if err != nil {
-			return usageErrorf("%v (name one, or pass --all)", err)
+			return nil, usageErrorf("%v (name one, or pass --all)", err)
 		}
 		s.Via = o.via[ref]
-		return o.emit(one(diagnose.Walk(s, diagnose.Options{Grace: o.Grace})), true)
+		t.snaps = append(t.snaps, s)
 	}
-	if len(reports) == 0 {
-		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no workload in %v matches", o.Files)}
-	}
-	return o.printMany(chain.NewReportList(reports, 0))
-}
-
-func (o *Options) runFilesNamed(b *capture.Bundle, ns string) error {
-	var reports []chain.Report
-	for _, ref := range o.refs {
-		s, err := b.Read(ns, ref)
-		if err != nil {
-			return usageErrorf("%v", err)
-		}
-		s.Via = o.via[ref]
-		reports = append(reports, *diagnose.Walk(s, diagnose.Options{Grace: o.Grace}))
-	}
-	return o.printMany(chain.NewReportList(reports, 0))
+	return t, nil
 }
 
 // namespaceFlag is -n as given: offline, no kubeconfig default applies, and

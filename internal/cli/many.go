@@ -22,26 +22,20 @@ func (o *Options) many() bool {
 	return len(o.refs) > 1 || o.All || o.Selector != "" || o.AllNamespaces || o.release != nil
 }
 
-// readAll reads every target and walks each once.
-func (o *Options) readAll(ctx context.Context, reader *kube.Reader) (*chain.ReportList, error) {
-	t, err := o.readTargets(ctx, reader)
-	if err != nil {
-		return nil, err
-	}
-	return t.walk(o.now(), o.Grace), nil
-}
-
-// targets is one read of every Deployment judged.
+// targets is one read of every workload judged, from any source.
 type targets struct {
 	snaps    []*chain.Snapshot
 	requests int
 }
 
-// walk judges every snapshot against now.
+// walk judges every snapshot against now, or, when now is zero, at the
+// snapshot's own time (a capture's).
 func (t *targets) walk(now time.Time, grace time.Duration) *chain.ReportList {
 	reports := make([]chain.Report, 0, len(t.snaps))
 	for _, s := range t.snaps {
-		s.Now = now
+		if !now.IsZero() {
+			s.Now = now
+		}
 		reports = append(reports, *diagnose.Walk(s, diagnose.Options{Grace: grace}))
 	}
 	return chain.NewReportList(reports, t.requests)
@@ -117,24 +111,14 @@ func (o *Options) scope() string {
 	return o.namespace
 }
 
-// runMany judges several Deployments. With --wait it follows them all until
-// each is healthy or terminally broken, or the timeout: in one namespace
-// with four watches on it (the Deployments by selector, the namespace's
-// ReplicaSets, Pods and events); across namespaces (-A), which would need
-// cluster-wide watches, by re-reading the four paged lists every pollEvery.
-func (o *Options) runMany(ctx context.Context, reader *kube.Reader) error {
+// followMany follows several targets until each is healthy or terminally
+// broken, or the timeout: in one namespace with watches on it (the
+// workloads, the namespace's ReplicaSets, Pods, Jobs and events);
+// across namespaces (-A, or a release over several), which would need
+// cluster-wide watches, by re-reading the paged lists every pollEvery.
+func (o *Options) followMany(ctx context.Context, reader *kube.Reader, t *targets) error {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	t, err := o.readTargets(ctx, reader)
-	if err != nil {
-		if ctx.Err() != nil {
-			return &ExitError{Code: ExitCluster, Err: fmt.Errorf("timed out after %s reading the Deployments", o.Timeout)}
-		}
-		return translate(err)
-	}
-	if !o.Wait {
-		return o.printMany(t.walk(o.now(), o.Grace))
-	}
 	m := &manyWaiter{o: o, reader: reader, targets: t, start: o.now(), last: map[string]string{}}
 	changed := make(chan struct{}, 1)
 	var forbidden <-chan string
@@ -185,7 +169,7 @@ func (m *manyWaiter) read(ctx context.Context) error {
 	return err
 }
 
-func (m *manyWaiter) finish() error { return m.o.printMany(m.list) }
+func (m *manyWaiter) finish() error { return m.o.emit(m.list, false) }
 
 func (m *manyWaiter) clear() {}
 
@@ -206,6 +190,3 @@ func (o *Options) progressOut() io.Writer {
 	}
 	return o.ErrOut
 }
-
-// printMany prints several targets' reports; see emit.
-func (o *Options) printMany(l *chain.ReportList) error { return o.emit(l, false) }

@@ -175,53 +175,6 @@ func (o *Options) Validate() error {
 	return nil
 }
 
-// Run reads the snapshot, walks it and prints the report. A verdict other
-// than healthy is returned as a *VerdictError so main picks its exit code.
-func (o *Options) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if len(o.Files) > 0 {
-		return o.runFiles()
-	}
-	client, err := o.NewClient()
-	if err != nil {
-		return translate(err)
-	}
-	reader := &kube.Reader{Client: client, Now: o.Now}
-	if len(o.Manifests) > 0 {
-		if err := o.loadRelease(); err != nil {
-			return err
-		}
-		return o.runMany(ctx, reader)
-	}
-	if err := o.resolveLive(ctx, reader); err != nil {
-		return err
-	}
-	if o.many() {
-		return o.runMany(ctx, reader)
-	}
-	ref := o.refs[0]
-	snap, err := reader.Read(ctx, o.namespace, ref)
-	var nf *kube.NotFoundError
-	if errors.As(err, &nf) && o.Output.Format != "text" {
-		// Machines reading -o json get a report even for a typo: the stored
-		// link broken with DeploymentNotFound, and still the not-found code.
-		report := diagnose.Walk(&chain.Snapshot{Kind: ref.Kind, Namespace: o.namespace, Name: ref.Name, Now: o.now(), Requests: 1, Via: o.via[ref]}, diagnose.Options{Grace: o.Grace})
-		if perr := o.write(one(report), true); perr != nil {
-			return perr
-		}
-	}
-	if err != nil {
-		return translate(err)
-	}
-	snap.Via = o.via[ref]
-	if o.Wait {
-		return o.runWait(ctx, reader, snap)
-	}
-	return o.emit(one(diagnose.Walk(snap, diagnose.Options{Grace: o.Grace})), true)
-}
-
 func (o *Options) now() time.Time {
 	if o.Now != nil {
 		return o.Now()
