@@ -88,10 +88,13 @@ func expectWait(t *testing.T, r waitResult, want verdict, code int, timedOut boo
 	}
 }
 
-// TestWaitJob: --wait on a Job started at once exits 0 as soon as it is
-// Complete, and 1 as soon as it is Failed, with the reason, where kubectl
-// wait --for=condition=complete would wait for its timeout.
-func TestWaitJob(t *testing.T) {
+// TestWaitKinds: --wait on each other kind, started at once: a Job exits 0
+// as soon as it is Complete and 1 as soon as it is Failed, with the reason
+// (where kubectl wait --for=condition=complete would wait for its
+// timeout); a StatefulSet exits 0 once its ordinals are ready; a DaemonSet
+// whose revision crashes exits 1 once the crash loop is terminal; a
+// suspended CronJob exits 1 at once.
+func TestWaitKinds(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		scenario string
@@ -100,6 +103,9 @@ func TestWaitJob(t *testing.T) {
 	}{
 		{"job-complete", verdict{Health: chain.Healthy}, 0},
 		{"job-backoff-limit", verdict{Health: chain.Broken, Link: chain.LinkCompletion, Cause: "BackoffLimitExceeded"}, 1},
+		{"sts-healthy", verdict{Health: chain.Healthy}, 0},
+		{"ds-crashloop", verdict{Health: chain.Broken, Link: chain.LinkContainers, Cause: "CrashLoopBackOff"}, 1},
+		{"cj-suspended", verdict{Health: chain.Broken, Link: chain.LinkStored, Cause: "CronJobSuspended"}, 1},
 	} {
 		t.Run(tt.scenario, func(t *testing.T) {
 			t.Parallel()
