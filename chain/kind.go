@@ -2,10 +2,11 @@ package chain
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Kind is the kind of workload a chain is walked for. The values are the API
@@ -119,18 +120,28 @@ func JobFinished(job *batchv1.Job) bool {
 	return false
 }
 
-// CronJobPodSelector selects the pods of a CronJob's newest Job and of its
-// last finished one by the label the Job controller puts on every pod
-// (batch.kubernetes.io/controller-uid): one list for both runs.
-func CronJobPodSelector(jobs []batchv1.Job) string {
-	var uids []string
+// CronJobRunPods keeps, of a namespace's Job pods, those of the CronJob's
+// newest Job and of its last finished one: the two runs its chain reads.
+func CronJobRunPods(jobs []batchv1.Job, pods []corev1.Pod) []corev1.Pod {
+	var runs []*batchv1.Job
 	for _, j := range []*batchv1.Job{NewestJob(jobs), LastFinishedJob(jobs)} {
-		if j != nil && !slices.Contains(uids, string(j.UID)) {
-			uids = append(uids, string(j.UID))
+		if j != nil {
+			runs = append(runs, j)
 		}
 	}
-	if len(uids) == 0 {
-		return ""
+	var out []corev1.Pod
+	for i := range pods {
+		for _, j := range runs {
+			if metav1.IsControlledBy(&pods[i], j) {
+				out = append(out, pods[i])
+				break
+			}
+		}
 	}
-	return fmt.Sprintf("%s in (%s)", batchv1.ControllerUidLabel, strings.Join(uids, ","))
+	return out
 }
+
+// JobPodsSelector selects every Job's pods of a namespace: the Job
+// controller labels them job-name (and, since Kubernetes 1.27, also
+// batch.kubernetes.io/job-name).
+const JobPodsSelector = "job-name"

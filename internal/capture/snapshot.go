@@ -93,11 +93,12 @@ func (b *Bundle) Read(namespace string, ref chain.Ref) (*chain.Snapshot, error) 
 					s.Jobs = append(s.Jobs, b.Jobs[i])
 				}
 			}
-			if expr := chain.CronJobPodSelector(s.Jobs); expr != "" {
-				if ls, err := metav1.ParseToLabelSelector(expr); err == nil {
-					sel = ls
+			for i := range b.Pods {
+				if b.Pods[i].Namespace == s.CronJob.Namespace {
+					s.Pods = append(s.Pods, b.Pods[i])
 				}
 			}
+			s.Pods = chain.CronJobRunPods(s.Jobs, s.Pods)
 		}
 	case chain.KindPod:
 		if p, ok := b.Pod(namespace, ref.Name); ok {

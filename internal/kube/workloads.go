@@ -19,9 +19,8 @@ import (
 // Read reads the snapshot of any walked kind: a GET of the workload, then
 // its pods, events and the kind's own evidence in parallel (ReplicaSets;
 // a StatefulSet's revisions and claims; a DaemonSet's revisions and the
-// nodes; a CronJob's Jobs). A CronJob costs one more round trip: the pods
-// of its newest Job and of its last finished one are listed once the Jobs
-// are in.
+// nodes; a CronJob's Jobs, and the namespace's Job pods, of which those of
+// its newest and last finished Jobs are kept).
 // A pod no controller owns (chain.KindPod) costs its GET and the events.
 func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*chain.Snapshot, error) {
 	if ref.Kind == "" || ref.Kind == chain.KindDeployment {
@@ -149,6 +148,10 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1
 			})
 		})
 	case chain.KindCronJob:
+		// Which Jobs are its runs is known once they are listed, so the
+		// namespace's Job pods come in the same round trip and are kept
+		// after: those of its newest and last finished Jobs.
+		wg.Go(func() { pods = r.listPods(ctx, ns, metav1.ListOptions{LabelSelector: chain.JobPodsSelector}) })
 		wg.Go(func() {
 			jobs = listing(func() ([]batchv1.Job, string, error) {
 				l, err := r.Client.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{})
@@ -161,9 +164,7 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1
 	if snap.Kind == chain.KindCronJob {
 		errs = append(errs, settle(snap, chain.ResourceJobs, of, jobs.err))
 		snap.Jobs = ownedJobs(jobs.items, obj)
-		if sel := chain.CronJobPodSelector(snap.Jobs); sel != "" && jobs.err == nil {
-			pods = r.listPods(ctx, ns, metav1.ListOptions{LabelSelector: sel})
-		}
+		pods.items = chain.CronJobRunPods(snap.Jobs, pods.items)
 	}
 	snap.Requests += pods.requests + evs.requests + revs.requests + claims.requests + nodes.requests + jobs.requests
 	r.read.note("pods", pods.rv)
