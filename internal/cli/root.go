@@ -79,15 +79,20 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 // NewRootCommand builds `kubectl chain` with its subcommands.
 func NewRootCommand(o *Options) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "kubectl-chain [deploy/]NAME",
-		Short: "Walk a Deployment's causal chain and name the first broken link",
+		Use:   "kubectl-chain [TYPE/]NAME",
+		Short: "Walk a workload's causal chain and name the first broken link",
 		Long: `kubectl chain checks each link a Deployment needs, in order: the API server
 stored it, the Deployment controller made a ReplicaSet, the ReplicaSet
 controller made pods, the scheduler gave them nodes, the kubelet started their
-containers, and they became ready. It names the first broken link, its cause,
-the verbatim evidence and the next step. It only reads (get and list).`,
+containers, and they became ready. StatefulSets, DaemonSets, Jobs and
+CronJobs have chains of their own (sts/NAME, ds/NAME, job/NAME, cj/NAME), and
+a pod (pod/NAME) names its workload. It names the first broken link, its
+cause, the verbatim evidence and the next step. It only reads (get and list).`,
 		Example: `  kubectl chain deploy/web
   kubectl chain web -n shop -o json
+  kubectl chain sts/db --wait
+  kubectl chain job/migrate --wait --timeout 10m
+  helm get manifest shop | kubectl chain --manifests - -n shop
   kubectl chain causes`,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl chain",
