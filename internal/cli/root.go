@@ -119,7 +119,7 @@ cause, the verbatim evidence and the next step. It only reads (get and list).`,
 	cmd.Flags().DurationVar(&o.Grace, "grace", o.Grace, "how long a cause that real clusters show as a short blip (a missing Secret, an unschedulable pod) must last before it counts as terminal")
 	cmd.Flags().BoolVar(&o.Wait, "wait", false, "follow the rollout until it is complete, a cause is terminal, or --timeout passes")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 5*time.Minute, "with --wait, how long to wait before giving up with the last verdict")
-	cmd.Flags().StringArrayVarP(&o.Files, "filename", "f", nil, "walk captured objects instead of a cluster: kubectl get deploy,rs,pods,events -o yaml output (repeatable; - reads stdin)")
+	cmd.Flags().StringArrayVarP(&o.Files, "filename", "f", nil, "walk captured objects instead of a cluster: a kubectl chain capture, or kubectl get deploy,rs,pods,events -o yaml output (repeatable; - reads stdin)")
 	cmd.Flags().StringArrayVar(&o.Manifests, "manifests", nil, "judge live every workload of a rendered release: helm template, helm get manifest or kustomize build output, or plain YAML (repeatable; - reads stdin)")
 	cmd.Flags().StringVarP(&o.Selector, "selector", "l", "", "judge the workloads matching this label selector (e.g. app=web)")
 	cmd.Flags().BoolVar(&o.All, "all", false, "judge every workload in the namespace")
