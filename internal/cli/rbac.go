@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/kube"
+)
+
+// rbacName names the Role, ClusterRoles and bindings `kubectl chain rbac`
+// prints.
+const rbacName = "kubectl-chain-reader"
+
+type rbacOptions struct {
+	user, group, serviceAccount string
+	allNamespaces               bool
+}
+
+func newRBACCommand(o *Options) *cobra.Command {
+	r := &rbacOptions{}
+	cmd := &cobra.Command{
+		Use:   "rbac (--serviceaccount NAMESPACE:NAME | --user NAME | --group NAME) [-n NAMESPACE | -A]",
+		Short: "Print the minimal RBAC kubectl chain needs: get, list and watch on what it reads, nothing else",
+		Long: `Print, as YAML for kubectl apply -f -, the least RBAC that lets a user, group or
+ServiceAccount run every kubectl chain command: a Role and RoleBinding for one
+namespace (plus a ClusterRole for the nodes a DaemonSet's chain reads, which a
+Role cannot grant; without it that link says what it could not read), or with
+-A a ClusterRole and ClusterRoleBinding for every namespace. Only get, list
+and watch; never Secrets.`,
+		Example: `  kubectl chain rbac --serviceaccount ci:deployer -n shop | kubectl apply -f -
+  kubectl chain rbac --group sre -A`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			subject, err := r.subject()
+			if err != nil {
+				return err
+			}
+			ns := ""
+			if !r.allNamespaces {
+				if ns, _, err = o.ConfigFlags.ToRawKubeConfigLoader().Namespace(); err != nil || ns == "" {
+					ns = "default"
+				}
+			}
+			out, err := rbacManifests(ns, subject)
+			if err != nil {
+				return err
+			}
+			_, err = o.Out.Write(out)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&r.serviceAccount, "serviceaccount", "", "bind to this ServiceAccount, as NAMESPACE:NAME")
+	cmd.Flags().StringVar(&r.user, "user", "", "bind to this user")
+	cmd.Flags().StringVar(&r.group, "group", "", "bind to this group")
+	cmd.Flags().BoolVarP(&r.allNamespaces, "all-namespaces", "A", false, "grant every namespace (what -A and --manifests over several namespaces need)")
+	return cmd
+}
+
+// subject is the one identity the flags name.
+func (r *rbacOptions) subject() (rbacv1.Subject, error) {
+	var subjects []rbacv1.Subject
+	if r.serviceAccount != "" {
+		ns, name, ok := strings.Cut(r.serviceAccount, ":")
+		if !ok || ns == "" || name == "" {
+			return rbacv1.Subject{}, usageErrorf("--serviceaccount %q: give it as NAMESPACE:NAME", r.serviceAccount)
+		}
+		subjects = append(subjects, rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: name})
+	}
+	if r.user != "" {
+		subjects = append(subjects, rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: r.user})
+	}
+	if r.group != "" {
+		subjects = append(subjects, rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: r.group})
+	}
+	if len(subjects) != 1 {
+		return rbacv1.Subject{}, usageErrorf("name whom to grant: one of --serviceaccount NAMESPACE:NAME, --user NAME or --group NAME")
+	}
+	return subjects[0], nil
+}
+
+// rbacManifests are the Role (namespace ns) or ClusterRole ("" for every
+// namespace) of kube.Permissions and their bindings to subject.
+func rbacManifests(ns string, subject rbacv1.Subject) ([]byte, error) {
+	var namespaced, cluster []rbacv1.PolicyRule
+	for _, p := range kube.Permissions {
+		rule := rbacv1.PolicyRule{APIGroups: []string{p.Group}, Resources: []string{p.Resource}, Verbs: p.Verbs}
+		if p.Cluster || ns == "" {
+			cluster = append(cluster, rule)
+		} else {
+			namespaced = append(namespaced, rule)
+		}
+	}
+	labels := map[string]string{"app.kubernetes.io/name": "kubectl-chain"}
+	var docs []any
+	clusterRole := rbacName
+	if ns != "" {
+		clusterRole = rbacName + "-nodes"
+		docs = append(docs,
+			&rbacv1.Role{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"},
+				ObjectMeta: metav1.ObjectMeta{Name: rbacName, Namespace: ns, Labels: labels}, Rules: namespaced},
+			&rbacv1.RoleBinding{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding"},
+				ObjectMeta: metav1.ObjectMeta{Name: rbacName, Namespace: ns, Labels: labels},
+				RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: rbacName}, Subjects: []rbacv1.Subject{subject}})
+	}
+	docs = append(docs,
+		&rbacv1.ClusterRole{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
+			ObjectMeta: metav1.ObjectMeta{Name: clusterRole, Labels: labels}, Rules: cluster},
+		&rbacv1.ClusterRoleBinding{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
+			ObjectMeta: metav1.ObjectMeta{Name: bindingName(clusterRole, subject), Labels: labels},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterRole}, Subjects: []rbacv1.Subject{subject}})
+	var b strings.Builder
+	fmt.Fprintf(&b, "# kubectl chain %s: get, list and watch only; never Secrets.\n", Version())
+	for _, d := range docs {
+		y, err := yaml.Marshal(d)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString("---\n")
+		b.Write(y)
+	}
+	return []byte(b.String()), nil
+}
+
+// bindingName keeps cluster-wide bindings of different subjects apart.
+func bindingName(role string, s rbacv1.Subject) string {
+	name := strings.ToLower(s.Kind) + "-" + s.Name
+	if s.Namespace != "" {
+		name = strings.ToLower(s.Kind) + "-" + s.Namespace + "-" + s.Name
+	}
+	return role + "-" + strings.NewReplacer(":", "-", "@", "-", "/", "-").Replace(name)
+}

@@ -1,0 +1,31 @@
+package kube
+
+// Permission is one API permission the reader uses: the verbs on one
+// resource, and why.
+type Permission struct {
+	Group    string
+	Resource string
+	Verbs    []string
+	// Cluster says the resource is cluster-scoped (nodes): a Role cannot
+	// grant it.
+	Cluster bool
+	Why     string
+}
+
+// Permissions are every verb on every resource kubectl-chain uses, and no
+// more: get, list and watch only; Secrets never. TestPermissionsCoverReads
+// checks that every request the reader makes is in this table.
+var Permissions = []Permission{
+	{Group: "apps", Resource: "deployments", Verbs: []string{"get", "list", "watch"}, Why: "the Deployments walked, listed with -l, --all, -A, followed with --wait"},
+	{Group: "apps", Resource: "replicasets", Verbs: []string{"get", "list", "watch"}, Why: "a Deployment's ReplicaSets; rs/NAME"},
+	{Group: "apps", Resource: "statefulsets", Verbs: []string{"get", "list", "watch"}, Why: "the StatefulSets walked"},
+	{Group: "apps", Resource: "daemonsets", Verbs: []string{"get", "list", "watch"}, Why: "the DaemonSets walked"},
+	{Group: "apps", Resource: "controllerrevisions", Verbs: []string{"list"}, Why: "a StatefulSet's or DaemonSet's revisions"},
+	{Group: "batch", Resource: "jobs", Verbs: []string{"get", "list", "watch"}, Why: "the Jobs walked, and a CronJob's runs"},
+	{Group: "batch", Resource: "cronjobs", Verbs: []string{"get", "list", "watch"}, Why: "the CronJobs walked"},
+	{Group: "", Resource: "pods", Verbs: []string{"get", "list", "watch"}, Why: "every workload's pods; pod/NAME"},
+	{Group: "", Resource: "events", Verbs: []string{"list", "watch"}, Why: "the scheduler's, kubelet's and controllers' events"},
+	{Group: "", Resource: "persistentvolumeclaims", Verbs: []string{"list", "watch"}, Why: "a StatefulSet's claims; the claims a capture adds"},
+	{Group: "", Resource: "resourcequotas", Verbs: []string{"list"}, Why: "the quotas a capture adds"},
+	{Group: "", Resource: "nodes", Verbs: []string{"get", "list"}, Cluster: true, Why: "which nodes should run a DaemonSet's pod; the nodes a capture adds (without it those links say what they could not read)"},
+}

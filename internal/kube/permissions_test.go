@@ -1,0 +1,83 @@
+package kube
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// TestPermissionsCoverReads: every request the reader makes (each kind's
+// read, a whole namespace's, a capture's related objects, the watches of
+// --wait and completion's names) is a verb on a resource of Permissions,
+// and only get, list and watch.
+func TestPermissionsCoverReads(t *testing.T) {
+	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	objs := append(cluster(),
+		&appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "web"}, Spec: appsv1.StatefulSetSpec{Selector: sel}},
+		&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "web"}, Spec: appsv1.DaemonSetSpec{Selector: sel}},
+		&batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "web"}},
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "claimer", Labels: map[string]string{"app": "web"}},
+			Spec: corev1.PodSpec{NodeName: "node-1", Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data-web-0"}}}}}})
+	cs := fake.NewClientset(objs...)
+	r := newReader(cs, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, k := range chain.Kinds {
+		_, _ = r.Read(ctx, "prod", chain.Ref{Kind: k, Name: "web"})
+	}
+	_, _ = r.Read(ctx, "prod", chain.Ref{Kind: chain.KindPod, Name: "web-7c9d8f6b5-q8z7r"})
+	sts, err := r.Read(ctx, "prod", chain.Ref{Kind: chain.KindStatefulSet, Name: "web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Related(ctx, sts)
+	r.Watch(ctx, sts, make(chan struct{}, 1))
+	if s, err := r.Read(ctx, "prod", chain.Ref{Kind: chain.KindDeployment, Name: "web"}); err == nil {
+		changed := make(chan struct{}, 1)
+		r.Watch(ctx, s, changed)
+		for _, k := range chain.Kinds {
+			r.Watch(ctx, &chain.Snapshot{Kind: k, Namespace: "prod", Name: "web"}, changed)
+		}
+		r.WatchNamespace(ctx, "prod", "", []chain.Ref{{Kind: chain.KindStatefulSet, Name: "db"}, {Kind: chain.KindCronJob, Name: "nightly"}}, changed)
+	}
+	_, _, _, _ = r.Many(ctx, "", "")
+	for _, kind := range []string{"deployment", "statefulset", "daemonset", "job", "cronjob", "pod", "replicaset"} {
+		_, _ = r.Names(ctx, "prod", kind)
+	}
+	_, _ = r.OwnerOf(ctx, "prod", "pod", "web-7c9d8f6b5-q8z7r")
+	time.Sleep(200 * time.Millisecond) // the watches open in their goroutines
+	cancel()
+	allowed := map[string][]string{}
+	for _, p := range Permissions {
+		allowed[p.Resource] = p.Verbs
+	}
+	used := map[string]bool{}
+	for _, a := range cs.Actions() {
+		res, verb := a.GetResource().Resource, a.GetVerb()
+		used[res+" "+verb] = true
+		if !slices.Contains(allowed[res], verb) {
+			t.Errorf("%s %s is not in Permissions", verb, res)
+		}
+		if verb != "get" && verb != "list" && verb != "watch" {
+			t.Errorf("%s %s: kubectl-chain only reads", verb, res)
+		}
+	}
+	// And no more: each permission is used by some read.
+	for _, p := range Permissions {
+		for _, v := range p.Verbs {
+			if !used[p.Resource+" "+v] {
+				t.Errorf("Permissions grants %s %s, which no read uses", v, p.Resource)
+			}
+		}
+	}
+}
