@@ -2,6 +2,8 @@ package component
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strconv"
 
 	apiserver "k8s.io/kubernetes/cmd/kube-apiserver/app"
@@ -55,12 +57,41 @@ func apiServerArgs(l state.Layout, s state.Spec) []string {
 		"--proxy-client-key-file=" + l.Key(pki.FrontProxyClientName),
 		"--cert-dir=" + l.PKI(),
 		"--profiling=false",
+		"--audit-policy-file=" + auditPolicyPath(l),
+		"--audit-log-path=" + l.Log(state.Audit),
+		"--audit-log-format=json",
+		"--audit-log-maxsize=100",
+		"--audit-log-maxbackup=1",
 	}
 }
+
+// auditPolicyPath is where up writes the API server's audit policy.
+func auditPolicyPath(l state.Layout) string { return filepath.Join(l.Dir, "audit-policy.yaml") }
+
+// auditPolicy records, at Metadata level (who, what verb on what object,
+// the user agent; no bodies), what people and their tools ask of the lab:
+// kubectl, kubectl chain. The components' own traffic (nodes, the
+// controllers' service accounts, the scheduler, health checks) is left
+// out, so the log stays small and says what a command read.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: None
+  userGroups: ["system:nodes", "system:serviceaccounts"]
+- level: None
+  users: ["system:kube-scheduler", "system:kube-controller-manager", "system:apiserver", "system:kube-proxy"]
+- level: None
+  nonResourceURLs: ["/healthz*", "/readyz*", "/livez*", "/version", "/openapi*", "/api", "/apis*"]
+- level: Metadata
+`
 
 // runAPIServer runs upstream's unmodified kube-apiserver command. It installs
 // its own signal handler, so ctx only matters before it starts.
 func runAPIServer(ctx context.Context, l state.Layout, s state.Spec) error {
+	if err := os.WriteFile(auditPolicyPath(l), []byte(auditPolicy), 0o600); err != nil {
+		return err
+	}
 	cmd := apiserver.NewAPIServerCommand()
 	cmd.SetArgs(apiServerArgs(l, s))
 	return cmd.Execute()

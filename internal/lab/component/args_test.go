@@ -43,6 +43,11 @@ func TestAPIServerArgs(t *testing.T) {
 		"--proxy-client-key-file=/s/pki/front-proxy-client.key",
 		"--cert-dir=/s/pki",
 		"--profiling=false",
+		"--audit-policy-file=/s/audit-policy.yaml",
+		"--audit-log-path=/s/logs/audit.log",
+		"--audit-log-format=json",
+		"--audit-log-maxsize=100",
+		"--audit-log-maxbackup=1",
 	}
 	if diff := cmp.Diff(want, apiServerArgs(testLayout, testSpec)); diff != "" {
 		t.Errorf("apiServerArgs (-want +got):\n%s", diff)

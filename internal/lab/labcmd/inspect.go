@@ -62,7 +62,7 @@ the supervisor run.`,
 // logNames are the logs `logs` prints: each component's and the supervisor's
 // (a lab with real nodes adds the registry's and each node's containerd and
 // kubelet, containerd-real-node-1 and kubelet-real-node-1 for the first).
-var logNames = append(append([]string(nil), state.Components...), state.Supervisor)
+var logNames = append(append([]string(nil), state.Components...), state.Supervisor, state.Audit)
 
 func newLogs(g *globals, s Streams) *cobra.Command {
 	return &cobra.Command{
@@ -71,7 +71,7 @@ func newLogs(g *globals, s Streams) *cobra.Command {
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: logNames,
 		RunE: func(_ *cobra.Command, args []string) error {
-			if !state.IsComponent(args[0]) && args[0] != state.Supervisor {
+			if !state.IsComponent(args[0]) && args[0] != state.Supervisor && args[0] != state.Audit {
 				return fmt.Errorf("unknown component %q: choose one of %s", args[0], strings.Join(logNames, ", "))
 			}
 			l, err := lab.Open(g.name, g.stateDir, getenv)

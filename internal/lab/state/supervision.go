@@ -11,6 +11,10 @@ import (
 // Supervisor is the name of the lab's supervisor process in pids/ and logs/.
 const Supervisor = "supervisor"
 
+// Audit names the API server's audit log (`kubectl chain lab logs audit`):
+// what people and their tools asked of the lab.
+const Audit = "audit"
+
 // Supervision is supervisor.json: what the lab's supervisor knows of each
 // component it runs. The supervisor is its only writer and replaces it whole
 // on every start, exit and decision; `up` and `status` read it.
