@@ -1,13 +1,27 @@
 package e2e
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 // TestAuditReadOnly runs kubectl-chain's commands on the lab (one target,
@@ -25,9 +39,11 @@ func TestAuditReadOnly(t *testing.T) {
 		{"deploy/web", "-n", ns},
 		{"-A", "-o", "json"},
 		{"capture", "deploy/web", "-n", ns, "--to", filepath.Join(t.TempDir(), "web.yaml")},
-		{"__complete", "deploy/"},
+		{"__complete", "-n", ns, "deploy/"},
 	} {
-		out, err := exec.CommandContext(ctx, chainBin, append(args, "--kubeconfig", kubeconfig)...).CombinedOutput()
+		// Completion completes the last word: the kubeconfig goes before it.
+		full := append([]string{args[0], "--kubeconfig", kubeconfig}, args[1:]...)
+		out, err := exec.CommandContext(ctx, chainBin, full...).CombinedOutput()
 		if err != nil && args[0] != "-A" { // -A judges the whole lab, healthy or not
 			t.Fatalf("kubectl-chain %v: %v\n%s", args, err, out)
 		}
@@ -62,5 +78,148 @@ func TestAuditReadOnly(t *testing.T) {
 		if verbs[v] == 0 {
 			t.Errorf("no %s of kubectl-chain in the audit log (%v): is the log written?", v, verbs)
 		}
+	}
+}
+
+// TestRBACReadOnly binds what `kubectl chain rbac` prints to a fresh
+// ServiceAccount, runs kubectl-chain's commands as it (one target,
+// --wait, -l, --all, capture, completion), and checks that each gave its
+// full verdict (no link unknown for want of a permission) and, from the
+// audit log, that all its requests were get, list or watch.
+func TestRBACReadOnly(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ns := createNamespace(ctx, t, "rbac")
+	d := healthyDeployment("web", 1)
+	d.Labels = map[string]string{"app": "web"}
+	createDeployment(ctx, t, ns, d)
+	sa := "chain-ci"
+	if _, err := client.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rbac, err := exec.CommandContext(ctx, chainBin, "rbac", "--serviceaccount", ns+":"+sa, "-n", ns).Output()
+	if err != nil {
+		t.Fatalf("kubectl chain rbac: %v", err)
+	}
+	// As kubectl apply -f - would, without needing kubectl.
+	docs, err := decodeManifests(rbac)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		switch o := d.(type) {
+		case *rbacv1.Role:
+			_, err = client.RbacV1().Roles(ns).Create(ctx, o, metav1.CreateOptions{})
+		case *rbacv1.RoleBinding:
+			_, err = client.RbacV1().RoleBindings(ns).Create(ctx, o, metav1.CreateOptions{})
+		case *rbacv1.ClusterRole:
+			_, err = client.RbacV1().ClusterRoles().Create(ctx, o, metav1.CreateOptions{})
+			t.Cleanup(func() {
+				_ = client.RbacV1().ClusterRoles().Delete(context.Background(), o.Name, metav1.DeleteOptions{})
+			})
+		case *rbacv1.ClusterRoleBinding:
+			_, err = client.RbacV1().ClusterRoleBindings().Create(ctx, o, metav1.CreateOptions{})
+			t.Cleanup(func() {
+				_ = client.RbacV1().ClusterRoleBindings().Delete(context.Background(), o.Name, metav1.DeleteOptions{})
+			})
+		default:
+			t.Fatalf("kubectl chain rbac printed a %T", d)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(docs) != 4 {
+		t.Fatalf("kubectl chain rbac printed %d objects, want a Role, a ClusterRole and their bindings:\n%s", len(docs), rbac)
+	}
+	tok, err := client.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.LoadFromFile(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ai := range cfg.AuthInfos {
+		*ai = clientcmdapi.AuthInfo{Token: tok.Status.Token}
+	}
+	kc := filepath.Join(t.TempDir(), "sa.kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, kc); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"deploy/web", "-n", ns, "--wait", "--timeout", "60s", "-o", "json"},
+		{"deploy/web", "-n", ns, "-o", "json"},
+		{"-l", "app=web", "-n", ns, "-o", "json"},
+		{"--all", "-n", ns, "-o", "json"},
+		{"capture", "deploy/web", "-n", ns, "--to", filepath.Join(t.TempDir(), "web.yaml")},
+	} {
+		out, err := exec.CommandContext(ctx, chainBin, append(args, "--kubeconfig", kc)...).CombinedOutput()
+		if err != nil {
+			t.Errorf("kubectl-chain %v as %s: %v\n%s", args, sa, err, out)
+			continue
+		}
+		if strings.Contains(string(out), `"unknown"`) || strings.Contains(string(out), "forbidden") {
+			t.Errorf("kubectl-chain %v as %s lacked a permission:\n%s", args, sa, out)
+		}
+	}
+	// The word to complete comes last.
+	if out, err := exec.CommandContext(ctx, chainBin, "__complete", "-n", ns, "--kubeconfig", kc, "deploy/").Output(); err != nil || !strings.Contains(string(out), "deploy/web") {
+		t.Errorf("completion as %s: %v\n%s", sa, err, out)
+	}
+	log, err := lab("logs", "audit")
+	if err != nil {
+		t.Fatalf("lab logs audit: %v", err)
+	}
+	user := "system:serviceaccount:" + ns + ":" + sa
+	seen := 0
+	for _, line := range strings.Split(log, "\n") {
+		var ev struct {
+			Verb       string `json:"verb"`
+			RequestURI string `json:"requestURI"`
+			User       struct {
+				Username string `json:"username"`
+			} `json:"user"`
+			ResponseStatus struct {
+				Code int `json:"code"`
+			} `json:"responseStatus"`
+		}
+		if json.Unmarshal([]byte(line), &ev) != nil || ev.User.Username != user {
+			continue
+		}
+		seen++
+		if ev.Verb != "get" && ev.Verb != "list" && ev.Verb != "watch" {
+			t.Errorf("%s %s %s", user, ev.Verb, ev.RequestURI)
+		}
+		if ev.ResponseStatus.Code == 403 {
+			t.Errorf("%s was refused %s %s", user, ev.Verb, ev.RequestURI)
+		}
+	}
+	if seen == 0 {
+		t.Errorf("no request of %s in the audit log", user)
+	}
+	t.Logf("%d requests of %s in the audit log, all reads", seen, user)
+}
+
+// decodeManifests decodes a YAML stream of typed objects.
+func decodeManifests(raw []byte) ([]runtime.Object, error) {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
+	var out []runtime.Object
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(bytes.TrimSpace(doc)) == 0 || bytes.HasPrefix(bytes.TrimSpace(doc), []byte("#")) && !bytes.Contains(doc, []byte("kind:")) {
+			continue
+		}
+		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(doc, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, obj)
 	}
 }

@@ -72,13 +72,14 @@ func auditPolicyPath(l state.Layout) string { return filepath.Join(l.Dir, "audit
 // the user agent; no bodies), what people and their tools ask of the lab:
 // kubectl, kubectl chain. The components' own traffic (nodes, the
 // controllers' service accounts, the scheduler, health checks) is left
-// out, so the log stays small and says what a command read.
+// out, so the log stays small and says what a command read; a
+// ServiceAccount of another namespace (a CI identity) is recorded.
 const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: [RequestReceived]
 rules:
 - level: None
-  userGroups: ["system:nodes", "system:serviceaccounts"]
+  userGroups: ["system:nodes", "system:serviceaccounts:kube-system"]
 - level: None
   users: ["system:kube-scheduler", "system:kube-controller-manager", "system:apiserver", "system:kube-proxy"]
 - level: None
