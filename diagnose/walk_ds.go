@@ -192,7 +192,7 @@ func (w *walker) daemonPods(ds *appsv1.DaemonSet, notes []string) chain.Link {
 	summary := fmt.Sprintf("%d/%d pods created", len(w.pods), want)
 	c := &collector{}
 	if int32(len(w.pods)) < want {
-		w.createFailures(c, "DaemonSet", ds.Name, ds.UID, newestCreated(w.pods), FailedCreate)
+		w.createFailures(c, "DaemonSet", ds.Name, ds.UID, newestCreated(w.pods))
 	}
 	if ds.Status.NumberMisscheduled > 0 {
 		notes = append(notes, fmt.Sprintf("%s on nodes that should not run one (numberMisscheduled)", plural(ds.Status.NumberMisscheduled, "pod")))

@@ -58,7 +58,7 @@ func (w *walker) jobChain(job *batchv1.Job) []chain.Link {
 	summary := fmt.Sprintf("%d active, %d succeeded, %d failed", len(w.pods), job.Status.Succeeded, job.Status.Failed)
 	c := &collector{}
 	if !chain.JobFinished(job) && !ptr.Deref(job.Spec.Suspend, false) {
-		w.createFailures(c, "Job", job.Name, job.UID, newestCreated(candidates), FailedCreate)
+		w.createFailures(c, "Job", job.Name, job.UID, newestCreated(candidates))
 	}
 	pods := w.finish(chain.LinkPods, summary, c, 0)
 	if terminating > 0 {

@@ -149,22 +149,26 @@ func (w *walker) keepLive(candidates []*corev1.Pod, replacedBy string) (dead []d
 }
 
 // createFailures reads the owner's FailedCreate events (the StatefulSet,
-// DaemonSet, Job and CronJob controllers all record them on the owner):
-// the newest says what blocks now, the repeats are all of them summed.
-// Events older than the newest pod are history.
-func (w *walker) createFailures(c *collector, kind, name string, uid types.UID, newestPod time.Time, decode func(string) Decoded) {
-	var (
-		total  int32
-		first  time.Time
-		newest *chain.Event
-	)
-	evs := w.s.EventsFor(kind, name, "")
+// DaemonSet, Job and CronJob controllers all record them on the owner,
+// as the ReplicaSet controller does): the newest says what blocks now.
+func (w *walker) createFailures(c *collector, kind, name string, uid types.UID, newestPod time.Time) {
+	if total, first, newest := w.failedCreates(kind, name, uid, newestPod, false); newest != nil {
+		c.add(sighting{d: FailedCreate(eventMessage(*newest)), object: objectName(strings.ToLower(kind), name), since: first, repeats: total,
+			evidence: []chain.Evidence{eventEvidence(*newest)}})
+	}
+}
+
+// failedCreates sums an owner's FailedCreate events: each refused pod has
+// its own generated name, so each refusal is its own event (until the
+// correlator combines them): the repeats are the sum of their counts, the
+// start the oldest of them, and the newest says what blocks now. Unless
+// keepOld, a refusal older than the newest pod (newestPod) is history (a
+// quota since raised), not why a later scale-up waits.
+func (w *walker) failedCreates(kind, name string, uid types.UID, newestPod time.Time, keepOld bool) (total int32, first time.Time, newest *chain.Event) {
+	evs := w.s.EventsFor(kind, name, uid)
 	for i := range evs {
 		e := &evs[i]
-		if e.Reason != "FailedCreate" || !newestPod.IsZero() && e.Last.Before(newestPod) {
-			continue
-		}
-		if e.Object.UID != "" && uid != "" && e.Object.UID != uid {
+		if e.Reason != "FailedCreate" || !keepOld && !newestPod.IsZero() && e.Last.Before(newestPod) {
 			continue
 		}
 		total += e.Count
@@ -173,10 +177,7 @@ func (w *walker) createFailures(c *collector, kind, name string, uid types.UID, 
 		}
 		newest = e
 	}
-	if newest != nil {
-		c.add(sighting{d: decode(eventMessage(*newest)), object: objectName(strings.ToLower(kind), name), since: first, repeats: total,
-			evidence: []chain.Evidence{eventEvidence(*newest)}})
-	}
+	return total, first, newest
 }
 
 // ordinal is a StatefulSet pod's ordinal, -1 when its name has none.

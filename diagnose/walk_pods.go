@@ -96,46 +96,17 @@ func (w *walker) failedCreate(c *collector, newestPod time.Time) {
 			}
 		}
 	}
-	failing := !c.empty()
-	// Each refused pod has its own generated name, so each refusal is its
-	// own event (until the correlator combines them): the repeats are the
-	// sum of their counts, the start the oldest of them.
-	var (
-		total  int32
-		first  time.Time
-		newest *chain.Event
-	)
-	evs := w.s.EventsFor("ReplicaSet", w.rs.Name, w.rs.UID)
-	for i := range evs {
-		e := &evs[i]
-		if e.Reason != "FailedCreate" {
-			continue
-		}
-		if !failing && !newestPod.IsZero() && e.Last.Before(newestPod) {
-			// A pod was created after this refusal, and no condition says
-			// creating still fails: it is history (a quota since raised),
-			// not why a later scale-up waits.
-			continue
-		}
-		total += e.Count
-		if first.IsZero() || e.First.Before(first) {
-			first = e.First
-		}
-		newest = e
-	}
-	if failing {
-		// The condition holds the error; events add the repeats.
-		for _, k := range c.order {
-			if f := c.byKey[k]; total > f.Repeats {
-				f.Repeats = total
-			}
-		}
+	if c.empty() {
+		w.createFailures(c, "ReplicaSet", w.rs.Name, w.rs.UID, newestPod)
 		return
 	}
-	if newest != nil {
-		// The newest says what blocks now.
-		c.add(sighting{d: FailedCreate(eventMessage(*newest)), object: obj, since: first, repeats: total,
-			evidence: []chain.Evidence{eventEvidence(*newest)}})
+	// The condition holds the error; its events, old ones too, add the
+	// repeats.
+	total, _, _ := w.failedCreates("ReplicaSet", w.rs.Name, w.rs.UID, newestPod, true)
+	for _, k := range c.order {
+		if f := c.byKey[k]; total > f.Repeats {
+			f.Repeats = total
+		}
 	}
 }
 

@@ -124,7 +124,7 @@ func (w *walker) statefulPods(set *appsv1.StatefulSet, notes []string) chain.Lin
 		if blocker != "" {
 			notes = append([]string{fmt.Sprintf("podManagementPolicy OrderedReady: %s is not Ready, so the controller creates no later ordinal", blocker)}, notes...)
 		} else {
-			w.createFailures(c, "StatefulSet", set.Name, set.UID, newestCreated(w.pods), FailedCreate)
+			w.createFailures(c, "StatefulSet", set.Name, set.UID, newestCreated(w.pods))
 			if c.empty() && len(w.gone) == 0 {
 				obj := objectName("statefulset", set.Name)
 				s := sighting{d: Decoded{Cause: StatefulSetPodsNotCreated, Progressing: true,

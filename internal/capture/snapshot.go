@@ -132,7 +132,7 @@ func (b *Bundle) Workloads(namespace string) []Workload {
 	var out []Workload
 	add := func(k chain.Kind, m metav1.Object) {
 		if namespace == "" || m.GetNamespace() == namespace {
-			out = append(out, Workload{Namespace: m.GetNamespace(), Ref: chain.Ref{Kind: k, Name: m.GetName()}})
+			out = append(out, Workload{Namespace: m.GetNamespace(), Ref: chain.Ref{Kind: k, Name: m.GetName()}, Object: m})
 		}
 	}
 	for i := range b.Deployments {
@@ -155,39 +155,12 @@ func (b *Bundle) Workloads(namespace string) []Workload {
 	return out
 }
 
-// Object is a workload's object as the bundle holds it, nil when it holds
-// none of that kind, namespace and name.
-func (b *Bundle) Object(w Workload) metav1.Object {
-	var obj metav1.Object
-	switch w.Kind {
-	case chain.KindDeployment:
-		if d := find(b.Deployments, w.Namespace, w.Name); d != nil {
-			obj = d
-		}
-	case chain.KindStatefulSet:
-		if x := find(b.StatefulSets, w.Namespace, w.Name); x != nil {
-			obj = x
-		}
-	case chain.KindDaemonSet:
-		if x := find(b.DaemonSets, w.Namespace, w.Name); x != nil {
-			obj = x
-		}
-	case chain.KindJob:
-		if x := find(b.Jobs, w.Namespace, w.Name); x != nil {
-			obj = x
-		}
-	case chain.KindCronJob:
-		if x := find(b.CronJobs, w.Namespace, w.Name); x != nil {
-			obj = x
-		}
-	}
-	return obj
-}
-
 // Workload is one walkable object of a bundle.
 type Workload struct {
 	Namespace string
 	chain.Ref
+	// Object is the workload as the bundle holds it.
+	Object metav1.Object
 }
 
 func refNames(all []Workload) string {

@@ -42,8 +42,7 @@ func (o *Options) loadRelease() error {
 	}
 	r := &release{refs: map[string][]chain.Ref{}, optional: map[string]bool{}}
 	for _, w := range b.Workloads("") {
-		obj := b.Object(w)
-		a := obj.GetAnnotations()
+		a := w.Object.GetAnnotations()
 		if slices.Contains(strings.Split(a[helmHook], ","), helmHookTest) {
 			continue
 		}
