@@ -24,7 +24,10 @@ type decoder struct {
 	// message); an entry without reasons claims its own, by decode.
 	reasons []string
 	explain func(reason, message string) []Decoded
-	decode  func(reason, message string) (Decoded, bool)
+	// thenKubelet: when explain says nothing, the kubelet's decoders are
+	// asked (a terminated state's words may be the runtime's).
+	thenKubelet bool
+	decode      func(reason, message string) (Decoded, bool)
 	// Where the walk asks it besides explain: about a container's
 	// waiting state and its Warning events (waiting), and about a pod's
 	// events before its containers exist (creating).
@@ -55,7 +58,7 @@ var registry = []decoder{
 			return []Decoded{d}
 		}},
 	{name: "Termination", family: "crash", reasons: []string{"OOMKilled", "Error", "Completed", "ContainerCannotRun", "StartError"},
-		explain: explainTermination},
+		explain: explainTermination, thenKubelet: true},
 	{name: "ImagePull", family: "image", fallbacks: []chain.CauseID{ImagePullFailed}, decode: ImagePull, waiting: true},
 	{name: "ContainerConfig", family: "config", fallbacks: []chain.CauseID{ContainerConfigError}, decode: ContainerConfig, waiting: true},
 	{name: "ContainerStart", family: "start", fallbacks: []chain.CauseID{CreateContainerError, ContainerStartFailed}, decode: ContainerStart, waiting: true},
@@ -104,10 +107,10 @@ func explainReasoned(reason, message string) []Decoded {
 			if ds := d.explain(reason, message); len(ds) > 0 {
 				return ds
 			}
-			if d.name != "Termination" {
+			if !d.thenKubelet {
 				return nil
 			}
-			break // a terminated state's words may be the runtime's
+			break
 		}
 	}
 	if d, ok := explainKubelet(reason, message); ok {

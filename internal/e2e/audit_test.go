@@ -1,12 +1,8 @@
 package e2e
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -17,11 +13,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/scenarios"
 )
 
 // TestAuditReadOnly runs kubectl-chain's commands on the lab (one target,
@@ -102,7 +97,7 @@ func TestRBACReadOnly(t *testing.T) {
 		t.Fatalf("kubectl chain rbac: %v", err)
 	}
 	// As kubectl apply -f - would, without needing kubectl.
-	docs, err := decodeManifests(rbac)
+	docs, err := scenarios.Decode(rbac)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,27 +194,4 @@ func TestRBACReadOnly(t *testing.T) {
 		t.Errorf("no request of %s in the audit log", user)
 	}
 	t.Logf("%d requests of %s in the audit log, all reads", seen, user)
-}
-
-// decodeManifests decodes a YAML stream of typed objects.
-func decodeManifests(raw []byte) ([]runtime.Object, error) {
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
-	var out []runtime.Object
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(bytes.TrimSpace(doc)) == 0 || bytes.HasPrefix(bytes.TrimSpace(doc), []byte("#")) && !bytes.Contains(doc, []byte("kind:")) {
-			continue
-		}
-		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(doc, nil, nil)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, obj)
-	}
 }

@@ -55,7 +55,25 @@ func TestPermissionsCoverReads(t *testing.T) {
 		_, _ = r.Names(ctx, "prod", kind)
 	}
 	_, _ = r.OwnerOf(ctx, "prod", "pod", "web-7c9d8f6b5-q8z7r")
-	time.Sleep(200 * time.Millisecond) // the watches open in their goroutines
+	// The watches open in their goroutines: wait until every watch the
+	// table grants was opened, or a few seconds, before looking.
+	watches := func() bool {
+		opened := map[string]bool{}
+		for _, a := range cs.Actions() {
+			if a.GetVerb() == "watch" {
+				opened[a.GetResource().Resource] = true
+			}
+		}
+		for _, p := range Permissions {
+			if slices.Contains(p.Verbs, "watch") && !opened[p.Resource] {
+				return false
+			}
+		}
+		return true
+	}
+	for deadline := time.Now().Add(5 * time.Second); !watches() && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	cancel()
 	allowed := map[string][]string{}
 	for _, p := range Permissions {

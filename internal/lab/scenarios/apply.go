@@ -1,12 +1,9 @@
 package scenarios
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -18,10 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
@@ -66,7 +60,7 @@ func ApplyWith(ctx context.Context, c kubernetes.Interface, s Scenario, ns strin
 	if err != nil {
 		return err
 	}
-	objs, err := decode(raw)
+	objs, err := Decode(raw)
 	if err != nil {
 		return fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
@@ -102,71 +96,6 @@ func ApplyWith(ctx context.Context, c kubernetes.Interface, s Scenario, ns strin
 		return nil
 	}
 	return applyThen(ctx, c, s, ns, o)
-}
-
-// applyThen makes the scenario's second step: once its workload has a pod
-// (or, with ThenWhenReady, all its pods ready), the workloads of
-// NAME.then.yaml replace the spec of those of the first step, as a
-// kubectl apply of a new template would.
-func applyThen(ctx context.Context, c kubernetes.Interface, s Scenario, ns string, o Options) error {
-	raw, err := manifests.ReadFile("manifests/" + s.Name + ".then.yaml")
-	if err != nil {
-		return err
-	}
-	objs, err := decode(raw)
-	if err != nil {
-		return fmt.Errorf("scenario %s, second step: %w", s.Name, err)
-	}
-	localize(objs, ns, o.Images)
-	if o.Engine != "" {
-		pin(objs, o.Engine)
-	}
-	for {
-		ready, err := firstStepDone(ctx, c, ns, s.ThenWhenReady)
-		if err != nil {
-			return err
-		}
-		if ready {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("scenario %s: waiting for its first step: %w", s.Name, ctx.Err())
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	for _, obj := range objs {
-		set, ok := obj.(*appsv1.StatefulSet)
-		if !ok {
-			return fmt.Errorf("scenario %s, second step: object of unsupported type %T", s.Name, obj)
-		}
-		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			cur, err := c.AppsV1().StatefulSets(ns).Get(ctx, set.Name, metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			cur.Spec.Template, cur.Spec.UpdateStrategy = set.Spec.Template, set.Spec.UpdateStrategy
-			_, err = c.AppsV1().StatefulSets(ns).Update(ctx, cur, metav1.UpdateOptions{})
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("scenario %s, second step: %w", s.Name, err)
-		}
-	}
-	return nil
-}
-
-// firstStepDone says the namespace's StatefulSet has a pod, or, with
-// ready, all its replicas ready at its current revision.
-func firstStepDone(ctx context.Context, c kubernetes.Interface, ns string, ready bool) (bool, error) {
-	set, err := c.AppsV1().StatefulSets(ns).Get(ctx, Deployment, metav1.GetOptions{})
-	if err != nil {
-		return false, err
-	}
-	if ready {
-		return set.Spec.Replicas != nil && set.Status.ReadyReplicas == *set.Spec.Replicas && set.Status.CurrentRevision == set.Status.UpdateRevision, nil
-	}
-	return set.Status.Replicas > 0, nil
 }
 
 // localize points the manifest's claims and pods at its own StorageClasses
@@ -247,29 +176,6 @@ func pin(objs []runtime.Object, engine string) {
 
 // labelScenario marks the namespaces Apply created.
 const labelScenario = "lab.kubectl-chain.io/scenario"
-
-// decode splits a YAML stream into typed objects.
-func decode(raw []byte) ([]runtime.Object, error) {
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
-	var out []runtime.Object
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
-		}
-		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(doc, nil, nil)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, obj)
-	}
-}
 
 // supported reports an object Apply cannot create.
 func supported(o runtime.Object) error {
@@ -404,7 +310,7 @@ func Delete(ctx context.Context, c kubernetes.Interface, s Scenario, ns string) 
 	if err != nil {
 		return err
 	}
-	objs, err := decode(raw)
+	objs, err := Decode(raw)
 	if err != nil {
 		return err
 	}

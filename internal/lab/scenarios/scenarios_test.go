@@ -42,7 +42,7 @@ func TestCatalogue(t *testing.T) {
 			t.Errorf("%s: %v", sc.Name, err)
 			continue
 		}
-		objs, err := decode(raw)
+		objs, err := Decode(raw)
 		if err != nil {
 			t.Errorf("%s: %v", sc.Name, err)
 			continue
@@ -67,7 +67,7 @@ func TestCatalogue(t *testing.T) {
 		if then, err := manifests.ReadFile("manifests/" + sc.Name + ".then.yaml"); (err == nil) != (sc.Then != "") {
 			t.Errorf("%s: Then %q, but its second step's manifest: %v", sc.Name, sc.Then, err)
 		} else if err == nil {
-			if objs, err := decode(then); err != nil || len(objs) != 1 || podTemplate(objs[0]) == nil {
+			if objs, err := Decode(then); err != nil || len(objs) != 1 || podTemplate(objs[0]) == nil {
 				t.Errorf("%s: second step: %d objects, %v; want its workload", sc.Name, len(objs), err)
 			}
 		}
@@ -152,7 +152,7 @@ func manifestObjects(t *testing.T, name string) []runtime.Object {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs, err := decode(raw)
+	objs, err := Decode(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

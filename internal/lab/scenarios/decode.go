@@ -1,0 +1,47 @@
+package scenarios
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// Decode splits a YAML stream into typed objects (the client-go scheme's
+// kinds); documents that hold nothing but comments are skipped.
+func Decode(raw []byte) ([]runtime.Object, error) {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
+	var out []runtime.Object
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if commentsOnly(doc) {
+			continue
+		}
+		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(doc, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, obj)
+	}
+}
+
+// commentsOnly says a YAML document holds no content: blank lines and
+// comments only.
+func commentsOnly(doc []byte) bool {
+	for _, line := range bytes.Split(doc, []byte("\n")) {
+		if l := bytes.TrimSpace(line); len(l) > 0 && l[0] != '#' {
+			return false
+		}
+	}
+	return true
+}
