@@ -58,6 +58,10 @@ type Snapshot struct {
 	// Gaps name what could not be read (forbidden, failed); the links that
 	// depend on it become unknown instead of silently healthy.
 	Gaps []Gap
+	// EventsOf, when set, are the only objects whose events were read:
+	// the namespace held more events than one read takes, so the reader
+	// fetched those of EventTargets alone.
+	EventsOf []ObjectRef
 
 	// Requests counts the API requests spent building the snapshot.
 	Requests int

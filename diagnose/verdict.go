@@ -137,6 +137,18 @@ func linkByID(links []chain.Link, id chain.LinkID) *chain.Link {
 // and causes only events tell (a scheduler's or kubelet's message, a
 // ReplicaSet's FailedCreate) may be missing from it.
 func gapNotes(r *chain.Report, s *chain.Snapshot) {
+	if len(s.EventsOf) > 0 && len(r.Links) > 0 {
+		l := r.Link(r.Verdict.Link)
+		if l == nil {
+			l = &r.Links[len(r.Links)-1]
+		}
+		var of []string
+		for _, o := range s.EventsOf {
+			of = append(of, strings.ToLower(o.Kind)+"/"+o.Name)
+		}
+		l.Notes = append(l.Notes, fmt.Sprintf("the namespace holds too many events to read them all: only those about %s were read, so counts that rest on events cover those alone",
+			strings.Join(of, " and ")))
+	}
 	g := s.Gap(chain.ResourceEvents)
 	if g == nil || len(r.Links) == 0 {
 		return

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/debug"
 
 	// Cloud providers' auth plugins (exec, OIDC) for kubeconfigs that use them.
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
@@ -13,7 +14,15 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/internal/cli"
 )
 
+// memoryLimit is the heap the garbage collector aims to stay under (soft;
+// GOMEMLIMIT overrides it): -A on 20,000 pods keeps about 180 MB live, and
+// without a limit the heap grows to twice that between collections.
+const memoryLimit = 400 << 20
+
 func main() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	err := cli.Execute(ctx, os.Args[1:])
 	stop()

@@ -39,6 +39,11 @@ type Bundle struct {
 	// CapturedAt is the capture time `kubectl chain capture` recorded; zero
 	// for plain kubectl output, which is judged at its newest timestamp.
 	CapturedAt time.Time
+	// EventsTargeted says the events are only those of each workload's
+	// chain.EventTargets: the scope held too many to read them all.
+	EventsTargeted bool
+
+	ix *index
 }
 
 // TimeComment heads a kubectl chain capture, followed by its RFC 3339 time.
@@ -169,6 +174,7 @@ func decodeInto[T any](raw json.RawMessage, list *[]T) error {
 // Merge adds another bundle's objects, so several files (-f a.yaml -f
 // b.yaml) read as one capture.
 func (b *Bundle) Merge(o *Bundle) {
+	b.ix = nil
 	b.Deployments = append(b.Deployments, o.Deployments...)
 	b.StatefulSets = append(b.StatefulSets, o.StatefulSets...)
 	b.DaemonSets = append(b.DaemonSets, o.DaemonSets...)

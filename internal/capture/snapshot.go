@@ -26,19 +26,11 @@ func (b *Bundle) Snapshot(namespace, name string) (*chain.Snapshot, error) {
 	if err != nil || d.Spec.Selector == nil || sel.Empty() {
 		return nil, fmt.Errorf("deployment %s/%s has no usable spec.selector", d.Namespace, d.Name)
 	}
-	var rss []appsv1.ReplicaSet
-	for _, rs := range b.ReplicaSets {
-		if rs.Namespace == d.Namespace && sel.Matches(labels.Set(rs.Labels)) {
-			rss = append(rss, rs)
-		}
-	}
-	var pods []corev1.Pod
-	for _, p := range b.Pods {
-		if p.Namespace == d.Namespace && sel.Matches(labels.Set(p.Labels)) {
-			pods = append(pods, p)
-		}
-	}
-	s.Assemble(rss, pods, b.Events)
+	ix := b.indexed()
+	rss := matchingIn(b.ReplicaSets, ix.rss.candidates(d.Namespace, d.Spec.Selector), d.Namespace, d.Spec.Selector)
+	pods := b.podsMatching(d.Namespace, d.Spec.Selector)
+	s.ReplicaSets, s.Pods = rss, pods
+	s.Assemble(rss, pods, b.eventsAbout(s))
 	s.Now = b.CapturedAt
 	if s.Now.IsZero() {
 		s.Now = newest(s)
@@ -93,12 +85,7 @@ func (b *Bundle) Read(namespace string, ref chain.Ref) (*chain.Snapshot, error) 
 					s.Jobs = append(s.Jobs, b.Jobs[i])
 				}
 			}
-			for i := range b.Pods {
-				if b.Pods[i].Namespace == s.CronJob.Namespace {
-					s.Pods = append(s.Pods, b.Pods[i])
-				}
-			}
-			s.Pods = chain.CronJobRunPods(s.Jobs, s.Pods)
+			s.Pods = chain.CronJobRunPods(s.Jobs, b.podsIn(s.CronJob.Namespace))
 		}
 	case chain.KindPod:
 		if p, ok := b.Pod(namespace, ref.Name); ok {
@@ -114,11 +101,10 @@ func (b *Bundle) Read(namespace string, ref chain.Ref) (*chain.Snapshot, error) 
 			s.Revisions = append(s.Revisions, b.Revisions[i])
 		}
 	}
-	pods := s.Pods
 	if sel != nil {
-		pods = matching(b.Pods, s.Namespace, sel)
+		s.Pods = b.podsMatching(s.Namespace, sel)
 	}
-	s.Assemble(nil, pods, b.Events)
+	s.Assemble(nil, s.Pods, b.eventsAbout(s))
 	s.Now = b.CapturedAt
 	if s.Now.IsZero() {
 		s.Now = newest(s)

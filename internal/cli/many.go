@@ -65,7 +65,13 @@ func (o *Options) readTargets(ctx context.Context, reader *kube.Reader) (*target
 	if err != nil {
 		return nil, err
 	}
-	t.requests = requests
+	return o.targetsOf(bundle, gaps, requests)
+}
+
+// targetsOf are the workloads of a bundle read for a selector, --all or
+// -A.
+func (o *Options) targetsOf(bundle *capture.Bundle, gaps []chain.Gap, requests int) (*targets, error) {
+	t := &targets{requests: requests}
 	// Namespace, kind, then name, whatever order the API server listed
 	// them in.
 	for _, w := range sortedWorkloads(bundle, "") {
@@ -77,6 +83,9 @@ func (o *Options) readTargets(ctx context.Context, reader *kube.Reader) (*target
 			continue // Jobs are listed whole, for the CronJobs' sake
 		}
 		snap.Gaps = append(snap.Gaps, gaps...)
+		if bundle.EventsTargeted {
+			snap.EventsOf = chain.EventTargets(snap)
+		}
 		t.snaps = append(t.snaps, snap)
 	}
 	if len(t.snaps) == 0 {
@@ -112,20 +121,26 @@ func (o *Options) scope() string {
 }
 
 // followMany follows several targets until each is healthy or terminally
-// broken, or the timeout: in one namespace with watches on it (the
-// workloads, the namespace's ReplicaSets, Pods, Jobs and events);
-// across namespaces (-A, or a release over several), which would need
-// cluster-wide watches, by re-reading the paged lists every pollEvery.
+// broken, or the timeout. A selector, --all or -A is followed by a mirror
+// of its scope: the watches its first read opened stay open and every
+// change is applied to what was read, so following costs no request after
+// the first read, whatever the cluster's size. Named workloads are
+// followed with watches on their namespace, re-read on each change; a
+// release over several namespaces is re-read every pollEvery.
 func (o *Options) followMany(ctx context.Context, reader *kube.Reader, t *targets) error {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	m := &manyWaiter{o: o, reader: reader, targets: t, start: o.now(), last: map[string]string{}}
 	changed := make(chan struct{}, 1)
 	var forbidden <-chan string
-	ns, refs, poll := o.namespace, o.refs, o.AllNamespaces
-	if r := o.release; r != nil {
+	ns, refs, poll := o.namespace, o.refs, false
+	switch r := o.release; {
+	case r != nil:
 		// One namespace is watched; a release over several is re-read.
 		ns, refs, poll = r.namespaces[0], r.refs[r.namespaces[0]], len(r.namespaces) > 1
+	case o.mirror != nil:
+		m.mirror = o.mirror
+		return o.follow(ctx, m, "the rollouts", o.changed, o.mirror.Forbidden, false)
 	}
 	if !poll {
 		forbidden = reader.WatchNamespace(ctx, ns, o.Selector, refs, changed)
@@ -139,9 +154,12 @@ type manyWaiter struct {
 	o       *Options
 	reader  *kube.Reader
 	targets *targets
-	list    *chain.ReportList // the last walk's
-	start   time.Time
-	last    map[string]string
+	// mirror, when set, holds the scope current: reading it costs no
+	// request.
+	mirror *kube.Mirror
+	list   *chain.ReportList // the last walk's
+	start  time.Time
+	last   map[string]string
 }
 
 func (m *manyWaiter) walk(now time.Time) (bool, error) {
@@ -162,6 +180,13 @@ func (m *manyWaiter) walk(now time.Time) (bool, error) {
 }
 
 func (m *manyWaiter) read(ctx context.Context) error {
+	if m.mirror != nil && !m.mirror.Stale() {
+		t, err := m.o.targetsOf(m.mirror.Bundle(), m.mirror.Gaps, m.targets.requests)
+		if err == nil {
+			m.targets = t
+		}
+		return err
+	}
 	t, err := m.o.readTargets(ctx, m.reader)
 	if err == nil {
 		m.targets = t

@@ -145,9 +145,9 @@ func TestGitHubAnnotationsOneTarget(t *testing.T) {
 var _ runtime.Object = (*corev1.Event)(nil)
 
 // TestManyWaitFollowsWatches: --all --wait in one namespace follows the
-// namespace with watches: nothing is re-listed until something changes (no
-// poll at 2 s), and the change (the Deployment is paused) ends the wait
-// with its verdict.
+// namespace with watches: nothing is ever listed again (no poll at 2 s, no
+// re-list on a change), and the change (the Deployment is paused), which
+// the watch brings, ends the wait with its verdict.
 func TestManyWaitFollowsWatches(t *testing.T) {
 	kubeconfig(t, "https://127.0.0.1:1", "shop")
 	c := fakeClient(t, "image-pulling.yaml")
@@ -166,8 +166,8 @@ func TestManyWaitFollowsWatches(t *testing.T) {
 	if r.code != ExitBroken {
 		t.Errorf("code %d, want %d; stderr %q", r.code, ExitBroken, r.stderr)
 	}
-	if lists != 2 {
-		t.Errorf("deployments listed %d times, want 2: the first read and one after the change", lists)
+	if lists != 1 {
+		t.Errorf("deployments listed %d times, want 1: the first read only", lists)
 	}
 	for _, res := range []string{"deployments", "replicasets", "pods", "events"} {
 		if !watched[res] {
@@ -176,14 +176,20 @@ func TestManyWaitFollowsWatches(t *testing.T) {
 	}
 }
 
-// TestManyWaitAcrossNamespacesPolls: -A would need cluster-wide watches, so
-// it re-reads every 2 s instead.
-func TestManyWaitAcrossNamespacesPolls(t *testing.T) {
+// TestManyWaitAcrossNamespacesWatches: -A --wait follows the whole
+// cluster with one watch per resource, opened where the first read left
+// off: nothing is listed twice, and the change ends the wait.
+func TestManyWaitAcrossNamespacesWatches(t *testing.T) {
 	kubeconfig(t, "https://127.0.0.1:1", "shop")
 	c := fakeClient(t, "image-pulling.yaml")
-	watches := 0
-	c.PrependWatchReactor("*", func(k8stesting.Action) (bool, watch.Interface, error) {
-		watches++
+	lists := map[string]int{}
+	c.PrependReactor("list", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		lists[a.GetResource().Resource]++
+		return false, nil, nil
+	})
+	watched := map[string]bool{}
+	c.PrependWatchReactor("*", func(a k8stesting.Action) (bool, watch.Interface, error) {
+		watched[a.GetResource().Resource] = true
 		return false, nil, nil
 	})
 	go pauseAfter(t, c, 300*time.Millisecond)
@@ -191,7 +197,9 @@ func TestManyWaitAcrossNamespacesPolls(t *testing.T) {
 	if r.code != ExitBroken {
 		t.Errorf("code %d, want %d; stderr %q", r.code, ExitBroken, r.stderr)
 	}
-	if watches != 0 {
-		t.Errorf("%d watches opened across namespaces, want none", watches)
+	for _, res := range []string{"deployments", "replicasets", "pods", "events"} {
+		if lists[res] != 1 || !watched[res] {
+			t.Errorf("%s listed %d times, watched %v; want once, and watched", res, lists[res], watched[res])
+		}
 	}
 }

@@ -74,9 +74,17 @@ func (o *Options) Run(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	var t *targets
-	if p.single {
+	switch {
+	case p.single:
 		t, err = o.readOne(ctx, reader)
-	} else {
+	case p.follow && o.release == nil && len(o.refs) == 0:
+		// Followed from a mirror of the scope, which is also its first read.
+		o.changed = make(chan struct{}, 1)
+		o.mirror, err = reader.Mirror(ctx, o.scope(), o.Selector, true, o.changed)
+		if err == nil {
+			t, err = o.targetsOf(o.mirror.Bundle(), o.mirror.Gaps, o.mirror.Requests)
+		}
+	default:
 		t, err = o.readTargets(ctx, reader)
 		if err != nil && ctx.Err() != nil {
 			return &ExitError{Code: ExitCluster, Err: fmt.Errorf("timed out after %s reading the workloads", o.Timeout)}

@@ -56,6 +56,10 @@ type Options struct {
 	refs    []chain.Ref
 	via     map[chain.Ref]string
 	release *release
+	// mirror holds a followed selector's, --all's or -A's scope current;
+	// changed signals its changes.
+	mirror  *kube.Mirror
+	changed chan struct{}
 }
 
 // NewOptions returns Options reading the real cluster named by the kubeconfig.
@@ -71,6 +75,11 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 			return nil, err
 		}
 		cfg.UserAgent = "kubectl-chain/" + Version()
+		// kubectl's own discovery limits: a read of a busy scope sends
+		// its field-selected event reads (up to 100) in parallel.
+		if cfg.QPS == 0 {
+			cfg.QPS, cfg.Burst = 50, 300
+		}
 		return kube.NewClient(cfg)
 	}
 	return o

@@ -205,7 +205,7 @@ func TestSnapshotUnusableSelector(t *testing.T) {
 			if diff := cmp.Diff(want, viewOf(snap)); diff != "" {
 				t.Errorf("snapshot (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff([]string{"get deployments", "list events"}, requests(cs)); diff != "" {
+			if diff := cmp.Diff([]string{"get deployments", "list events limit=500 continue="}, requests(cs)); diff != "" {
 				t.Errorf("requests (-want +got):\n%s", diff)
 			}
 		})

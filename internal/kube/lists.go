@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"errors"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -20,7 +21,17 @@ type listed[T any] struct {
 	requests int
 	err      error
 	rv       string // the list's resource version
+	// partial says the list stopped at its first page: the namespace
+	// holds more events than eventsProbe.
+	partial bool
 }
+
+// eventsProbe is how many events one read takes. A namespace that holds
+// more (a busy one holds tens of thousands) is not listed whole: only the
+// events of the objects that can change the verdict are read, each with a
+// field selector (chain.EventTargets), and a workload whose pods are all
+// ready needs none.
+const eventsProbe = 500
 
 // selectorOf is the Deployment's label selector, refusing the nil and empty
 // ones: as a list option they would select every object of the namespace,
@@ -64,7 +75,9 @@ func (r *Reader) listPods(ctx context.Context, ns string, opts metav1.ListOption
 func (r *Reader) listEvents(ctx context.Context, ns string, base metav1.ListOptions) listed[chain.Event] {
 	var out listed[chain.Event]
 	opts := base
-	if r.EventsPageSize > 0 {
+	probe := r.EventsPageSize <= 0
+	opts.Limit = eventsProbe
+	if !probe {
 		opts.Limit = r.EventsPageSize
 	}
 	for {
@@ -85,6 +98,42 @@ func (r *Reader) listEvents(ctx context.Context, ns string, base metav1.ListOpti
 		if l.Continue == "" || opts.Limit == 0 {
 			return out
 		}
+		if probe {
+			out.partial = true
+			return out
+		}
 		opts.Continue = l.Continue
 	}
+}
+
+// targetedEvents reads, in parallel, the events of each of the snapshot's
+// chain.EventTargets, by field selector; the snapshot's objects must be
+// assembled. It records the targets on the snapshot.
+func (r *Reader) targetedEvents(ctx context.Context, snap *chain.Snapshot) listed[chain.Event] {
+	targets := chain.EventTargets(snap)
+	snap.EventsOf = targets
+	outs := make([]listed[chain.Event], len(targets))
+	var wg sync.WaitGroup
+	for i, o := range targets {
+		wg.Go(func() {
+			l, err := r.Client.CoreV1().Events(snap.Namespace).List(ctx, metav1.ListOptions{FieldSelector: eventsAbout(o)})
+			outs[i].requests, outs[i].err = 1, err
+			if err == nil {
+				outs[i].items, outs[i].rv = appendRelevantKinds(nil, l.Items), l.ResourceVersion
+			}
+		})
+	}
+	wg.Wait()
+	var all listed[chain.Event]
+	for _, o := range outs {
+		all.requests += o.requests
+		all.items = append(all.items, o.items...)
+		if all.err == nil {
+			all.err = o.err
+		}
+		if o.rv != "" {
+			all.rv = o.rv
+		}
+	}
+	return all
 }

@@ -51,6 +51,7 @@ func TestPermissionsCoverReads(t *testing.T) {
 		r.WatchNamespace(ctx, "prod", "", []chain.Ref{{Kind: chain.KindStatefulSet, Name: "db"}, {Kind: chain.KindCronJob, Name: "nightly"}}, changed)
 	}
 	_, _, _, _ = r.Many(ctx, "", "")
+	_, _ = r.Mirror(ctx, "", "", true, make(chan struct{}, 1))
 	for _, kind := range []string{"deployment", "statefulset", "daemonset", "job", "cronjob", "pod", "replicaset"} {
 		_, _ = r.Names(ctx, "prod", kind)
 	}

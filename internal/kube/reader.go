@@ -94,6 +94,13 @@ func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot) error
 			chain.Gap{Resource: chain.ResourceReplicaSets, Verb: "list", Message: msg},
 			chain.Gap{Resource: chain.ResourcePods, Verb: "list", Message: msg})
 	}
+	if evs.partial && rss.err == nil && pods.err == nil {
+		probe := evs
+		snap.Assemble(rss.items, pods.items, nil)
+		evs = r.targetedEvents(ctx, snap)
+		evs.requests += probe.requests
+		evs.rv = probe.rv
+	}
 	snap.Requests += rss.requests + pods.requests + evs.requests
 	r.read.note("replicasets", rss.rv)
 	r.read.note("pods", pods.rv)

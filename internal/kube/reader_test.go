@@ -102,7 +102,7 @@ func TestSnapshot(t *testing.T) {
 	if diff := cmp.Diff(healthyView, viewOf(snap)); diff != "" {
 		t.Errorf("snapshot (-want +got):\n%s", diff)
 	}
-	want := []string{"get deployments", "list events", "list pods app=web", "list replicasets app=web"}
+	want := []string{"get deployments", "list events limit=500 continue=", "list pods app=web", "list replicasets app=web"}
 	if diff := cmp.Diff(want, requests(cs)); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}

@@ -166,6 +166,14 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1
 		snap.Jobs = ownedJobs(jobs.items, obj)
 		pods.items = chain.CronJobRunPods(snap.Jobs, pods.items)
 	}
+	if evs.partial && pods.err == nil {
+		probe := evs
+		snap.Revisions, snap.Claims, snap.Nodes = ownedRevisions(revs.items, obj), claims.items, nodes.items
+		snap.Assemble(nil, pods.items, nil)
+		evs = r.targetedEvents(ctx, snap)
+		evs.requests += probe.requests
+		evs.rv = probe.rv
+	}
 	snap.Requests += pods.requests + evs.requests + revs.requests + claims.requests + nodes.requests + jobs.requests
 	r.read.note("pods", pods.rv)
 	r.read.note("events", evs.rv)

@@ -52,6 +52,11 @@ type UpOptions struct {
 	RealNodes int
 	// NodeBin is the directory of the real nodes' programs.
 	NodeBin string
+	// Frozen leaves off the controllers that would rewrite what `lab fill`
+	// writes: the workload controllers, the node lifecycle controller (the
+	// filled nodes have no kubelet), pod and object garbage collection. A
+	// frozen lab has no simulated nodes: fill writes its own.
+	Frozen bool
 }
 
 // MaxRealNodes bounds --real-nodes: each is a kubelet and a containerd on
@@ -65,6 +70,12 @@ func (o UpOptions) Validate() error {
 	}
 	if o.RealNodes < 0 || o.RealNodes > MaxRealNodes {
 		return fmt.Errorf("--real-nodes must be between 0 and %d, got %d", MaxRealNodes, o.RealNodes)
+	}
+	if o.Frozen {
+		if o.Engine == EngineKind || o.Nodes+o.RealNodes > 0 {
+			return errors.New("--frozen starts a control plane with no nodes, whose cluster `lab fill` writes: it takes neither --nodes, --real-nodes nor --engine kind")
+		}
+		return nil
 	}
 	if o.Nodes < 0 || o.Nodes > MaxNodes || o.Nodes+o.RealNodes < 1 {
 		return fmt.Errorf("--nodes must be between 1 and %d (0 with --real-nodes), got %d", MaxNodes, o.Nodes)
@@ -192,6 +203,7 @@ func (l Lab) writeState(o UpOptions, now time.Time) (state.Spec, error) {
 		Created: now.UTC().Truncate(time.Second),
 		Nodes:   state.NodeShape{Count: o.Nodes, CPU: o.NodeCPU, Memory: o.NodeMemory, Pods: o.NodePods},
 		Ports:   ports,
+		Frozen:  o.Frozen,
 	}
 	if o.RealNodes > 0 {
 		if err := l.planRealNodes(&spec, o); err != nil {

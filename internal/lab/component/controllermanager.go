@@ -43,6 +43,33 @@ var controllers = []string{
 	"taint-eviction-controller",
 }
 
+// frozenOff are the controllers a frozen lab leaves off, so the objects
+// `lab fill` writes keep their statuses: the workload controllers would
+// create and delete pods, the node lifecycle and taint eviction
+// controllers would mark the filled nodes (which no kubelet heartbeats)
+// unreachable and their pods not ready, and garbage collection would
+// act on owners it did not see created.
+var frozenOff = map[string]bool{
+	"cronjob-controller": true, "daemonset-controller": true, "deployment-controller": true,
+	"garbage-collector-controller": true, "job-controller": true, "node-lifecycle-controller": true,
+	"pod-garbage-collector-controller": true, "replicaset-controller": true,
+	"statefulset-controller": true, "taint-eviction-controller": true,
+}
+
+// controllersOf are the controllers a lab of spec s runs.
+func controllersOf(s state.Spec) []string {
+	if !s.Frozen {
+		return controllers
+	}
+	var on []string
+	for _, c := range controllers {
+		if !frozenOff[c] {
+			on = append(on, c)
+		}
+	}
+	return on
+}
+
 // controllerManagerArgs connects upstream's kube-controller-manager as
 // system:kube-controller-manager, with one service-account identity per
 // controller as kubeadm does. Leader election is off: a lab has one replica
@@ -57,7 +84,7 @@ func controllerManagerArgs(l state.Layout, s state.Spec) []string {
 		"--secure-port=" + strconv.Itoa(s.Ports.ControllerManager),
 		"--root-ca-file=" + l.Cert("ca"),
 		"--use-service-account-credentials=true",
-		"--controllers=" + strings.Join(controllers, ","),
+		"--controllers=" + strings.Join(controllersOf(s), ","),
 		"--cluster-name=" + s.Name,
 		"--service-cluster-ip-range=" + ServiceCIDR,
 		"--kube-api-qps=" + strconv.Itoa(clientQPS),

@@ -58,7 +58,7 @@ up --engine kind runs the same lab on a kind cluster with real kubelets.`,
 	f.StringVar(&g.name, "name", DefaultName, "name of the lab")
 	f.StringVar(&g.stateDir, "state-dir", "", "state directory of the lab (default $"+
 		"KUBECTL_CHAIN_LAB_HOME/NAME, else $XDG_STATE_HOME/kubectl-chain/labs/NAME, else ~/.local/state/kubectl-chain/labs/NAME)")
-	root.AddCommand(newUp(g, s), newDown(g, s), newStatus(g, s), newLogs(g, s), newKubeconfig(g, s), newScenarios(s), newApply(g, s), newDelete(g, s), newComponent(), newSupervise())
+	root.AddCommand(newUp(g, s), newDown(g, s), newStatus(g, s), newLogs(g, s), newKubeconfig(g, s), newScenarios(s), newApply(g, s), newDelete(g, s), newFill(g, s), newComponent(), newSupervise())
 	return root
 }
 

@@ -26,6 +26,9 @@ directory until down.`,
 				return err
 			}
 			o.Engine = engine
+			if o.Frozen && !cmd.Flags().Changed("nodes") {
+				o.Nodes = 0
+			}
 			if engine == lab.EngineKind {
 				for _, f := range []string{"node-cpu", "node-memory", "node-pods"} {
 					if cmd.Flags().Changed(f) {
@@ -71,6 +74,7 @@ directory until down.`,
 	f.StringVar(&o.Engine, "engine", lab.EngineLab, "lab: the lab's own control plane and simulated kubelet (no Docker); kind: a kind cluster in Docker, with real kubelets")
 	f.StringVar(&o.NodeImage, "node-image", "", "kind node image (--engine kind; default kind's own for its version)")
 	f.IntVar(&o.RealNodes, "real-nodes", 0, "number of real nodes beside the virtual ones: the real kubelet, containerd and runc on this machine (needs root)")
+	f.BoolVar(&o.Frozen, "frozen", false, "a control plane whose controllers leave written statuses alone and no nodes: for `lab fill`, which writes a big cluster straight into it")
 	f.StringVar(&o.NodeBin, "node-bin", "", "directory of the real nodes' programs: containerd, containerd-shim-runc-v2, runc, bridge, host-local, loopback, chain-workload (default: this executable's directory)")
 	return cmd
 }

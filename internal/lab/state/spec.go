@@ -26,6 +26,9 @@ type Spec struct {
 	// NodeBin is the directory of the real nodes' programs (containerd,
 	// runc, the CNI plugins, chain-workload).
 	NodeBin string `json:"nodeBin,omitempty"`
+	// Frozen is a lab whose controllers leave written statuses alone, for
+	// `lab fill` (up --frozen).
+	Frozen bool `json:"frozen,omitempty"`
 }
 
 // RealNode is one real node: its name, and the bridge that is its pods'

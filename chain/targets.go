@@ -1,0 +1,105 @@
+package chain
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// MaxEventTargets bounds the objects whose events a read fetches one by
+// one when a namespace holds too many events to list whole: with the
+// workload's GET and its lists, a Deployment stays within 6 requests.
+const MaxEventTargets = 2
+
+// EventTargets are the objects whose events can change the verdict on s,
+// at most MaxEventTargets of them, in this order: when the workload has
+// fewer pods than it wants, the object that creates them (the current
+// ReplicaSet of a Deployment, else the workload), whose events say why it
+// could not; a claim that is not bound (its provisioner says why); the
+// pods that ended or are not ready, the first by name (those the walk
+// quotes). A workload whose pods are all ready and whose claims are bound
+// has none: its events cannot make it unhealthy. The snapshot's objects
+// must be assembled; its events are not read.
+func EventTargets(s *Snapshot) []ObjectRef {
+	var out []ObjectRef
+	if creator := s.podCreator(); creator != nil {
+		out = append(out, *creator)
+	}
+	for i := range s.Claims {
+		if c := &s.Claims[i]; c.Status.Phase != corev1.ClaimBound && len(out) < MaxEventTargets {
+			out = append(out, ObjectRef{Kind: "PersistentVolumeClaim", Name: c.Name, UID: c.UID})
+		}
+	}
+	// A Job's pods end Succeeded; any other workload's pod that ended
+	// was stopped (evicted pods can end Succeeded too).
+	runs := s.KindOf() == KindJob || s.KindOf() == KindCronJob
+	for i := range s.Pods {
+		if len(out) == MaxEventTargets {
+			break
+		}
+		p := &s.Pods[i]
+		ended := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+		if runs && p.Status.Phase == corev1.PodSucceeded || !ended && podReady(p) {
+			continue
+		}
+		out = append(out, ObjectRef{Kind: "Pod", Name: p.Name, UID: p.UID})
+	}
+	return out
+}
+
+// podCreator is the object that creates the workload's pods when it has
+// fewer than it wants, nil otherwise.
+func (s *Snapshot) podCreator() *ObjectRef {
+	want, creator := int32(-1), (*ObjectRef)(nil)
+	ref := func(kind string, name string, uid types.UID) *ObjectRef {
+		return &ObjectRef{Kind: kind, Name: name, UID: uid}
+	}
+	switch s.KindOf() {
+	case KindDeployment:
+		if s.Deployment == nil {
+			return nil
+		}
+		if rs := s.CurrentReplicaSet(); rs != nil {
+			creator = ref("ReplicaSet", rs.Name, rs.UID)
+			if rs.Spec.Replicas != nil {
+				want = *rs.Spec.Replicas
+			}
+		} else {
+			return ref(string(KindDeployment), s.Deployment.Name, s.Deployment.UID)
+		}
+	case KindStatefulSet:
+		if s.StatefulSet != nil && s.StatefulSet.Spec.Replicas != nil {
+			want, creator = *s.StatefulSet.Spec.Replicas, ref(string(KindStatefulSet), s.StatefulSet.Name, s.StatefulSet.UID)
+		}
+	case KindDaemonSet:
+		if s.DaemonSet != nil {
+			want, creator = s.DaemonSet.Status.DesiredNumberScheduled, ref(string(KindDaemonSet), s.DaemonSet.Name, s.DaemonSet.UID)
+		}
+	case KindJob:
+		if s.Job != nil {
+			return ref(string(KindJob), s.Job.Name, s.Job.UID) // a Job's own events say why it failed
+		}
+	case KindCronJob:
+		if s.CronJob != nil {
+			return ref(string(KindCronJob), s.CronJob.Name, s.CronJob.UID)
+		}
+	}
+	live := int32(0)
+	for i := range s.Pods {
+		if s.Pods[i].DeletionTimestamp == nil {
+			live++
+		}
+	}
+	if creator == nil || live >= want {
+		return nil
+	}
+	return creator
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
