@@ -438,7 +438,7 @@ func lastLine(s string) string {
 	return lines[len(lines)-1]
 }
 
-func fileSize(b *testing.B, path string) int64 {
+func fileSize(b testing.TB, path string) int64 {
 	b.Helper()
 	fi, err := os.Stat(path)
 	if err != nil {
