@@ -25,7 +25,7 @@ func newLabCommand(streams genericiooptions.IOStreams) *cobra.Command {
 			path, err := findLab()
 			if err != nil {
 				return &ExitError{Code: ExitUsage, Err: fmt.Errorf(
-					"%s is not installed: install it next to kubectl-chain (go install github.com/kubectl-chain/kubectl-chain/cmd/%s@latest, or from the release archive)", labBinary, labBinary)}
+					"%s is not installed: put it on your PATH from the release's %s_VERSION_linux_amd64.tar.gz (or _arm64) archive at https://github.com/kubectl-chain/kubectl-chain/releases (the lab runs on Linux), or go install github.com/kubectl-chain/kubectl-chain/cmd/%s@latest", labBinary, labBinary, labBinary)}
 			}
 			c := exec.CommandContext(cmd.Context(), path, args...)
 			c.Stdin, c.Stdout, c.Stderr = streams.In, streams.Out, streams.ErrOut

@@ -89,10 +89,74 @@ func TestRBACReadOnly(t *testing.T) {
 	d.Labels = map[string]string{"app": "web"}
 	createDeployment(ctx, t, ns, d)
 	sa := "chain-ci"
+	kc := bindRBAC(ctx, t, ns, sa, 4, "-n", ns)
+	for _, args := range [][]string{
+		{"deploy/web", "-n", ns, "--wait", "--timeout", "60s", "-o", "json"},
+		{"deploy/web", "-n", ns, "-o", "json"},
+		{"-l", "app=web", "-n", ns, "-o", "json"},
+		{"--all", "-n", ns, "-o", "json"},
+		{"capture", "deploy/web", "-n", ns, "--to", filepath.Join(t.TempDir(), "web.yaml")},
+	} {
+		out, err := exec.CommandContext(ctx, chainBin, append(args, "--kubeconfig", kc)...).CombinedOutput()
+		if err != nil {
+			t.Errorf("kubectl-chain %v as %s: %v\n%s", args, sa, err, out)
+			continue
+		}
+		if strings.Contains(string(out), `"unknown"`) || strings.Contains(string(out), "forbidden") {
+			t.Errorf("kubectl-chain %v as %s lacked a permission:\n%s", args, sa, out)
+		}
+	}
+	// The word to complete comes last.
+	if out, err := exec.CommandContext(ctx, chainBin, "__complete", "-n", ns, "--kubeconfig", kc, "deploy/").Output(); err != nil || !strings.Contains(string(out), "deploy/web") {
+		t.Errorf("completion as %s: %v\n%s", sa, err, out)
+	}
+	auditReadsOnly(t, "system:serviceaccount:"+ns+":"+sa)
+}
+
+// TestRBACAllNamespaces: what `kubectl chain rbac -A` prints (a ClusterRole
+// and its binding) lets a fresh ServiceAccount judge the whole lab with -A
+// --all, and follow it with --wait, without one request refused, and all
+// of them reads.
+func TestRBACAllNamespaces(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ns := createNamespace(ctx, t, "rbac-all")
+	sa := "chain-ci"
+	kc := bindRBAC(ctx, t, ns, sa, 2, "-A")
+	for _, args := range [][]string{
+		{"-A", "--all", "-o", "json"},
+		{"-A", "--all", "--wait", "--timeout", "10s", "-o", "json"},
+	} {
+		out, err := exec.CommandContext(ctx, chainBin, append(args, "--kubeconfig", kc)...).Output()
+		var list struct {
+			Items []struct{} `json:"items"`
+		}
+		if code := exitCode(err); code < 0 || code > 3 || json.Unmarshal(out, &list) != nil || len(list.Items) == 0 {
+			t.Errorf("kubectl-chain %v as %s: exit %d (%v), %d reports", args, sa, code, err, len(list.Items))
+		}
+	}
+	auditReadsOnly(t, "system:serviceaccount:"+ns+":"+sa)
+}
+
+func exitCode(err error) int {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+// bindRBAC creates ServiceAccount ns/sa, applies what `kubectl chain rbac
+// --serviceaccount ns:sa SCOPE...` prints (want objects), and returns a
+// kubeconfig with the account's token.
+func bindRBAC(ctx context.Context, t *testing.T, ns, sa string, want int, scope ...string) string {
+	t.Helper()
 	if _, err := client.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	rbac, err := exec.CommandContext(ctx, chainBin, "rbac", "--serviceaccount", ns+":"+sa, "-n", ns).Output()
+	rbac, err := exec.CommandContext(ctx, chainBin, append([]string{"rbac", "--serviceaccount", ns + ":" + sa}, scope...)...).Output()
 	if err != nil {
 		t.Fatalf("kubectl chain rbac: %v", err)
 	}
@@ -124,8 +188,8 @@ func TestRBACReadOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(docs) != 4 {
-		t.Fatalf("kubectl chain rbac printed %d objects, want a Role, a ClusterRole and their bindings:\n%s", len(docs), rbac)
+	if len(docs) != want {
+		t.Fatalf("kubectl chain rbac %v printed %d objects, want %d:\n%s", scope, len(docs), want, rbac)
 	}
 	tok, err := client.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
 	if err != nil {
@@ -142,31 +206,17 @@ func TestRBACReadOnly(t *testing.T) {
 	if err := clientcmd.WriteToFile(*cfg, kc); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{
-		{"deploy/web", "-n", ns, "--wait", "--timeout", "60s", "-o", "json"},
-		{"deploy/web", "-n", ns, "-o", "json"},
-		{"-l", "app=web", "-n", ns, "-o", "json"},
-		{"--all", "-n", ns, "-o", "json"},
-		{"capture", "deploy/web", "-n", ns, "--to", filepath.Join(t.TempDir(), "web.yaml")},
-	} {
-		out, err := exec.CommandContext(ctx, chainBin, append(args, "--kubeconfig", kc)...).CombinedOutput()
-		if err != nil {
-			t.Errorf("kubectl-chain %v as %s: %v\n%s", args, sa, err, out)
-			continue
-		}
-		if strings.Contains(string(out), `"unknown"`) || strings.Contains(string(out), "forbidden") {
-			t.Errorf("kubectl-chain %v as %s lacked a permission:\n%s", args, sa, out)
-		}
-	}
-	// The word to complete comes last.
-	if out, err := exec.CommandContext(ctx, chainBin, "__complete", "-n", ns, "--kubeconfig", kc, "deploy/").Output(); err != nil || !strings.Contains(string(out), "deploy/web") {
-		t.Errorf("completion as %s: %v\n%s", sa, err, out)
-	}
+	return kc
+}
+
+// auditReadsOnly checks from the audit log that user made requests, all of
+// them reads and none refused.
+func auditReadsOnly(t *testing.T, user string) {
+	t.Helper()
 	log, err := lab("logs", "audit")
 	if err != nil {
 		t.Fatalf("lab logs audit: %v", err)
 	}
-	user := "system:serviceaccount:" + ns + ":" + sa
 	seen := 0
 	for _, line := range strings.Split(log, "\n") {
 		var ev struct {
