@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/kindlab"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
 
 // noDaemon is docker on this workplace: a client without an engine.
@@ -38,6 +39,8 @@ func TestUpEngineValidation(t *testing.T) {
 		{[]string{"--engine", "kind", "--node-pods", "10"}, "--node-pods shapes the lab's virtual nodes"},
 		{[]string{"--node-image", "example/node:v1"}, "--node-image is a kind node image: it needs --engine kind"},
 		{[]string{"--engine", "kind", "--nodes", "0"}, "--nodes must be between 1 and"},
+		{[]string{"--frozen", "--nodes", "3"}, "--frozen starts a control plane with no nodes"},
+		{[]string{"--frozen", "--engine", "kind"}, "--frozen starts a control plane with no nodes"},
 	}
 	for _, tt := range tests {
 		dir := filepath.Join(t.TempDir(), "lab")
@@ -81,5 +84,34 @@ func TestScenariosListEngines(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("scenarios output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestFillNeedsFrozenLab: fill refuses a bad shape before anything, a lab
+// that is not up, and a lab whose controllers would rewrite what it
+// writes, each with the command that fixes it.
+func TestFillNeedsFrozenLab(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "lab")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--broken", "2000"}, "broken must be between 0 and half the deployments"},
+		{nil, "is not up: start one for fill with `kubectl chain lab up --frozen"},
+	} {
+		_, err := execute(t, noDaemon, append([]string{"fill", "--state-dir", dir}, tt.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("fill %v: error = %v, want it to say %q", tt.args, err, tt.want)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := state.WriteSpec(state.Layout{Dir: dir}, state.Spec{Name: "lab"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := execute(t, noDaemon, "fill", "--state-dir", dir)
+	if err == nil || !strings.Contains(err.Error(), "runs the controllers and kubelet, which would rewrite what fill writes") {
+		t.Errorf("fill on a lab that is not frozen: error = %v", err)
 	}
 }

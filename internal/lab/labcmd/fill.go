@@ -35,6 +35,10 @@ templates are its testdata/captures.`,
   kubectl chain lab fill --deployments 2000 --pods 20000 --events 100000`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			plan, err := fill.NewPlan(spec)
+			if err != nil {
+				return err
+			}
 			l, err := lab.Open(g.name, g.stateDir, getenv)
 			if err != nil {
 				return err
@@ -45,10 +49,6 @@ templates are its testdata/captures.`,
 			}
 			if !st.Frozen {
 				return fmt.Errorf("lab %q runs the controllers and kubelet, which would rewrite what fill writes: start a lab for it with `%s` (another name keeps this one: --name big)", l.Name, l.Command("up --frozen"))
-			}
-			plan, err := fill.NewPlan(spec)
-			if err != nil {
-				return err
 			}
 			tpl, err := fill.LoadTemplates(os.DirFS(templates), fill.Templates())
 			if err != nil {

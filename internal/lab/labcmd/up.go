@@ -29,6 +29,11 @@ directory until down.`,
 			if o.Frozen && !cmd.Flags().Changed("nodes") {
 				o.Nodes = 0
 			}
+			if o.Frozen {
+				if err := o.Validate(); err != nil {
+					return err
+				}
+			}
 			if engine == lab.EngineKind {
 				for _, f := range []string{"node-cpu", "node-memory", "node-pods"} {
 					if cmd.Flags().Changed(f) {
