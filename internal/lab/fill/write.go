@@ -13,15 +13,9 @@ import (
 	"golang.org/x/sync/errgroup"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
-
-	"github.com/kubectl-chain/kubectl-chain/chain"
-	"github.com/kubectl-chain/kubectl-chain/internal/lab/kubelet"
 )
 
 // Written counts what a fill wrote.
@@ -141,131 +135,6 @@ feed:
 	return w, err
 }
 
-// eventsOf is how many events a copy of t with replicas pods has: the
-// Deployment's and the ReplicaSet's as captured, and each pod's as many
-// times as the pods it stands for.
-func eventsOf(t *Template, replicas int) int {
-	n := 0
-	for _, e := range t.Events {
-		if e.Object.Kind != "Pod" {
-			n++
-		}
-	}
-	for _, p := range t.Pods {
-		n += eventsAbout(t, p.Name) * copies(len(t.Pods), replicas, p.Name, t)
-	}
-	return n
-}
-
-func eventsAbout(t *Template, pod string) int {
-	n := 0
-	for _, e := range t.Events {
-		if e.Object.Kind == "Pod" && e.Object.Name == pod {
-			n++
-		}
-	}
-	return n
-}
-
-// copies is how many of replicas pods are copies of template pod name.
-func copies(k, replicas int, name string, t *Template) int {
-	for i, p := range t.Pods {
-		if p.Name == name {
-			return replicas/k + btoi(i < replicas%k)
-		}
-	}
-	return 0
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// retry runs a write until the API server takes it: a busy one answers
-// 429 or times out now and then.
-func retry(ctx context.Context, write func() error) error {
-	return wait.ExponentialBackoffWithContext(ctx, wait.Backoff{Duration: 50 * time.Millisecond, Factor: 2, Steps: 8, Cap: 5 * time.Second}, func(context.Context) (bool, error) {
-		err := write()
-		switch {
-		case err == nil:
-			return true, nil
-		case apierrors.IsConflict(err), apierrors.IsTooManyRequests(err), apierrors.IsServerTimeout(err), apierrors.IsTimeout(err), apierrors.IsServiceUnavailable(err):
-			return false, nil
-		}
-		return false, err
-	})
-}
-
-func writeNodes(ctx context.Context, c kubernetes.Interface, names []string, tpl corev1.Node, now time.Time) error {
-	for i, name := range names {
-		n := tpl.DeepCopy()
-		old := n.Name
-		fresh(&n.ObjectMeta, "", name)
-		n.Labels["kubernetes.io/hostname"] = name
-		n.Spec.PodCIDR, n.Spec.PodCIDRs = "", nil
-		n.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: nodeIP(i)}, {Type: corev1.NodeHostName, Address: name}}
-		for j := range n.Status.Conditions {
-			n.Status.Conditions[j].LastHeartbeatTime = metav1.NewTime(now)
-			n.Status.Conditions[j].Message = strings.ReplaceAll(n.Status.Conditions[j].Message, old, name)
-		}
-		n.Status.Capacity[corev1.ResourcePods] = *resourcePods(podsPerNode)
-		n.Status.Allocatable[corev1.ResourcePods] = *resourcePods(podsPerNode)
-		status := n.Status
-		if err := retry(ctx, func() error {
-			created, err := c.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
-			if err != nil {
-				return err
-			}
-			created.Status = status
-			created, err = c.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{})
-			if err != nil {
-				return err
-			}
-			// The API server taints a new node not-ready (admission's
-			// TaintNodesByCondition); the node lifecycle controller lifts
-			// the taint once the node is Ready, as it is here.
-			created.Spec.Taints = tpl.Spec.Taints
-			_, err = c.CoreV1().Nodes().Update(ctx, created, metav1.UpdateOptions{})
-			return err
-		}); err != nil {
-			return fmt.Errorf("node %s: %w", name, err)
-		}
-	}
-	return nil
-}
-
-func resourcePods(n int64) *resource.Quantity { return resource.NewQuantity(n, resource.DecimalSI) }
-
-// nodeIP is the InternalIP of the fill's node i (a range no lab node uses).
-func nodeIP(i int) string { return fmt.Sprintf("10.%d.%d.%d", 200+i/65536, i/256%256, i%256) }
-
-func writeNamespaces(ctx context.Context, c kubernetes.Interface, names []string) error {
-	for _, name := range names {
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-		if err := retry(ctx, func() error {
-			_, err := c.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
-			return err
-		}); err != nil {
-			return fmt.Errorf("namespace %s: %w", name, err)
-		}
-	}
-	// Pods need their namespace's default ServiceAccount, which the
-	// serviceaccount controller creates.
-	for _, name := range names {
-		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-			_, err := c.CoreV1().ServiceAccounts(name).Get(ctx, "default", metav1.GetOptions{})
-			return err == nil, nil
-		})
-		if err != nil {
-			return fmt.Errorf("namespace %s has no default ServiceAccount after a minute: is the lab's controller manager running? %w", name, err)
-		}
-	}
-	return nil
-}
-
 // writeWorkload writes one Deployment, its ReplicaSet and pods, copied from
 // t with everything moved to at, and, when withEvents, their events. It
 // returns how many pods and events it wrote.
@@ -301,20 +170,11 @@ func writeWorkload(ctx context.Context, c kubernetes.Interface, wl Workload, t *
 	d.Spec.Replicas = ptr(int32(wl.Replicas))
 	d.Status = scaleDeployment(d.Status, len(t.Pods), wl.Replicas)
 	dStatus := d.Status
-	if err := retry(ctx, func() error {
-		created, err := c.AppsV1().Deployments(wl.Namespace).Create(ctx, d, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			created, err = c.AppsV1().Deployments(wl.Namespace).Get(ctx, wl.Name, metav1.GetOptions{})
-		}
-		if err != nil {
-			return err
-		}
-		d = created
+	d, err = createWithStatus(ctx, c.AppsV1().Deployments(wl.Namespace), d, func(d *appsv1.Deployment) {
 		d.Status = dStatus
 		d.Status.ObservedGeneration = d.Generation
-		d, err = c.AppsV1().Deployments(wl.Namespace).UpdateStatus(ctx, d, metav1.UpdateOptions{})
-		return err
-	}); err != nil {
+	})
+	if err != nil {
 		return 0, 0, err
 	}
 
@@ -334,20 +194,11 @@ func writeWorkload(ctx context.Context, c kubernetes.Interface, wl Workload, t *
 	rs.Spec.Replicas = ptr(int32(wl.Replicas))
 	rs.Status = scaleReplicaSet(rs.Status, len(t.Pods), wl.Replicas)
 	rsStatus := rs.Status
-	if err := retry(ctx, func() error {
-		created, err := c.AppsV1().ReplicaSets(wl.Namespace).Create(ctx, rs, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			created, err = c.AppsV1().ReplicaSets(wl.Namespace).Get(ctx, rsName, metav1.GetOptions{})
-		}
-		if err != nil {
-			return err
-		}
-		rs = created
+	rs, err = createWithStatus(ctx, c.AppsV1().ReplicaSets(wl.Namespace), rs, func(rs *appsv1.ReplicaSet) {
 		rs.Status = rsStatus
 		rs.Status.ObservedGeneration = rs.Generation
-		rs, err = c.AppsV1().ReplicaSets(wl.Namespace).UpdateStatus(ctx, rs, metav1.UpdateOptions{})
-		return err
-	}); err != nil {
+	})
+	if err != nil {
 		return 0, 0, err
 	}
 
@@ -382,25 +233,18 @@ func writeWorkload(ctx context.Context, c kubernetes.Interface, wl Workload, t *
 		bound := pod.Spec.NodeName != ""
 		status := pod.Status
 		g.Go(func() error {
-			return retry(pctx, func() error {
-				created, err := c.CoreV1().Pods(wl.Namespace).Create(pctx, pod, metav1.CreateOptions{})
-				if apierrors.IsAlreadyExists(err) {
-					created, err = c.CoreV1().Pods(wl.Namespace).Get(pctx, pod.Name, metav1.GetOptions{})
-				}
-				if err != nil {
-					return err
-				}
-				if bound {
-					created.Status = status
-					if _, err = c.CoreV1().Pods(wl.Namespace).UpdateStatus(pctx, created, metav1.UpdateOptions{}); err != nil {
-						return err
-					}
-				}
-				mu.Lock()
-				uids["Pod/"+pod.Name] = created.UID
-				mu.Unlock()
-				return nil
-			})
+			var set func(*corev1.Pod)
+			if bound {
+				set = func(p *corev1.Pod) { p.Status = status }
+			}
+			created, err := createWithStatus(pctx, c.CoreV1().Pods(wl.Namespace), pod, set)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			uids["Pod/"+pod.Name] = created.UID
+			mu.Unlock()
+			return nil
 		})
 		perPod[pc.from.Name] = append(perPod[pc.from.Name], pc)
 	}
@@ -473,121 +317,6 @@ func indexOf(names []string, name string) int {
 		}
 	}
 	return 0
-}
-
-// eventFor is a core/v1 event copied from e about kind/name.
-func eventFor(e chain.Event, namespace, kind, name string, uid types.UID, node string, names *strings.Replacer, shift time.Duration, id string) (*corev1.Event, error) {
-	api := "v1"
-	if kind == "Deployment" || kind == "ReplicaSet" {
-		api = "apps/v1"
-	}
-	ev := &corev1.Event{
-		ObjectMeta:     metav1.ObjectMeta{Namespace: namespace, Name: name + "." + id},
-		InvolvedObject: corev1.ObjectReference{Kind: kind, Namespace: namespace, Name: name, UID: uid, APIVersion: api, FieldPath: e.FieldPath},
-		Reason:         e.Reason,
-		Message:        e.Message,
-		Type:           e.Type,
-		Count:          max(1, e.Count),
-		FirstTimestamp: metav1.NewTime(e.First),
-		LastTimestamp:  metav1.NewTime(e.Last),
-		Source:         corev1.EventSource{Component: e.Source},
-	}
-	if e.Source == "kubelet" {
-		ev.Source.Host = node
-	}
-	return rewrite(ev, names, shift)
-}
-
-func createEvent(ctx context.Context, c kubernetes.Interface, ev *corev1.Event) error {
-	return retry(ctx, func() error {
-		_, err := c.CoreV1().Events(ev.Namespace).Create(ctx, ev, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			return nil
-		}
-		return err
-	})
-}
-
-// writeLeftovers writes n events about pods of earlier rollouts of the
-// healthy Deployments: what the kubelet and the ReplicaSet controller said
-// as they started and, at the next rollout, stopped them.
-func writeLeftovers(ctx context.Context, c kubernetes.Interface, p Plan, t *Template, now time.Time, n int, rng *rand.Rand) (int, error) {
-	if n == 0 || len(t.Pods) == 0 {
-		return 0, nil
-	}
-	killing := ""
-	for _, f := range kubelet.PodEventFormats() {
-		if f.Reason == "Killing" && strings.HasPrefix(f.Format, "Stopping container") {
-			killing = f.Format
-		}
-	}
-	tpl := t.Pods[0]
-	var podEvents []chain.Event
-	for _, e := range t.Events {
-		if e.Object.Kind == "Pod" && e.Object.Name == tpl.Name {
-			podEvents = append(podEvents, e)
-		}
-	}
-	var healthy []Workload
-	for _, w := range p.Workloads {
-		if !w.Broken {
-			healthy = append(healthy, w)
-		}
-	}
-	written := 0
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	queue := make(chan *corev1.Event, workers)
-	for range workers {
-		wg.Go(func() {
-			for ev := range queue {
-				if err := createEvent(ctx, c, ev); err != nil {
-					select {
-					case errs <- err:
-					default:
-					}
-					continue
-				}
-				mu.Lock()
-				written++
-				mu.Unlock()
-			}
-		})
-	}
-	finish := func(err error) (int, error) {
-		close(queue)
-		wg.Wait()
-		return written, err
-	}
-	for queued := 0; queued < n; {
-		w := healthy[rng.IntN(len(healthy))]
-		pod := w.Name + "-" + suffix(rng, 10) + "-" + suffix(rng, 5)
-		shift := now.Add(-time.Duration(2+rng.IntN(55)) * time.Minute).Sub(t.CapturedAt)
-		names := replacer(map[string]string{tpl.Name: pod, t.Deployment.Namespace: w.Namespace})
-		uid := types.UID(fmt.Sprintf("%08x-0000-4000-8000-%012x", rng.Uint32(), rng.Uint64()&0xffffffffffff))
-		batch := append([]chain.Event(nil), podEvents...)
-		if killing != "" && len(tpl.Spec.Containers) > 0 && len(podEvents) > 0 {
-			last := podEvents[len(podEvents)-1]
-			batch = append(batch, chain.Event{Type: "Normal", Reason: "Killing", Message: fmt.Sprintf(killing, tpl.Spec.Containers[0].Name),
-				FieldPath: last.FieldPath, Count: 1, First: last.Last.Add(20 * time.Minute), Last: last.Last.Add(20 * time.Minute), Source: "kubelet"})
-		}
-		for j, e := range batch[:min(len(batch), n-queued)] {
-			ev, err := eventFor(e, w.Namespace, "Pod", pod, uid, "", names, shift, fmt.Sprintf("%x", j))
-			if err != nil {
-				return finish(err)
-			}
-			select {
-			case queue <- ev:
-				queued++
-			case err := <-errs:
-				return finish(err)
-			case <-ctx.Done():
-				return finish(ctx.Err())
-			}
-		}
-	}
-	return finish(nil)
 }
 
 // relabel points the app label at the copy's name.
