@@ -85,10 +85,7 @@ func TestRelease(t *testing.T) {
 			b.(map[string]any)["goos"] = []string{runtime.GOOS}
 			b.(map[string]any)["goarch"] = []string{runtime.GOARCH}
 		}
-		for _, c := range cfg["homebrew_casks"].([]any) {
-			c.(map[string]any)["ids"] = []string{"kubectl-chain"}
-			c.(map[string]any)["binaries"] = []string{"kubectl-chain"}
-		}
+		cfg["homebrew_casks"] = onlyNamed(cfg["homebrew_casks"], "kubectl-chain")
 	}
 	out, _ := yaml.Marshal(cfg)
 	snapCfg := filepath.Join(t.TempDir(), "goreleaser.yaml")
@@ -129,14 +126,16 @@ func TestRelease(t *testing.T) {
 		}
 	}
 
-	// Homebrew: the cask names both binaries.
-	cask, err := os.ReadFile(filepath.Join(dist, "homebrew", "Casks", "kubectl-chain.rb"))
-	if err != nil {
-		t.Fatalf("no Homebrew cask: %v", err)
-	}
-	for _, b := range []string{`binary "kubectl-chain"`, `binary "kubectl-chain-lab"`} {
-		if !strings.Contains(string(cask), b) && (all || !strings.Contains(b, "lab")) {
-			t.Errorf("the cask has no %s:\n%s", b, cask)
+	// Homebrew: a cask per binary.
+	for _, name := range []string{"kubectl-chain", "kubectl-chain-lab"} {
+		if name == "kubectl-chain-lab" && !all {
+			continue
+		}
+		cask, err := os.ReadFile(filepath.Join(dist, "homebrew", "Casks", name+".rb"))
+		if err != nil {
+			t.Errorf("no Homebrew cask for %s: %v", name, err)
+		} else if !strings.Contains(string(cask), `binary "`+name+`"`) {
+			t.Errorf("the cask of %s does not install it:\n%s", name, cask)
 		}
 	}
 
@@ -190,6 +189,17 @@ func only(list any, id string) []any {
 	var out []any
 	for _, e := range list.([]any) {
 		if e.(map[string]any)["id"] == id {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// onlyNamed keeps the entries of a goreleaser list with that name.
+func onlyNamed(list any, name string) []any {
+	var out []any
+	for _, e := range list.([]any) {
+		if e.(map[string]any)["name"] == name {
 			out = append(out, e)
 		}
 	}
