@@ -275,6 +275,39 @@ type reportList struct {
 	} `json:"items"`
 }
 
+// checkVerdicts checks a -A --all -o json report list of the filled
+// cluster: exactly the planted Deployments are broken, each with the cause
+// its template's capture has, and every other one is healthy.
+func checkVerdicts(tb testing.TB, c *bigCluster, out []byte) {
+	tb.Helper()
+	want := expectedCauses(tb)
+	var list reportList
+	if err := json.Unmarshal(out, &list); err != nil {
+		tb.Fatalf("-A -o json: %v\n%.2000s", err, out)
+	}
+	broken := map[string]fill.Workload{}
+	for _, w := range c.plan.BrokenWorkloads() {
+		broken[w.Namespace+"/"+w.Name] = w
+	}
+	if len(list.Items) != len(c.plan.Workloads) {
+		tb.Errorf("%d reports, want %d", len(list.Items), len(c.plan.Workloads))
+	}
+	for _, r := range list.Items {
+		key := r.Namespace + "/" + r.Name
+		w, planted := broken[key]
+		switch {
+		case planted && string(r.Verdict.Cause) != want[w.Template]:
+			tb.Errorf("%s (%s): %s %s, want cause %s", key, w.Template, r.Verdict.Health, r.Verdict.Cause, want[w.Template])
+		case !planted && r.Verdict.Health != chain.Healthy:
+			tb.Errorf("%s is healthy, reported %s %s: %s", key, r.Verdict.Health, r.Verdict.Cause, r.Verdict.Summary)
+		}
+		delete(broken, key)
+	}
+	for key := range broken {
+		tb.Errorf("%s was planted broken and not reported", key)
+	}
+}
+
 // TestBigCluster: among hundreds of healthy Deployments in namespaces of
 // thousands of events, -A --all finds exactly the broken ones lab fill
 // planted, each with the cause its template's capture has, for a number
@@ -285,33 +318,8 @@ func TestBigCluster(t *testing.T) {
 	defer cancel()
 	spec := fill.Spec{Seed: 3, Namespaces: 4, Deployments: 300, Broken: 12, Pods: 2400, Events: 12000}
 	c := startBigCluster(ctx, t, spec)
-	want := expectedCauses(t)
 	u := c.measure(ctx, t, "kubectl-chain/", []string{chainBin, "-A", "--all", "-o", "json"})
-	var list reportList
-	if err := json.Unmarshal(u.out, &list); err != nil {
-		t.Fatalf("-A -o json: %v\n%.2000s", err, u.out)
-	}
-	broken := map[string]fill.Workload{}
-	for _, w := range c.plan.BrokenWorkloads() {
-		broken[w.Namespace+"/"+w.Name] = w
-	}
-	if len(list.Items) != len(c.plan.Workloads) {
-		t.Errorf("%d reports, want %d", len(list.Items), len(c.plan.Workloads))
-	}
-	for _, r := range list.Items {
-		key := r.Namespace + "/" + r.Name
-		w, planted := broken[key]
-		switch {
-		case planted && string(r.Verdict.Cause) != want[w.Template]:
-			t.Errorf("%s (%s): %s %s, want cause %s", key, w.Template, r.Verdict.Health, r.Verdict.Cause, want[w.Template])
-		case !planted && r.Verdict.Health != chain.Healthy:
-			t.Errorf("%s is healthy, reported %s %s: %s", key, r.Verdict.Health, r.Verdict.Cause, r.Verdict.Summary)
-		}
-		delete(broken, key)
-	}
-	for key := range broken {
-		t.Errorf("%s was planted broken and not reported", key)
-	}
+	checkVerdicts(t, c, u.out)
 	// 5 workload kinds, pods and ReplicaSets, the events' first page, and
 	// per namespace at most two field-selected reads or one whole one.
 	if limit := 8 + 2*spec.Namespaces; u.total() > limit || u.requests["list"]+u.requests["watch"] != u.total() {
@@ -333,7 +341,7 @@ func TestBigCluster(t *testing.T) {
 // 20,000 events), beside kubectl describe and kubectl rollout status on the
 // same Deployment: requests as the API server's audit log counts them,
 // bytes the API server sent, wall time and peak RSS. The fill takes about 6
-// minutes on 2 cores.
+// minutes on 2 cores. It checks the verdicts of -A as TestBigCluster does.
 func BenchmarkBigCluster(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
@@ -362,7 +370,9 @@ func BenchmarkBigCluster(b *testing.B) {
 			[]string{"kubectl", "describe", "rs", "-l", "app=big", "-n", ns},
 			[]string{"kubectl", "describe", "pods", "-l", "app=big", "-n", ns}))
 		add("rollout status big", "", c.measure(ctx, b, "kubectl/", []string{"kubectl", "rollout", "status", "deploy/big", "-n", ns, "--timeout", "60s"}))
-		add("chain -A --all", "10 s, 500 MB, constant requests", c.measure(ctx, b, "kubectl-chain/", []string{chainBin, "-A", "--all"}))
+		all := c.measure(ctx, b, "kubectl-chain/", []string{chainBin, "-A", "--all", "-o", "json"})
+		checkVerdicts(b, c, all.out)
+		add("chain -A --all -o json", "10 s, 500 MB, constant requests", all)
 		churn, stop := context.WithCancel(ctx)
 		changed := make(chan int, 1)
 		go func() { changed <- churnPods(churn, c, spec.Pods/100, time.Minute) }()
