@@ -79,13 +79,13 @@ func TestRelease(t *testing.T) {
 	if !all {
 		// kubectl-chain for this platform: the lab's archives would
 		// compile Kubernetes once more (10 minutes on 2 cores).
-		cfg["builds"] = only(cfg["builds"], "kubectl-chain")
-		cfg["archives"] = only(cfg["archives"], "kubectl-chain")
+		cfg["builds"] = only(cfg["builds"], "id", "kubectl-chain")
+		cfg["archives"] = only(cfg["archives"], "id", "kubectl-chain")
 		for _, b := range cfg["builds"].([]any) {
 			b.(map[string]any)["goos"] = []string{runtime.GOOS}
 			b.(map[string]any)["goarch"] = []string{runtime.GOARCH}
 		}
-		cfg["homebrew_casks"] = onlyNamed(cfg["homebrew_casks"], "kubectl-chain")
+		cfg["homebrew_casks"] = only(cfg["homebrew_casks"], "name", "kubectl-chain")
 	}
 	out, _ := yaml.Marshal(cfg)
 	snapCfg := filepath.Join(t.TempDir(), "goreleaser.yaml")
@@ -184,22 +184,11 @@ func tagOf(t *testing.T, names []string) string {
 	return ""
 }
 
-// only keeps the entries of a goreleaser list with that id.
-func only(list any, id string) []any {
+// only keeps the entries of a goreleaser list whose key is value.
+func only(list any, key, value string) []any {
 	var out []any
 	for _, e := range list.([]any) {
-		if e.(map[string]any)["id"] == id {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// onlyNamed keeps the entries of a goreleaser list with that name.
-func onlyNamed(list any, name string) []any {
-	var out []any
-	for _, e := range list.([]any) {
-		if e.(map[string]any)["name"] == name {
+		if e.(map[string]any)[key] == value {
 			out = append(out, e)
 		}
 	}
