@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -106,34 +107,46 @@ func (r *Reader) listEvents(ctx context.Context, ns string, base metav1.ListOpti
 	}
 }
 
-// targetedEvents reads, in parallel, the events of each of the snapshot's
-// chain.EventTargets, by field selector; the snapshot's objects must be
-// assembled. It records the targets on the snapshot.
+// targetedEvents reads the events of each of the snapshot's
+// chain.EventTargets; the snapshot's objects must be assembled. It records
+// the targets on the snapshot.
 func (r *Reader) targetedEvents(ctx context.Context, snap *chain.Snapshot) listed[chain.Event] {
 	targets := chain.EventTargets(snap)
 	snap.EventsOf = targets
-	outs := make([]listed[chain.Event], len(targets))
+	evs, err := r.eventsOf(ctx, snap.Namespace, targets)
+	return listed[chain.Event]{items: appendRelevantKinds(nil, evs), requests: len(targets), err: err}
+}
+
+// eventsOf reads, in parallel, the events about each of objs in namespace
+// ns, one field-selected request each; the error is the first that failed.
+func (r *Reader) eventsOf(ctx context.Context, ns string, objs []chain.ObjectRef) ([]corev1.Event, error) {
+	lists, errs := make([][]corev1.Event, len(objs)), make([]error, len(objs))
 	var wg sync.WaitGroup
-	for i, o := range targets {
+	for i, o := range objs {
 		wg.Go(func() {
-			l, err := r.Client.CoreV1().Events(snap.Namespace).List(ctx, metav1.ListOptions{FieldSelector: eventsAbout(o)})
-			outs[i].requests, outs[i].err = 1, err
-			if err == nil {
-				outs[i].items, outs[i].rv = appendRelevantKinds(nil, l.Items), l.ResourceVersion
+			l, err := r.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: eventsAbout(o)})
+			if errs[i] = err; err == nil {
+				lists[i] = l.Items
 			}
 		})
 	}
 	wg.Wait()
-	var all listed[chain.Event]
-	for _, o := range outs {
-		all.requests += o.requests
-		all.items = append(all.items, o.items...)
-		if all.err == nil {
-			all.err = o.err
-		}
-		if o.rv != "" {
-			all.rv = o.rv
+	var out []corev1.Event
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	for _, err := range errs {
+		if err != nil {
+			return out, err
 		}
 	}
-	return all
+	return out, nil
+}
+
+// eventsAbout is the field selector of the events about o.
+func eventsAbout(o chain.ObjectRef) string {
+	if o.UID != "" {
+		return fields.OneTermEqualSelector("involvedObject.uid", string(o.UID)).String()
+	}
+	return fields.Set{"involvedObject.kind": o.Kind, "involvedObject.name": o.Name}.String()
 }

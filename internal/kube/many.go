@@ -28,16 +28,6 @@ func (r *Reader) Many(ctx context.Context, namespace, selector string) (*capture
 	return m.Bundle(), m.Gaps, m.Requests, nil
 }
 
-// collect appends one page of a typed list and returns where the next
-// page starts.
-func collect[L interface{ GetContinue() string }, T any](l L, err error, dst *[]T, items func(L) []T) (string, error) {
-	if err != nil {
-		return "", err
-	}
-	*dst = append(*dst, items(l)...)
-	return l.GetContinue(), nil
-}
-
 // paged runs a list page by page, counting each request.
 func paged(ctx context.Context, requests *int, opts metav1.ListOptions, list func(metav1.ListOptions) (string, error)) error {
 	opts.Limit = pageSize

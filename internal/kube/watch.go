@@ -231,10 +231,7 @@ func (s stream) follow(ctx context.Context, changed chan<- struct{}, forbidden f
 		case err == nil:
 			opts.ResourceVersion = s.drain(ctx, w, opts.ResourceVersion, changed)
 		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(watchRetry):
-		}
+		sleep(ctx, watchRetry)
 	}
 }
 

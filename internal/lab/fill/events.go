@@ -28,8 +28,8 @@ func eventsOf(t *Template, replicas int) int {
 			n++
 		}
 	}
-	for _, p := range t.Pods {
-		n += eventsAbout(t, p.Name) * copies(len(t.Pods), replicas, p.Name, t)
+	for i, p := range t.Pods {
+		n += eventsAbout(t, p.Name) * copies(t, replicas, i)
 	}
 	return n
 }
@@ -44,21 +44,15 @@ func eventsAbout(t *Template, pod string) int {
 	return n
 }
 
-// copies is how many of replicas pods are copies of template pod name.
-func copies(k, replicas int, name string, t *Template) int {
-	for i, p := range t.Pods {
-		if p.Name == name {
-			return replicas/k + btoi(i < replicas%k)
-		}
+// copies is how many of replicas pods are copies of template pod i:
+// replica j copies pod j mod k.
+func copies(t *Template, replicas, i int) int {
+	k := len(t.Pods)
+	n := replicas / k
+	if i < replicas%k {
+		n++
 	}
-	return 0
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	return n
 }
 
 // eventFor is a core/v1 event copied from e about kind/name.
