@@ -21,6 +21,9 @@ type Owned struct {
 	Jobs        []batchv1.Job
 	Claims      []corev1.PersistentVolumeClaim
 	Pods        []corev1.Pod
+	// Services are the namespace's Services: the service controller's
+	// events about a load balancer are the serving link's evidence.
+	Services []corev1.Service
 }
 
 // Concerning keeps the events about the workload or one of the objects it
@@ -43,6 +46,9 @@ func Concerning(evs []Event, o Owned) []Event {
 	}
 	for i := range o.Pods {
 		uids[objectKey{"Pod", o.Pods[i].Name}] = o.Pods[i].UID
+	}
+	for i := range o.Services {
+		uids[objectKey{"Service", o.Services[i].Name}] = o.Services[i].UID
 	}
 	// A pod names its ReplicaSet or Job: that keeps the owner's events
 	// when the owner could not be read.
@@ -101,7 +107,8 @@ func (s *Snapshot) Workload() metav1.Object {
 // Assemble fills the snapshot's objects the one way both the live reader
 // and the capture loader must: each list by name, and only the events that
 // concern the workload or what it owns, oldest first. The workload must be
-// set, and the kind's other lists (Revisions, Claims, Nodes, Jobs) too.
+// set, and the kind's other lists (Revisions, Claims, Nodes, Jobs,
+// Services, EndpointSlices) too.
 func (s *Snapshot) Assemble(rss []appsv1.ReplicaSet, pods []corev1.Pod, evs []Event) {
 	sort.SliceStable(rss, func(i, j int) bool { return rss[i].Name < rss[j].Name })
 	sort.SliceStable(pods, func(i, j int) bool { return pods[i].Name < pods[j].Name })
@@ -109,7 +116,9 @@ func (s *Snapshot) Assemble(rss []appsv1.ReplicaSet, pods []corev1.Pod, evs []Ev
 	sort.SliceStable(s.Claims, func(i, j int) bool { return s.Claims[i].Name < s.Claims[j].Name })
 	sort.SliceStable(s.Revisions, func(i, j int) bool { return s.Revisions[i].Revision < s.Revisions[j].Revision })
 	sort.SliceStable(s.Nodes, func(i, j int) bool { return s.Nodes[i].Name < s.Nodes[j].Name })
+	sort.SliceStable(s.Services, func(i, j int) bool { return s.Services[i].Name < s.Services[j].Name })
+	sort.SliceStable(s.EndpointSlices, func(i, j int) bool { return s.EndpointSlices[i].Name < s.EndpointSlices[j].Name })
 	s.ReplicaSets, s.Pods = rss, pods
-	s.Events = Concerning(evs, Owned{Workload: s.Workload(), Kind: s.KindOf(), ReplicaSets: rss, Jobs: s.Jobs, Claims: s.Claims, Pods: pods})
+	s.Events = Concerning(evs, Owned{Workload: s.Workload(), Kind: s.KindOf(), ReplicaSets: rss, Jobs: s.Jobs, Claims: s.Claims, Pods: pods, Services: s.Services})
 	SortEvents(s.Events)
 }

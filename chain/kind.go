@@ -2,8 +2,10 @@ package chain
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,6 +25,9 @@ const (
 	// KindPod is a pod no controller owns, walked alone.
 	KindPod Kind = "Pod"
 )
+
+// Serves says the kind's chain goes on past ready to the Services.
+func Serves(k Kind) bool { return slices.Contains(ChainOf(k), LinkServing) }
 
 // Kinds are the walked kinds, in the order a table of several lists them.
 var Kinds = []Kind{KindDeployment, KindStatefulSet, KindDaemonSet, KindJob, KindCronJob}
@@ -53,20 +58,21 @@ func (s *Snapshot) KindOf() Kind {
 }
 
 // ChainOf is the kind's chain: its links in the order they run. Pods,
-// node-assignment, containers and ready are the same steps for every kind
-// whose pods should keep running; a Job's pods should finish instead.
+// node-assignment, containers, ready and serving are the same steps for
+// every kind whose pods should keep running; a Job's pods should finish
+// instead, and serve no Service.
 func ChainOf(k Kind) []LinkID {
 	switch k {
 	case KindStatefulSet:
-		return []LinkID{LinkStored, LinkRevision, LinkPods, LinkClaims, LinkNodeAssignment, LinkContainers, LinkReady}
+		return []LinkID{LinkStored, LinkRevision, LinkPods, LinkClaims, LinkNodeAssignment, LinkContainers, LinkReady, LinkServing}
 	case KindDaemonSet:
-		return []LinkID{LinkStored, LinkNodes, LinkPods, LinkNodeAssignment, LinkContainers, LinkReady}
+		return []LinkID{LinkStored, LinkNodes, LinkPods, LinkNodeAssignment, LinkContainers, LinkReady, LinkServing}
 	case KindJob:
 		return []LinkID{LinkStored, LinkPods, LinkNodeAssignment, LinkContainers, LinkCompletion}
 	case KindCronJob:
 		return []LinkID{LinkStored, LinkSchedule, LinkPods, LinkNodeAssignment, LinkContainers, LinkCompletion}
 	case KindPod:
-		return []LinkID{LinkStored, LinkNodeAssignment, LinkContainers, LinkReady}
+		return []LinkID{LinkStored, LinkNodeAssignment, LinkContainers, LinkReady, LinkServing}
 	}
 	return Links
 }
@@ -74,7 +80,7 @@ func ChainOf(k Kind) []LinkID {
 // AllLinks is every link ID in the order chains run them, so findings of
 // several kinds sort alike.
 var AllLinks = []LinkID{LinkStored, LinkSchedule, LinkReplicaSet, LinkRevision, LinkNodes, LinkPods, LinkClaims,
-	LinkNodeAssignment, LinkContainers, LinkReady, LinkCompletion}
+	LinkNodeAssignment, LinkContainers, LinkReady, LinkServing, LinkCompletion}
 
 // NewestJob is the newest of a CronJob's Jobs by creation (names break
 // ties), nil with none: the CronJob's chain goes on through it.
@@ -145,3 +151,23 @@ func CronJobRunPods(jobs []batchv1.Job, pods []corev1.Pod) []corev1.Pod {
 // controller labels them job-name (and, since Kubernetes 1.27, also
 // batch.kubernetes.io/job-name).
 const JobPodsSelector = "job-name"
+
+// PodTemplate is the template of the workload's pods (a bare pod's own
+// metadata and spec), nil when the workload was not found.
+func (s *Snapshot) PodTemplate() *corev1.PodTemplateSpec {
+	switch w := s.Workload().(type) {
+	case *appsv1.Deployment:
+		return &w.Spec.Template
+	case *appsv1.StatefulSet:
+		return &w.Spec.Template
+	case *appsv1.DaemonSet:
+		return &w.Spec.Template
+	case *batchv1.Job:
+		return &w.Spec.Template
+	case *batchv1.CronJob:
+		return &w.Spec.JobTemplate.Spec.Template
+	case *corev1.Pod:
+		return &corev1.PodTemplateSpec{ObjectMeta: w.ObjectMeta, Spec: w.Spec}
+	}
+	return nil
+}

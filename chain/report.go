@@ -12,7 +12,7 @@ const SchemaVersion = "kubectl-chain/v1"
 // LinkID names a link of the chain. The IDs are part of the output schema.
 type LinkID string
 
-// The six links, in the order the chain runs them.
+// A Deployment's links, in the order the chain runs them.
 const (
 	LinkStored         LinkID = "stored"
 	LinkReplicaSet     LinkID = "replicaset"
@@ -27,11 +27,14 @@ const (
 	LinkNodes      LinkID = "nodes"
 	LinkCompletion LinkID = "completion"
 	LinkSchedule   LinkID = "schedule"
+	// LinkServing is past ready: the Services that select the pods, and
+	// their EndpointSlices, so traffic reaches them.
+	LinkServing LinkID = "serving"
 )
 
 // Links is a Deployment's chain in order: each link is some program's one
 // step, and a link can only work once the ones before it have.
-var Links = []LinkID{LinkStored, LinkReplicaSet, LinkPods, LinkNodeAssignment, LinkContainers, LinkReady}
+var Links = []LinkID{LinkStored, LinkReplicaSet, LinkPods, LinkNodeAssignment, LinkContainers, LinkReady, LinkServing}
 
 // Title is the link's human name with the component that owns the step in
 // a Deployment's chain.
@@ -72,6 +75,8 @@ func (l LinkID) TitleFor(k Kind) string {
 		return "containers (kubelet, container runtime)"
 	case LinkReady:
 		return "ready (probes, rollout availability)"
+	case LinkServing:
+		return "serving (Services, EndpointSlice controller, load balancers)"
 	}
 	return string(l)
 }

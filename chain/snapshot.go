@@ -12,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 )
 
 // Snapshot is everything the walk needs about one workload, read once.
@@ -46,6 +47,15 @@ type Snapshot struct {
 	Nodes []corev1.Node
 	// Jobs are a CronJob's Jobs.
 	Jobs []batchv1.Job
+
+	// Services are the namespace's Services, read beside the workload's
+	// own lists for the serving link; ServicesRead says they were read (a
+	// live read, or a file that holds Services): a file without any cannot
+	// tell "none" from "not captured". EndpointSlices are those of the
+	// Services the serving link looks at.
+	Services       []corev1.Service
+	EndpointSlices []discoveryv1.EndpointSlice
+	ServicesRead   bool
 
 	// ReplicaSets and Pods are those matching the workload's selector (a
 	// CronJob's: those of its Jobs).
@@ -88,6 +98,8 @@ const (
 	ResourceControllerRevisions Resource = "controllerrevisions"
 	ResourceClaims              Resource = "persistentvolumeclaims"
 	ResourceNodes               Resource = "nodes"
+	ResourceServices            Resource = "services"
+	ResourceEndpointSlices      Resource = "endpointslices"
 )
 
 // Gap is evidence that could not be read, and why.

@@ -17,7 +17,7 @@ var catalogue = buildCatalogue(
 	causeGroup{"config", configCauses}, causeGroup{"volume", mountCauses},
 	causeGroup{"start", startCauses}, causeGroup{"crash", crashCauses},
 	causeGroup{"eviction", evictCauses}, causeGroup{"probe", probeCauses},
-	causeGroup{"hook", hookCauses},
+	causeGroup{"hook", hookCauses}, causeGroup{"serving", servingCauses},
 )
 
 // causeGroup is one decoder subject's causes, declared beside its code.

@@ -36,7 +36,7 @@ func (w *walker) verdict(links []chain.Link) chain.Verdict {
 		}
 	}
 	if l == nil {
-		return chain.Verdict{Health: chain.Healthy, Summary: links[len(links)-1].Summary}
+		return chain.Verdict{Health: chain.Healthy, Summary: lastPodLink(links).Summary}
 	}
 	v := chain.Verdict{Health: health, Link: l.ID, Summary: l.Summary}
 	if len(l.Findings) > 0 {
@@ -140,7 +140,7 @@ func gapNotes(r *chain.Report, s *chain.Snapshot) {
 	if len(s.EventsOf) > 0 && len(r.Links) > 0 {
 		l := r.Link(r.Verdict.Link)
 		if l == nil {
-			l = &r.Links[len(r.Links)-1]
+			l = lastPodLink(r.Links)
 		}
 		var of []string
 		for _, o := range s.EventsOf {
@@ -155,7 +155,7 @@ func gapNotes(r *chain.Report, s *chain.Snapshot) {
 	}
 	l := r.Link(r.Verdict.Link)
 	if l == nil {
-		l = &r.Links[len(r.Links)-1]
+		l = lastPodLink(r.Links)
 	}
 	note := fmt.Sprintf("events not read (cannot %s %s: %s): this verdict rests on object status alone, and causes only events tell may be missing", g.Verb, g.Resource, g.Message)
 	if g.Forbidden {
@@ -165,4 +165,16 @@ func gapNotes(r *chain.Report, s *chain.Snapshot) {
 		}
 	}
 	l.Notes = append(l.Notes, note)
+}
+
+// lastPodLink is the last link about the workload's own pods (ready, or a
+// Job's completion), the one that says a healthy workload is done: the
+// serving link past it is about Services.
+func lastPodLink(links []chain.Link) *chain.Link {
+	for i := len(links) - 1; i > 0; i-- {
+		if links[i].ID != chain.LinkServing {
+			return &links[i]
+		}
+	}
+	return &links[0]
 }

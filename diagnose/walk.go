@@ -80,6 +80,9 @@ func Walk(s *chain.Snapshot, o Options) *chain.Report {
 	} else {
 		r.Links = w.kindLinks()
 	}
+	if chain.Serves(s.KindOf()) && len(r.Links) < len(chain.ChainOf(s.KindOf())) {
+		r.Links = append(r.Links, w.serving())
+	}
 	afterBroken(r.Links)
 	w.viaNote(r.Links)
 	r.Verdict = w.verdict(r.Links)

@@ -19,6 +19,7 @@ func liveReport() *chain.Report {
 		r.Links = append(r.Links, chain.Link{ID: id, Status: chain.StatusOK, Summary: "fine"})
 	}
 	r.Links[4].Status, r.Links[5].Status, r.Links[5].Summary = chain.StatusProgressing, chain.StatusNotReached, ""
+	r.Links[6].Status, r.Links[6].Summary = chain.StatusNotReached, ""
 	return r
 }
 
@@ -43,8 +44,8 @@ func TestLiveRedraws(t *testing.T) {
 		t.Errorf("first frame moves the cursor or has color without Color: %q", first)
 	}
 	lines := strings.Split(strings.TrimSuffix(first, "\n"), "\n")
-	if len(lines) != 7 {
-		t.Errorf("frame has %d lines, want 7:\n%s", len(lines), first)
+	if len(lines) != 8 {
+		t.Errorf("frame has %d lines, want 8:\n%s", len(lines), first)
 	}
 	for _, line := range lines {
 		if n := len([]rune(line)); n > 40 {
@@ -55,12 +56,12 @@ func TestLiveRedraws(t *testing.T) {
 	if err := l.Draw(liveReport(), 2*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(b.String(), "\x1b[7A\x1b[J") {
+	if !strings.HasPrefix(b.String(), "\x1b[8A\x1b[J") {
 		t.Errorf("second frame does not erase the first: %q", b.String())
 	}
 	b.Reset()
 	l.Clear()
-	if b.String() != "\x1b[7A\x1b[J" {
+	if b.String() != "\x1b[8A\x1b[J" {
 		t.Errorf("Clear wrote %q", b.String())
 	}
 }

@@ -125,6 +125,9 @@ func (b *Bundle) eventsAbout(s *chain.Snapshot) []chain.Event {
 	for _, c := range s.Claims {
 		keys[chain.ObjectRef{Kind: "PersistentVolumeClaim", Name: c.Name}] = true
 	}
+	for _, svc := range s.Services {
+		keys[chain.ObjectRef{Kind: "Service", Name: svc.Name}] = true
+	}
 	for i := range s.Pods {
 		keys[chain.ObjectRef{Kind: "Pod", Name: s.Pods[i].Name}] = true
 		if ref := metav1.GetControllerOf(&s.Pods[i]); ref != nil {

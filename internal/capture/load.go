@@ -15,6 +15,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
@@ -34,6 +35,13 @@ type Bundle struct {
 	Nodes        []corev1.Node
 	Pods         []corev1.Pod
 	Events       []chain.Event
+	// Services and EndpointSlices are the serving link's evidence.
+	// ServicesRead says the input holds Services or is a capture whose
+	// reader read them (ServicesComment): without either, "no Service"
+	// cannot be told from "not captured".
+	Services       []corev1.Service
+	EndpointSlices []discoveryv1.EndpointSlice
+	ServicesRead   bool
 	// Skipped counts objects of other kinds, by kind.
 	Skipped map[string]int
 	// CapturedAt is the capture time `kubectl chain capture` recorded; zero
@@ -48,6 +56,11 @@ type Bundle struct {
 
 // TimeComment heads a kubectl chain capture, followed by its RFC 3339 time.
 const TimeComment = "# kubectl-chain capture at "
+
+// ServicesComment is a line of a capture whose reader listed the
+// namespace's Services: the Services it holds are all that concern the
+// workload, none included.
+const ServicesComment = "# services: read"
 
 type typeMeta struct {
 	APIVersion string            `json:"apiVersion"`
@@ -68,6 +81,9 @@ func Load(r io.Reader) (*Bundle, error) {
 		if t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(line))); err == nil {
 			b.CapturedAt = t
 		}
+	}
+	if bytes.Contains(data, []byte("\n"+ServicesComment+"\n")) {
+		b.ServicesRead = true
 	}
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	docs := 0
@@ -132,6 +148,11 @@ func (b *Bundle) add(raw json.RawMessage) error {
 		err = decodeInto(raw, &b.Claims)
 	case tm.Kind == "Node" && group == "":
 		err = decodeInto(raw, &b.Nodes)
+	case tm.Kind == "Service" && group == "":
+		err = decodeInto(raw, &b.Services)
+		b.ServicesRead = true
+	case tm.Kind == "EndpointSlice" && group == "discovery.k8s.io":
+		err = decodeInto(raw, &b.EndpointSlices)
 	case tm.Kind == "ReplicaSet" && (group == "apps" || group == "extensions"):
 		var rs appsv1.ReplicaSet
 		if err = json.Unmarshal(raw, &rs); err == nil {
@@ -186,6 +207,9 @@ func (b *Bundle) Merge(o *Bundle) {
 	b.ReplicaSets = append(b.ReplicaSets, o.ReplicaSets...)
 	b.Pods = append(b.Pods, o.Pods...)
 	b.Events = append(b.Events, o.Events...)
+	b.Services = append(b.Services, o.Services...)
+	b.EndpointSlices = append(b.EndpointSlices, o.EndpointSlices...)
+	b.ServicesRead = b.ServicesRead || o.ServicesRead
 	for k, n := range o.Skipped {
 		b.Skipped[k] += n
 	}

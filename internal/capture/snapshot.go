@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -30,6 +31,7 @@ func (b *Bundle) Snapshot(namespace, name string) (*chain.Snapshot, error) {
 	rss := matchingIn(b.ReplicaSets, ix.rss.candidates(d.Namespace, d.Spec.Selector), d.Namespace, d.Spec.Selector)
 	pods := b.podsMatching(d.Namespace, d.Spec.Selector)
 	s.ReplicaSets, s.Pods = rss, pods
+	b.serving(s)
 	s.Assemble(rss, pods, b.eventsAbout(s))
 	s.Now = b.CapturedAt
 	if s.Now.IsZero() {
@@ -104,6 +106,7 @@ func (b *Bundle) Read(namespace string, ref chain.Ref) (*chain.Snapshot, error) 
 	if sel != nil {
 		s.Pods = b.podsMatching(s.Namespace, sel)
 	}
+	b.serving(s)
 	s.Assemble(nil, s.Pods, b.eventsAbout(s))
 	s.Now = b.CapturedAt
 	if s.Now.IsZero() {
@@ -292,4 +295,31 @@ func (b *Bundle) ReplicaSet(namespace, name string) (*appsv1.ReplicaSet, bool) {
 		}
 	}
 	return nil, false
+}
+
+// serving gives the snapshot the Services and EndpointSlices the serving
+// link reads, as the live reader would have kept them; the workload must
+// be set.
+func (b *Bundle) serving(s *chain.Snapshot) {
+	if !chain.Serves(s.KindOf()) {
+		return
+	}
+	s.ServicesRead = b.ServicesRead
+	var inNS []corev1.Service
+	for i := range b.Services {
+		if b.Services[i].Namespace == s.Namespace || b.Services[i].Namespace == "" {
+			inNS = append(inNS, b.Services[i])
+		}
+	}
+	s.Services = s.ServingServices(inNS)
+	owners := map[string]bool{}
+	for _, n := range s.EndpointSliceOwners() {
+		owners[n] = true
+	}
+	for i := range b.EndpointSlices {
+		sl := &b.EndpointSlices[i]
+		if (sl.Namespace == s.Namespace || sl.Namespace == "") && owners[sl.Labels[discoveryv1.LabelServiceName]] {
+			s.EndpointSlices = append(s.EndpointSlices, *sl)
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -126,6 +127,12 @@ func (c *captureOptions) encode(s *chain.Snapshot, rel *kube.Related) ([]byte, e
 	for _, e := range s.Events {
 		items = append(items, coreEvent(s.Namespace, e))
 	}
+	for i := range s.Services {
+		items = append(items, typed(s.Services[i].DeepCopy(), c.keepEnv))
+	}
+	for i := range s.EndpointSlices {
+		items = append(items, typed(s.EndpointSlices[i].DeepCopy(), c.keepEnv))
+	}
 	claims, nodes := map[string]bool{}, map[string]bool{}
 	for i := range s.Claims {
 		claims[s.Claims[i].Name] = true
@@ -159,6 +166,9 @@ func (c *captureOptions) encode(s *chain.Snapshot, rel *kube.Related) ([]byte, e
 		return nil, fmt.Errorf("encoding the capture: %w", err)
 	}
 	head := fmt.Sprintf("%s%s\n# left out: %s\n", capture.TimeComment, s.Now.UTC().Format(time.RFC3339Nano), strings.Join(left, "; "))
+	if s.ServicesRead {
+		head += capture.ServicesComment + "\n"
+	}
 	return append([]byte(head), body...), nil
 }
 
@@ -208,6 +218,10 @@ func typed(obj metav1.Object, keepEnv bool) any {
 		set(&o.TypeMeta, "v1", "ResourceQuota", nil)
 	case *corev1.Node:
 		set(&o.TypeMeta, "v1", "Node", nil)
+	case *corev1.Service:
+		set(&o.TypeMeta, "v1", "Service", nil)
+	case *discoveryv1.EndpointSlice:
+		set(&o.TypeMeta, "discovery.k8s.io/v1", "EndpointSlice", nil)
 	}
 	return obj
 }

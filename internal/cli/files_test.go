@@ -116,7 +116,7 @@ func TestFilesEveryKind(t *testing.T) {
 	r = runWith(t, nil, append(args, "sts/web", "-n", "sc-sts-healthy", "-o", "json")...)
 	var rep chain.Report
 	decodeJSON(t, r.stdout, &rep)
-	if rep.Kind != chain.KindStatefulSet || rep.Verdict.Health != chain.Healthy || len(rep.Links) != 7 || rep.Links[3].ID != chain.LinkClaims {
+	if rep.Kind != chain.KindStatefulSet || rep.Verdict.Health != chain.Healthy || len(rep.Links) != 8 || rep.Links[3].ID != chain.LinkClaims {
 		t.Errorf("sts/web: %s %s with %d links:\n%s", rep.Kind, rep.Verdict.Health, len(rep.Links), r.stdout)
 	}
 }

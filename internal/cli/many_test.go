@@ -41,10 +41,10 @@ func TestAllNamespaces(t *testing.T) {
 	if r.code != ExitBroken || l.Health != chain.Broken || len(l.Items) != 2 || l.Kind != "ReportList" {
 		t.Fatalf("code %d, health %s, %d items; want %d, broken, 2\n%s", r.code, l.Health, len(l.Items), ExitBroken, r.stdout)
 	}
-	// One list per kind (five workload kinds, ReplicaSets, Pods, events),
-	// whatever the number of workloads.
-	if l.Requests != 8 || len(c.Actions()) != 8 {
-		t.Errorf("requests %d, actions %d; want 8", l.Requests, len(c.Actions()))
+	// One list per kind (five workload kinds, ReplicaSets, Pods, Services,
+	// EndpointSlices, events), whatever the number of workloads.
+	if l.Requests != 10 || len(c.Actions()) != 10 {
+		t.Errorf("requests %d, actions %d; want 10", l.Requests, len(c.Actions()))
 	}
 	got := map[string]chain.CauseID{}
 	for _, it := range l.Items {

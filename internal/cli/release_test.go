@@ -101,8 +101,8 @@ func TestReleaseGate(t *testing.T) {
 	if r.code != ExitBroken || len(got) != len(want) || got["Deployment/shop/web"] != want["Deployment/shop/web"] || got["StatefulSet/shop/db"] != want["StatefulSet/shop/db"] {
 		t.Errorf("exit %d, verdicts %v; want %d, %v\n%s", r.code, got, ExitBroken, want, r.stderr)
 	}
-	if l.Requests != 8 {
-		t.Errorf("%d requests, want 8: one list per kind of the one namespace", l.Requests)
+	if l.Requests != 10 {
+		t.Errorf("%d requests, want 10: one list per kind of the one namespace", l.Requests)
 	}
 	// In text, the summary names what blocks.
 	r = runWith(t, c, "--manifests", file, "--color", "never")

@@ -83,7 +83,7 @@ func TestTargetWithoutDeployment(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatalf("pod/debug: %v\n%s", err, r.stdout)
 	}
-	if rep.Kind != chain.KindPod || rep.Name != "debug" || rep.Via != "" || len(rep.Links) != 4 || rep.Links[1].ID != chain.LinkNodeAssignment {
-		t.Errorf("pod/debug walked as %s %s via %q with %d links, want the pod alone with stored, node-assignment, containers, ready:\n%s", rep.Kind, rep.Name, rep.Via, len(rep.Links), r.stdout)
+	if rep.Kind != chain.KindPod || rep.Name != "debug" || rep.Via != "" || len(rep.Links) != 5 || rep.Links[1].ID != chain.LinkNodeAssignment {
+		t.Errorf("pod/debug walked as %s %s via %q with %d links, want the pod alone with stored, node-assignment, containers, ready, serving:\n%s", rep.Kind, rep.Name, rep.Via, len(rep.Links), r.stdout)
 	}
 }

@@ -72,9 +72,9 @@ func TestSnapshotForbiddenList(t *testing.T) {
 			if diff := cmp.Diff(tt.want(healthyView), viewOf(snap)); diff != "" {
 				t.Errorf("snapshot (-want +got):\n%s", diff)
 			}
-			// Nothing else is tried (no events.k8s.io): still 4 requests.
-			if got := len(cs.Actions()); got != 4 || snap.Requests != 4 {
-				t.Errorf("Requests = %d, fake saw %d, want 4", snap.Requests, got)
+			// Nothing else is tried (no events.k8s.io): still 5 requests.
+			if got := len(cs.Actions()); got != 5 || snap.Requests != 5 {
+				t.Errorf("Requests = %d, fake saw %d, want 5", snap.Requests, got)
 			}
 		})
 	}
@@ -200,12 +200,12 @@ func TestSnapshotUnusableSelector(t *testing.T) {
 					{Resource: "replicasets", Verb: "list", Message: tt.msg},
 					{Resource: "pods", Verb: "list", Message: tt.msg},
 				},
-				Requests: 2,
+				Requests: 3,
 			}
 			if diff := cmp.Diff(want, viewOf(snap)); diff != "" {
 				t.Errorf("snapshot (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff([]string{"get deployments", "list events limit=500 continue="}, requests(cs)); diff != "" {
+			if diff := cmp.Diff([]string{"get deployments", "list events limit=500 continue=", "list services"}, requests(cs)); diff != "" {
 				t.Errorf("requests (-want +got):\n%s", diff)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -164,6 +165,9 @@ func (m *Mirror) Bundle() *capture.Bundle {
 		Nodes:          values[corev1.Node](st["nodes"]),
 		Pods:           values[corev1.Pod](st["pods"]),
 		Events:         values[chain.Event](st["events"]),
+		Services:       values[corev1.Service](st["services"]),
+		EndpointSlices: values[discoveryv1.EndpointSlice](st["endpointslices"]),
+		ServicesRead:   st["services"] != nil,
 	}
 	m.bundleAt = m.changes
 	return m.bundle

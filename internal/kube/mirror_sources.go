@@ -6,6 +6,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -117,7 +118,8 @@ func keyOf(o runtime.Object) string {
 
 // sources are the resources of a scope: the workloads first, then what
 // they own (ReplicaSets only with Deployments, revisions, claims and nodes
-// only with the StatefulSets or DaemonSets that need them).
+// only with the StatefulSets or DaemonSets that need them, Services and
+// EndpointSlices with any workload that serves).
 func (r *Reader) workloadSources(ns, selector string) []source {
 	apps, batch := r.Client.AppsV1(), r.Client.BatchV1()
 	bySel := metav1.ListOptions{LabelSelector: selector}
@@ -132,7 +134,7 @@ func (r *Reader) workloadSources(ns, selector string) []source {
 }
 
 func (r *Reader) ownedSources(ns string, deployments, sets, statefulSets, daemonSets bool) []source {
-	apps, core := r.Client.AppsV1(), r.Client.CoreV1()
+	apps, core, disc := r.Client.AppsV1(), r.Client.CoreV1(), r.Client.DiscoveryV1()
 	all := metav1.ListOptions{}
 	out := []source{
 		{chain.ResourcePods, "pods", typed(core.Pods(ns).List, func(l *corev1.PodList) []corev1.Pod { return l.Items }), core.Pods(ns).Watch, all, slim},
@@ -145,6 +147,13 @@ func (r *Reader) ownedSources(ns string, deployments, sets, statefulSets, daemon
 	}
 	if statefulSets {
 		out = append(out, source{chain.ResourceClaims, "persistentvolumeclaims", typed(core.PersistentVolumeClaims(ns).List, func(l *corev1.PersistentVolumeClaimList) []corev1.PersistentVolumeClaim { return l.Items }), core.PersistentVolumeClaims(ns).Watch, all, slim})
+	}
+	if deployments || statefulSets || daemonSets {
+		// The serving link's evidence: the Services, and the slices the
+		// EndpointSlice controller writes for them.
+		out = append(out,
+			source{chain.ResourceServices, "services", typed(core.Services(ns).List, func(l *corev1.ServiceList) []corev1.Service { return l.Items }), core.Services(ns).Watch, all, slim},
+			source{chain.ResourceEndpointSlices, "endpointslices", typed(disc.EndpointSlices(ns).List, func(l *discoveryv1.EndpointSliceList) []discoveryv1.EndpointSlice { return l.Items }), disc.EndpointSlices(ns).Watch, all, slim})
 	}
 	if daemonSets {
 		out = append(out, source{chain.ResourceNodes, "nodes", typed(core.Nodes().List, func(l *corev1.NodeList) []corev1.Node { return l.Items }), core.Nodes().Watch, all, slim})

@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -33,6 +34,10 @@ func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*ch
 		err error
 	)
 	apps, batch := r.Client.AppsV1(), r.Client.BatchV1()
+	var svcs <-chan listed[corev1.Service]
+	if chain.Serves(ref.Kind) {
+		svcs = r.servicesAsync(ctx, namespace)
+	}
 	switch ref.Kind {
 	case chain.KindStatefulSet:
 		snap.StatefulSet, err = apps.StatefulSets(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
@@ -69,6 +74,11 @@ func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*ch
 		return nil, getError(kind, kind+"s", namespace, ref.Name, err)
 	}
 	r.read.note(resourceOf(ref.Kind), obj.GetResourceVersion())
+	if svcs != nil {
+		if err := r.settleServices(snap, <-svcs); err != nil {
+			return nil, err
+		}
+	}
 	if err := r.readOwned(ctx, snap, obj, sel); err != nil {
 		return nil, err
 	}
@@ -90,8 +100,12 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1
 		claims listed[corev1.PersistentVolumeClaim]
 		nodes  listed[corev1.Node]
 		jobs   listed[batchv1.Job]
+		slices listed[discoveryv1.EndpointSlice]
 		errs   []error
 	)
+	if owners := snap.EndpointSliceOwners(); len(owners) > 0 {
+		wg.Go(func() { slices = r.listSlices(ctx, ns, owners) })
+	}
 	podSel, selErr := usable(sel)
 	ownPods := snap.Kind != chain.KindCronJob && snap.Kind != chain.KindPod
 	if !ownPods {
@@ -175,6 +189,7 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1
 		evs.rv = probe.rv
 	}
 	snap.Requests += pods.requests + evs.requests + revs.requests + claims.requests + nodes.requests + jobs.requests
+	errs = append(errs, r.settleSlices(snap, slices))
 	r.read.note("pods", pods.rv)
 	r.read.note("events", evs.rv)
 	errs = append(errs,

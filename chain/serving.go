@@ -1,0 +1,86 @@
+package chain
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// ServiceRelation is how a Service concerns a workload's pods.
+type ServiceRelation int
+
+// Service relations, from none to the closest.
+const (
+	// Unrelated Services neither select the pods nor look meant for them.
+	Unrelated ServiceRelation = iota
+	// MaybeMeant Services select none of the pods but carry the
+	// workload's name, or all but one of two or more selector labels
+	// match: meant for the pods if they select no other pod (the walk
+	// reads their EndpointSlices to know).
+	MaybeMeant
+	// Selects: the Service's selector picks the pods.
+	Selects
+)
+
+// RelationOf says how svc concerns pods with podLabels of the workload
+// named workload. A Service without a selector (endpoints written by
+// hand) or of type ExternalName selects nothing, as the EndpointSlice
+// controller reads it.
+func RelationOf(svc *corev1.Service, podLabels map[string]string, workload string) ServiceRelation {
+	if len(svc.Spec.Selector) == 0 || svc.Spec.Type == corev1.ServiceTypeExternalName {
+		return Unrelated
+	}
+	if labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(podLabels)) {
+		return Selects
+	}
+	if svc.Name == workload {
+		return MaybeMeant
+	}
+	miss := 0
+	for k, v := range svc.Spec.Selector {
+		if podLabels[k] != v {
+			miss++
+		}
+	}
+	if len(svc.Spec.Selector) >= 2 && miss == 1 {
+		return MaybeMeant
+	}
+	return Unrelated
+}
+
+// ServingServices keeps, of a namespace's Services, those the serving
+// link reads: the ones that select the pods or may be meant for them, and
+// the one a StatefulSet's spec.serviceName names.
+func (s *Snapshot) ServingServices(all []corev1.Service) []corev1.Service {
+	tmpl := s.PodTemplate()
+	if tmpl == nil {
+		return nil
+	}
+	governing := ""
+	if s.StatefulSet != nil {
+		governing = s.StatefulSet.Spec.ServiceName
+	}
+	var out []corev1.Service
+	for i := range all {
+		if all[i].Name == governing || RelationOf(&all[i], tmpl.Labels, s.Name) != Unrelated {
+			out = append(out, all[i])
+		}
+	}
+	return out
+}
+
+// EndpointSliceOwners are the names of the Services whose EndpointSlices
+// the serving link reads: those that select the pods or may be meant for
+// them.
+func (s *Snapshot) EndpointSliceOwners() []string {
+	tmpl := s.PodTemplate()
+	if tmpl == nil {
+		return nil
+	}
+	var out []string
+	for i := range s.Services {
+		if RelationOf(&s.Services[i], tmpl.Labels, s.Name) != Unrelated {
+			out = append(out, s.Services[i].Name)
+		}
+	}
+	return out
+}

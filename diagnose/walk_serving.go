@@ -1,0 +1,450 @@
+package diagnose
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// serviceNameLabel is the label the EndpointSlice controller puts on every
+// slice it writes for a Service (discovery/v1 LabelServiceName).
+const serviceNameLabel = discoveryv1.LabelServiceName
+
+// serving is the link past ready: the Services of the namespace that select
+// the workload's pods, whether their ports reach a declared container port,
+// whether the EndpointSlice controller lists the ready pods as ready
+// endpoints, and whether a LoadBalancer Service got an address. A Service
+// that selects none of the pods but is meant for them (see meantFor) is the
+// commonest reason a workload that runs cannot be reached.
+func (w *walker) serving() chain.Link {
+	id := chain.LinkServing
+	tmpl := w.s.PodTemplate()
+	switch {
+	case tmpl == nil:
+		return notReached(id, "no "+w.s.KindOf().Resource())
+	case w.s.Gap(chain.ResourceServices) != nil:
+		return unknown(id, w.s.Gap(chain.ResourceServices))
+	case !w.s.ServicesRead:
+		return chain.Link{ID: id, Status: chain.StatusOK, Summary: "no Service in the input: not judged"}
+	case w.s.Gap(chain.ResourceEndpointSlices) != nil && len(w.s.EndpointSliceOwners()) > 0:
+		return unknown(id, w.s.Gap(chain.ResourceEndpointSlices))
+	}
+	c := &collector{}
+	var notes []string
+	pods := w.servedPods()
+	selecting := 0
+	for i := range w.s.Services {
+		svc := &w.s.Services[i]
+		switch chain.RelationOf(svc, tmpl.Labels, w.s.Name) {
+		case chain.Selects:
+			selecting++
+			w.servicePorts(c, svc, tmpl)
+			notes = append(notes, w.serviceEndpoints(c, svc, pods)...)
+			w.loadBalancer(c, svc)
+		case chain.MaybeMeant:
+			if w.meantFor(svc) {
+				w.selectorMismatch(c, svc, tmpl.Labels)
+			}
+		}
+	}
+	if sts, ok := w.s.Workload().(*appsv1.StatefulSet); ok {
+		w.headlessService(c, sts)
+	}
+	summary := fmt.Sprintf("%s select%s the pods", plural(int32(selecting), "Service"), map[bool]string{true: "s"}[selecting == 1])
+	if selecting == 0 {
+		summary = "no Service selects the pods"
+		notes = append(notes, "not every workload serves: no Service of the namespace selects the pods' labels "+labels.Set(tmpl.Labels).String())
+	}
+	l := w.finish(id, summary, c, 0)
+	l.Notes = append(l.Notes, notes...)
+	return l
+}
+
+// servedPods are the workload's pods that can be endpoints: not deleted,
+// not finished.
+func (w *walker) servedPods() []*corev1.Pod {
+	var out []*corev1.Pod
+	for i := range w.s.Pods {
+		p := &w.s.Pods[i]
+		if p.DeletionTimestamp == nil && !podFinished(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// meantFor says a Service that may be meant for the pods (chain.MaybeMeant)
+// is: it selects no pod at all. A Service whose EndpointSlices hold
+// endpoints serves other pods (a tier=db Service beside tier=web pods
+// shares app=shop on purpose).
+func (w *walker) meantFor(svc *corev1.Service) bool {
+	for _, sl := range w.slicesOf(svc) {
+		if len(sl.Endpoints) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// selectorMismatch names the labels the Service asks for and what the pods
+// carry under the same keys.
+func (w *walker) selectorMismatch(c *collector, svc *corev1.Service, podLabels map[string]string) {
+	keys := make([]string, 0, len(svc.Spec.Selector))
+	for k := range svc.Spec.Selector {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var want, have []string
+	for _, k := range keys {
+		want = append(want, k+"="+svc.Spec.Selector[k])
+		if v, ok := podLabels[k]; ok {
+			have = append(have, k+"="+v)
+		} else {
+			have = append(have, "no "+k)
+		}
+	}
+	obj := objectName("service", svc.Name)
+	c.add(sighting{
+		d: Decoded{Cause: ServiceSelectorMismatch,
+			Summary:  fmt.Sprintf("Service %s selects none of the pods: selector %s; the pods carry %s", svc.Name, strings.Join(want, ","), strings.Join(have, ",")),
+			NextStep: serviceStep(ServiceSelectorMismatch, svc.Name),
+			Details:  []chain.Detail{{Key: "service", Value: svc.Name}, {Key: "selector", Value: strings.Join(want, ",")}}},
+		object: obj, since: w.later(svc.CreationTimestamp.Time),
+		evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.selector",
+			Message: fmt.Sprintf("selector %s; pod template labels %s", strings.Join(want, ","), labels.Set(podLabels).String())}},
+	})
+}
+
+// servicePorts mirrors the EndpointSlice controller's FindPort
+// (k8s.io/endpointslice v0.37.2 utils.go): a named targetPort must be a
+// port of that name and protocol on a container, or on a sidecar (an init
+// container with restartPolicy Always); if none is, the port is left out of
+// every endpoint, so traffic to it goes nowhere. A number is used as it is,
+// declared or not, since a declaration does not open or close a port: a
+// number no container declares is a note, not a failure.
+func (w *walker) servicePorts(c *collector, svc *corev1.Service, tmpl *corev1.PodTemplateSpec) {
+	declared := declaredPorts(&tmpl.Spec)
+	obj := objectName("service", svc.Name)
+	for i, p := range svc.Spec.Ports {
+		proto := p.Protocol
+		if proto == "" {
+			proto = corev1.ProtocolTCP
+		}
+		field := fmt.Sprintf("spec.ports[%d].targetPort", i)
+		if p.TargetPort.Type == intstr.String && p.TargetPort.StrVal != "" {
+			name := p.TargetPort.StrVal
+			if declared.byName(name, proto) {
+				continue
+			}
+			c.add(sighting{
+				d: Decoded{Cause: ServiceTargetPortNotFound,
+					Summary:  fmt.Sprintf("Service %s port %s: targetPort %q is no %s port of the pods (they declare %s)", svc.Name, portLabel(p), name, proto, declared),
+					NextStep: serviceStep(ServiceTargetPortNotFound, svc.Name),
+					Details:  []chain.Detail{{Key: "service", Value: svc.Name}, {Key: "targetPort", Value: name}}},
+				object: obj, since: w.later(svc.CreationTimestamp.Time),
+				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: field,
+					Message: fmt.Sprintf("targetPort %s (%s); declared container ports: %s", name, proto, declared)}},
+			})
+		}
+	}
+}
+
+// portLabel names a Service port as describe does: its name, else its
+// number.
+func portLabel(p corev1.ServicePort) string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return fmt.Sprint(p.Port)
+}
+
+// containerPort is one declared port of the pod template.
+type containerPort struct {
+	name  string
+	port  int32
+	proto corev1.Protocol
+}
+
+type containerPorts []containerPort
+
+// declaredPorts are the ports FindPort looks at: the containers', then the
+// sidecars'.
+func declaredPorts(spec *corev1.PodSpec) containerPorts {
+	var out containerPorts
+	add := func(cs []corev1.Container, sidecarsOnly bool) {
+		for _, ct := range cs {
+			if sidecarsOnly && (ct.RestartPolicy == nil || *ct.RestartPolicy != corev1.ContainerRestartPolicyAlways) {
+				continue
+			}
+			for _, p := range ct.Ports {
+				proto := p.Protocol
+				if proto == "" {
+					proto = corev1.ProtocolTCP
+				}
+				out = append(out, containerPort{name: p.Name, port: p.ContainerPort, proto: proto})
+			}
+		}
+	}
+	add(spec.Containers, false)
+	add(spec.InitContainers, true)
+	return out
+}
+
+func (ps containerPorts) byName(name string, proto corev1.Protocol) bool {
+	for _, p := range ps {
+		if p.name == name && p.proto == proto {
+			return true
+		}
+	}
+	return false
+}
+
+func (ps containerPorts) byNumber(n int32, proto corev1.Protocol) bool {
+	for _, p := range ps {
+		if p.port == n && p.proto == proto {
+			return true
+		}
+	}
+	return false
+}
+
+// String lists the ports as "http 8080/TCP, 9090/TCP", "no port" when none.
+func (ps containerPorts) String() string {
+	if len(ps) == 0 {
+		return "no port"
+	}
+	var out []string
+	for _, p := range ps {
+		s := fmt.Sprintf("%d/%s", p.port, p.proto)
+		if p.name != "" {
+			s = p.name + " " + s
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, ", ")
+}
+
+// slicesOf are the Service's EndpointSlices, by the controller's label.
+func (w *walker) slicesOf(svc *corev1.Service) []*discoveryv1.EndpointSlice {
+	var out []*discoveryv1.EndpointSlice
+	for i := range w.s.EndpointSlices {
+		sl := &w.s.EndpointSlices[i]
+		if sl.Labels[serviceNameLabel] == svc.Name && sl.Namespace == svc.Namespace {
+			out = append(out, sl)
+		}
+	}
+	return out
+}
+
+// serviceEndpoints compares the pods that are ready with what the
+// EndpointSlice controller wrote: each ready pod should be a ready endpoint
+// of every Service that selects it. Fewer is the controller behind (a grace,
+// then a failure); terminating endpoints during a rollout are progress. A
+// numbered targetPort no container declares is noted here too.
+func (w *walker) serviceEndpoints(c *collector, svc *corev1.Service, pods []*corev1.Pod) []string {
+	var notes []string
+	declared := declaredPorts(&w.s.PodTemplate().Spec)
+	for _, p := range svc.Spec.Ports {
+		proto := p.Protocol
+		if proto == "" {
+			proto = corev1.ProtocolTCP
+		}
+		if p.TargetPort.Type == intstr.Int && len(declared) > 0 {
+			n := p.TargetPort.IntVal
+			if n == 0 {
+				n = p.Port
+			}
+			if !declared.byNumber(n, proto) {
+				notes = append(notes, fmt.Sprintf("Service %s port %s sends to %d/%s, which no container declares (they declare %s): traffic reaches it only if the program listens there",
+					svc.Name, portLabel(p), n, proto, declared))
+			}
+		}
+	}
+	ready := map[string]*corev1.Pod{}
+	for _, p := range pods {
+		if isReady(p) && p.Status.PodIP != "" {
+			ready[p.Name] = p
+		}
+	}
+	slices := w.slicesOf(svc)
+	endpoint, terminating := map[string]bool{}, 0
+	for _, sl := range slices {
+		for _, e := range sl.Endpoints {
+			if e.TargetRef == nil || e.TargetRef.Kind != "Pod" {
+				continue
+			}
+			if e.Conditions.Ready == nil || *e.Conditions.Ready {
+				endpoint[e.TargetRef.Name] = true
+			}
+			if e.Conditions.Terminating != nil && *e.Conditions.Terminating {
+				terminating++
+			}
+		}
+	}
+	if svc.Spec.PublishNotReadyAddresses {
+		notes = append(notes, fmt.Sprintf("Service %s publishes not-ready addresses: its endpoints do not wait for readiness", svc.Name))
+	}
+	if terminating > 0 {
+		notes = append(notes, fmt.Sprintf("Service %s: %s terminating (a rollout or scale-down drains them)", svc.Name, plural(int32(terminating), "endpoint")))
+	}
+	var missing []string
+	var since time.Time
+	for _, name := range sortedKeys(ready) {
+		if endpoint[name] {
+			continue
+		}
+		missing = append(missing, name)
+		if t := readySince(ready[name]); since.IsZero() || t.After(since) {
+			since = t
+		}
+	}
+	obj := objectName("service", svc.Name)
+	if len(missing) == 0 {
+		if len(ready) > 0 {
+			notes = append(notes, fmt.Sprintf("Service %s: %d/%d ready pods are ready endpoints", svc.Name, len(ready), len(ready)))
+		}
+		return notes
+	}
+	what := fmt.Sprintf("%d of its EndpointSlices", len(slices))
+	if len(slices) == 0 {
+		what = "no EndpointSlice"
+	}
+	c.add(sighting{
+		d: Decoded{Cause: EndpointsMissing, Progressing: true,
+			Summary:  fmt.Sprintf("Service %s: %d/%d ready pods are not ready endpoints (%s)", svc.Name, len(missing), len(ready), what),
+			NextStep: serviceStep(EndpointsMissing, svc.Name),
+			Details:  []chain.Detail{{Key: "service", Value: svc.Name}}},
+		object: obj, since: w.later(since),
+		evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "endpointslices",
+			Message: fmt.Sprintf("%s list no ready endpoint for %s", what, strings.Join(firstN(missing, 3), ", "))}},
+	})
+	return notes
+}
+
+// loadBalancer judges a LoadBalancer Service without an address by the
+// service controller's events (k8s.io/cloud-provider controllers/service:
+// EnsuringLoadBalancer when it starts, SyncLoadBalancerFailed with the
+// cloud's error): none at all means no controller handles the Service
+// (no cloud provider, bare metal, kind), which is progress for the grace,
+// then a failure.
+func (w *walker) loadBalancer(c *collector, svc *corev1.Service) {
+	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer || len(svc.Status.LoadBalancer.Ingress) > 0 {
+		return
+	}
+	obj := objectName("service", svc.Name)
+	var failed, ensuring *chain.Event
+	for _, e := range w.s.EventsFor("Service", svc.Name, svc.UID) {
+		switch e.Reason {
+		case "SyncLoadBalancerFailed":
+			failed = &e
+		case "EnsuringLoadBalancer":
+			ensuring = &e
+		}
+	}
+	switch {
+	case failed != nil:
+		c.add(sighting{d: Decoded{Cause: LoadBalancerFailed,
+			Summary:  fmt.Sprintf("Service %s: the load balancer failed: %s", svc.Name, firstLine(failed.Message)),
+			NextStep: serviceStep(LoadBalancerFailed, svc.Name)},
+			object: obj, since: w.later(failed.First), repeats: failed.Count, evidence: []chain.Evidence{eventEvidence(*failed)}})
+	case ensuring != nil:
+		c.add(sighting{d: Decoded{Cause: LoadBalancerPending, Progressing: true,
+			Summary:  fmt.Sprintf("Service %s: the service controller is ensuring its load balancer", svc.Name),
+			NextStep: serviceStep(LoadBalancerPending, svc.Name)},
+			object: obj, evidence: []chain.Evidence{eventEvidence(*ensuring)}})
+	default:
+		why := "no address in status.loadBalancer and no event of a service controller"
+		if svc.Spec.LoadBalancerClass != nil {
+			why += fmt.Sprintf(" (spec.loadBalancerClass %s: only that class's controller acts on it)", *svc.Spec.LoadBalancerClass)
+		}
+		c.add(sighting{d: Decoded{Cause: LoadBalancerNoController, Progressing: true,
+			Summary:  fmt.Sprintf("Service %s of type LoadBalancer: no controller has given it an address", svc.Name),
+			NextStep: serviceStep(LoadBalancerNoController, svc.Name)},
+			object: obj, since: w.later(svc.CreationTimestamp.Time),
+			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.loadBalancer", Message: why}}})
+	}
+}
+
+// headlessService: the StatefulSet controller names each pod's hostname and
+// subdomain after spec.serviceName, and only a headless Service of that
+// name makes the names POD.SERVICE resolve. An empty serviceName (optional
+// since 1.32) asks for none.
+func (w *walker) headlessService(c *collector, sts *appsv1.StatefulSet) {
+	name := sts.Spec.ServiceName
+	if name == "" {
+		return
+	}
+	obj := objectName("statefulset", sts.Name)
+	var svc *corev1.Service
+	for i := range w.s.Services {
+		if w.s.Services[i].Name == name {
+			svc = &w.s.Services[i]
+		}
+	}
+	summary := fmt.Sprintf("spec.serviceName %s names no Service in the namespace", name)
+	switch {
+	case svc == nil:
+	case svc.Spec.ClusterIP != corev1.ClusterIPNone:
+		summary = fmt.Sprintf("spec.serviceName %s names a Service that is not headless (clusterIP %s)", name, svc.Spec.ClusterIP)
+	default:
+		return
+	}
+	c.add(sighting{d: Decoded{Cause: HeadlessServiceMissing, Summary: summary,
+		NextStep: strings.ReplaceAll(mustCause(HeadlessServiceMissing).NextStep, "SERVICE", name)},
+		object: obj, since: w.later(sts.CreationTimestamp.Time),
+		evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.serviceName", Message: summary}}})
+}
+
+// later is the later of t and the workload's creation: a grace counted
+// from a Service older than the workload would end before its pods exist.
+func (w *walker) later(t time.Time) time.Time {
+	if wl := w.s.Workload(); wl != nil && wl.GetCreationTimestamp().After(t) {
+		return wl.GetCreationTimestamp().Time
+	}
+	return t
+}
+
+// serviceStep is the catalogue's next step for the Service.
+func serviceStep(id chain.CauseID, service string) string {
+	return strings.ReplaceAll(mustCause(id).NextStep, "SERVICE", service)
+}
+
+func mustCause(id chain.CauseID) Cause {
+	c, _ := Lookup(id)
+	return c
+}
+
+// readySince is when the pod turned ready.
+func readySince(p *corev1.Pod) time.Time {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.LastTransitionTime.Time
+		}
+	}
+	return p.CreationTimestamp.Time
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) > n {
+		return append(append([]string(nil), s[:n]...), fmt.Sprintf("and %d more", len(s)-n))
+	}
+	return s
+}

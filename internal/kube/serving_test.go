@@ -1,0 +1,65 @@
+package kube
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+func svc(ns, name string, selector map[string]string) *corev1.Service {
+	return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: corev1.ServiceSpec{Selector: selector}}
+}
+
+func endpointSlice(ns, name, service string) *discoveryv1.EndpointSlice {
+	return &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,
+		Labels: map[string]string{discoveryv1.LabelServiceName: service}}}
+}
+
+// TestSnapshotServing: the Services are listed beside the GET (no round
+// trip of their own), and only the EndpointSlices of the Services that
+// select the pods, or may be meant for them, are asked for, in the second
+// round trip; Services that concern other pods are not kept.
+func TestSnapshotServing(t *testing.T) {
+	d := deployment("prod", "web", appSelector("web"))
+	d.Spec.Template.Labels = map[string]string{"app": "web"}
+	objs := append(cluster()[1:], d,
+		svc("prod", "web", map[string]string{"app": "web"}), svc("prod", "db", map[string]string{"app": "db"}),
+		svc("other", "web", map[string]string{"app": "web"}),
+		endpointSlice("prod", "web-abcde", "web"), endpointSlice("prod", "db-fghij", "db"))
+	cs := fake.NewClientset(objs...)
+	snap, err := newReader(cs, 0).Snapshot(context.Background(), "prod", "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"get deployments", "list endpointslices kubernetes.io/service-name in (web)", "list events limit=500 continue=",
+		"list pods app=web", "list replicasets app=web", "list services"}
+	if diff := cmp.Diff(want, requests(cs)); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+	if snap.Requests != 6 || !snap.ServicesRead || len(snap.Services) != 1 || snap.Services[0].Name != "web" ||
+		len(snap.EndpointSlices) != 1 || snap.EndpointSlices[0].Name != "web-abcde" {
+		t.Errorf("requests %d, read %v, services %v, slices %v", snap.Requests, snap.ServicesRead, snap.Services, snap.EndpointSlices)
+	}
+}
+
+// TestSnapshotServicesForbidden: a user who cannot list Services still gets
+// every other link; the serving link's evidence is a gap with its check.
+func TestSnapshotServicesForbidden(t *testing.T) {
+	cs := fake.NewClientset(cluster()...)
+	failWith(cs, "list", "services", forbidden("list", "", "services", ""))
+	snap, err := newReader(cs, 0).Snapshot(context.Background(), "prod", "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := snap.Gap(chain.ResourceServices)
+	if g == nil || !g.Forbidden || g.Check != "kubectl auth can-i list services -n prod" || snap.ServicesRead || len(snap.Pods) != 2 {
+		t.Errorf("gap %+v, read %v, %d pods", g, snap.ServicesRead, len(snap.Pods))
+	}
+}
