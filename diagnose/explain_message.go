@@ -33,6 +33,9 @@ func explainMessage(message string) []Decoded {
 	if d, ok := controllerMessage(message); ok {
 		return []Decoded{d}
 	}
+	if d, ok := Serving("", message); ok {
+		return []Decoded{d}
+	}
 	if d, ok := fixedMessage(message); ok {
 		return []Decoded{d}
 	}

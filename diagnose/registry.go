@@ -57,6 +57,7 @@ var registry = []decoder{
 			d, _ := Autoscaler(reason, message)
 			return []Decoded{d}
 		}},
+	{name: "Serving", family: "serving", reasons: servingReasons, explain: explainServing},
 	{name: "Termination", family: "crash", reasons: []string{"OOMKilled", "Error", "Completed", "ContainerCannotRun", "StartError"},
 		explain: explainTermination, thenKubelet: true},
 	{name: "ImagePull", family: "image", fallbacks: []chain.CauseID{ImagePullFailed}, decode: ImagePull, waiting: true},

@@ -106,7 +106,7 @@ func TestWalkServing(t *testing.T) {
 			after: 2 * time.Minute, status: chain.StatusBroken, cause: LoadBalancerNoController, terminal: true},
 		{name: "load balancer ensuring", services: []corev1.Service{lb}, slices: []discoveryv1.EndpointSlice{slice("web", true, "web")},
 			events: []chain.Event{lbEvent("Normal", "EnsuringLoadBalancer", "Ensuring load balancer")},
-			after: 2 * time.Minute, status: chain.StatusProgressing, cause: LoadBalancerPending},
+			after:  2 * time.Minute, status: chain.StatusProgressing, cause: LoadBalancerPending},
 		{name: "load balancer failed", services: []corev1.Service{lb}, slices: []discoveryv1.EndpointSlice{slice("web", true, "web")},
 			// As quoted in https://github.com/chanzuckerberg/happy/issues/637
 			// (AWS, subnets not tagged), the format of k8s.io/cloud-provider

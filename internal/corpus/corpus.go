@@ -138,7 +138,7 @@ func eachFamily(dir string, fn func(family string, data []byte) error) error {
 }
 
 var forms = map[string]bool{"event": true, "waiting": true, "terminated": true, "condition": true,
-	"pod-status": true, "apply": true, "describe": true, "get-events": true, "reason": true}
+	"pod-status": true, "apply": true, "describe": true, "get-events": true, "reason": true, "log": true, "get": true}
 
 func (p Provenance) check() error {
 	if p.Source == "" {
@@ -152,7 +152,7 @@ func (m Message) check() error {
 		return err
 	}
 	if !forms[m.Form] {
-		return fmt.Errorf("form %q is not one of event, waiting, terminated, condition, pod-status, apply, describe, get-events, reason", m.Form)
+		return fmt.Errorf("form %q is not one of event, waiting, terminated, condition, pod-status, apply, describe, get-events, get, log, reason", m.Form)
 	}
 	if strings.TrimSpace(m.Message) == "" {
 		return fmt.Errorf("empty message")

@@ -14,19 +14,21 @@ import (
 // those that act on a walked workload's chain (deployment, replicaset,
 // statefulset, daemonset, job, cronjob, quota, service accounts and root
 // CA, namespaces, garbage collection, nodes and their taints, volumes and
-// their protection) and RBAC's aggregated roles.
+// their protection, and the EndpointSlices of the serving link) and RBAC's
+// aggregated roles.
 // Every controller costs its own ServiceAccount and token at start (about
 // 0.1 s each on 2 cores), so the rest stay off: cloud and node IPAM
 // (node CIDRs are set by the simulated kubelet), certificate signers and
 // bootstrap tokens (no TLS bootstrap), the legacy service-account token
 // controller (pods get projected tokens), and what no chain reads
-// (replication controllers, disruption budgets, endpoints, finished Jobs'
-// TTL).
+// (replication controllers, disruption budgets, the legacy Endpoints,
+// finished Jobs' TTL).
 var controllers = []string{
 	"clusterrole-aggregation-controller",
 	"cronjob-controller",
 	"daemonset-controller",
 	"deployment-controller",
+	"endpointslice-controller",
 	"garbage-collector-controller",
 	"job-controller",
 	"namespace-controller",

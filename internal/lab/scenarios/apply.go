@@ -180,7 +180,7 @@ const labelScenario = "lab.kubectl-chain.io/scenario"
 // supported reports an object Apply cannot create.
 func supported(o runtime.Object) error {
 	switch o.(type) {
-	case *corev1.Namespace, *appsv1.Deployment, *appsv1.StatefulSet, *appsv1.DaemonSet, *batchv1.Job, *batchv1.CronJob, *corev1.ConfigMap, *corev1.Secret, *corev1.PersistentVolumeClaim,
+	case *corev1.Namespace, *appsv1.Deployment, *appsv1.StatefulSet, *appsv1.DaemonSet, *batchv1.Job, *batchv1.CronJob, *corev1.ConfigMap, *corev1.Secret, *corev1.PersistentVolumeClaim, *corev1.Service,
 		*corev1.ResourceQuota, *corev1.LimitRange, *storagev1.StorageClass, *nodev1.RuntimeClass,
 		*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding,
 		*admissionv1.ValidatingWebhookConfiguration:
@@ -220,6 +220,8 @@ func create(ctx context.Context, c kubernetes.Interface, ns string, o runtime.Ob
 		_, err = c.CoreV1().Secrets(ns).Create(ctx, o, metav1.CreateOptions{})
 	case *corev1.PersistentVolumeClaim:
 		_, err = c.CoreV1().PersistentVolumeClaims(ns).Create(ctx, o, metav1.CreateOptions{})
+	case *corev1.Service:
+		_, err = c.CoreV1().Services(ns).Create(ctx, o, metav1.CreateOptions{})
 	case *corev1.ResourceQuota:
 		_, err = c.CoreV1().ResourceQuotas(ns).Create(ctx, o, metav1.CreateOptions{})
 	case *corev1.LimitRange:

@@ -126,6 +126,7 @@ const (
 	labExec             = "its probe command runs in the lab's image, which a kind lab replaces with the pause image (no shell, no cat)"
 	labWebhook          = "its webhook is served by the lab's admission-webhook component, which a kind lab does not run"
 	notOnNode           = "it breaks before a node is chosen, the same whatever the nodes run"
+	notKubelet          = "it breaks past the pods, at a Service, the same whatever the nodes run"
 	simExec             = "its probe runs cat in the image, and the lab's images hold only the chain-workload program"
 	zoneSelector        = "its nodeSelector names a zone, and the comparison pins each copy to one engine's node, which may be in another zone"
 	sameAsHealthy       = "its pods are the healthy scenario's to the kubelet, which the comparison already plays"
@@ -186,6 +187,11 @@ var all = []Scenario{
 	{Name: "liveness-exec-failing", Summary: "an exec liveness probe (cat /tmp/healthy) whose command fails", Health: chain.Broken, Link: chain.LinkContainers, Cause: "LivenessProbeFailed", LabOnly: labExec, NotOnRealNode: simExec},
 	{Name: "readiness-failing", Summary: "a readiness probe answering 503", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed", LabOnly: labProgram},
 	{Name: "readiness-tcp-failing", Summary: "a TCP readiness probe on port 5432, where nothing listens", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed"},
+	{Name: "svc-selector-mismatch", Summary: "ready pods labelled app=web, and their Service web selecting app=webapp", Health: chain.Broken, Link: chain.LinkServing, Cause: "ServiceSelectorMismatch", NotOnRealNode: notKubelet},
+	{Name: "svc-target-port-missing", Summary: "a Service whose targetPort http names no port of the pods (theirs is named web)", Health: chain.Broken, Link: chain.LinkServing, Cause: "ServiceTargetPortNotFound", NotOnRealNode: notKubelet},
+	{Name: "svc-lb-no-controller", Summary: "a Service of type LoadBalancer on a cluster with no load-balancer controller: no address, ever", Health: chain.Broken, Link: chain.LinkServing, Cause: "LoadBalancerNoController", NotOnRealNode: notKubelet,
+		// Progress for the walk's 30 s grace, then a failure.
+		Deadline: 90 * time.Second},
 
 	{Name: "sts-healthy", Kind: chain.KindStatefulSet, Summary: "3 ordinals, each with a claim of the default StorageClass, created in order and ready", Health: chain.Healthy, NotOnRealNode: sameAsHealthy},
 	{Name: "sts-partitioned", Kind: chain.KindStatefulSet, Summary: "3 ready ordinals, then a new template with partition 2: only web-2 moves to it", Health: chain.Healthy,
@@ -194,6 +200,7 @@ var all = []Scenario{
 		Then: "the template rolled back to an image that exists"},
 	{Name: "sts-claim-provisioning-failed", Kind: chain.KindStatefulSet, Summary: "volumeClaimTemplates of 5Gi on a StorageClass capped at 1Gi: the provisioner refuses each claim", Health: chain.Broken, Link: chain.LinkClaims, Cause: "ClaimProvisioningFailed"},
 	{Name: "sts-image-not-found", Kind: chain.KindStatefulSet, Summary: "OrderedReady, web-0's image does not exist: web-1 and web-2 are never created", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImageNotFound", LabOnly: labImages, NotOnRealNode: sameAsImageNotFound},
+	{Name: "sts-headless-service-missing", Kind: chain.KindStatefulSet, Summary: "ready ordinals whose spec.serviceName web-headless names no Service", Health: chain.Broken, Link: chain.LinkServing, Cause: "HeadlessServiceMissing", NotOnRealNode: notKubelet},
 	{Name: "ds-healthy", Kind: chain.KindDaemonSet, Summary: "a pod on every node, each ready", Health: chain.Healthy, NotOnRealNode: sameAsHealthy},
 	{Name: "ds-one-zone", Kind: chain.KindDaemonSet, Summary: "a nodeSelector on zone lab-zone-a: the other zones' nodes are skipped on purpose", Health: chain.Healthy, NotOnRealNode: zoneSelector},
 	{Name: "ds-no-eligible-nodes", Kind: chain.KindDaemonSet, Summary: "a nodeSelector disktype=ssd no node has: it runs nowhere", Health: chain.Broken, Link: chain.LinkNodes, Cause: "NoEligibleNodes"},
