@@ -39,19 +39,19 @@ func (w *walker) serving() chain.Link {
 		return unknown(id, w.s.Gap(chain.ResourceEndpointSlices))
 	}
 	c := &collector{}
-	var notes []string
+	var notes, selecting, meant []string
 	pods := w.servedPods()
-	selecting := 0
 	for i := range w.s.Services {
 		svc := &w.s.Services[i]
 		switch chain.RelationOf(svc, tmpl.Labels, w.s.Name) {
 		case chain.Selects:
-			selecting++
+			selecting = append(selecting, svc.Name)
 			w.servicePorts(c, svc, tmpl)
 			notes = append(notes, w.serviceEndpoints(c, svc, pods)...)
 			w.loadBalancer(c, svc)
 		case chain.MaybeMeant:
 			if w.meantFor(svc) {
+				meant = append(meant, svc.Name)
 				w.selectorMismatch(c, svc, tmpl.Labels)
 			}
 		}
@@ -59,8 +59,14 @@ func (w *walker) serving() chain.Link {
 	if sts, ok := w.s.Workload().(*appsv1.StatefulSet); ok {
 		w.headlessService(c, sts)
 	}
-	summary := fmt.Sprintf("%s select%s the pods", plural(int32(selecting), "Service"), map[bool]string{true: "s"}[selecting == 1])
-	if selecting == 0 {
+	var summary string
+	switch {
+	case len(selecting) > 0:
+		summary = fmt.Sprintf("%s the pods: %s", map[bool]string{true: "1 Service selects", false: fmt.Sprintf("%d Services select", len(selecting))}[len(selecting) == 1],
+			strings.Join(firstN(selecting, 3), ", "))
+	case len(meant) > 0:
+		summary = fmt.Sprintf("no Service selects the pods; %s, meant for them, selects none", strings.Join(firstN(meant, 3), ", "))
+	default:
 		summary = "no Service selects the pods"
 		notes = append(notes, "not every workload serves: no Service of the namespace selects the pods' labels "+labels.Set(tmpl.Labels).String())
 	}
@@ -116,8 +122,7 @@ func (w *walker) selectorMismatch(c *collector, svc *corev1.Service, podLabels m
 	c.add(sighting{
 		d: Decoded{Cause: ServiceSelectorMismatch,
 			Summary:  fmt.Sprintf("Service %s selects none of the pods: selector %s; the pods carry %s", svc.Name, strings.Join(want, ","), strings.Join(have, ",")),
-			NextStep: serviceStep(ServiceSelectorMismatch, svc.Name),
-			Details:  []chain.Detail{{Key: "service", Value: svc.Name}, {Key: "selector", Value: strings.Join(want, ",")}}},
+			NextStep: serviceStep(ServiceSelectorMismatch, svc.Name)},
 		object: obj, since: w.later(svc.CreationTimestamp.Time),
 		evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.selector",
 			Message: fmt.Sprintf("selector %s; pod template labels %s", strings.Join(want, ","), labels.Set(podLabels).String())}},
@@ -148,8 +153,7 @@ func (w *walker) servicePorts(c *collector, svc *corev1.Service, tmpl *corev1.Po
 			c.add(sighting{
 				d: Decoded{Cause: ServiceTargetPortNotFound,
 					Summary:  fmt.Sprintf("Service %s port %s: targetPort %q is no %s port of the pods (they declare %s)", svc.Name, portLabel(p), name, proto, declared),
-					NextStep: serviceStep(ServiceTargetPortNotFound, svc.Name),
-					Details:  []chain.Detail{{Key: "service", Value: svc.Name}, {Key: "targetPort", Value: name}}},
+					NextStep: serviceStep(ServiceTargetPortNotFound, svc.Name)},
 				object: obj, since: w.later(svc.CreationTimestamp.Time),
 				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: field,
 					Message: fmt.Sprintf("targetPort %s (%s); declared container ports: %s", name, proto, declared)}},
@@ -321,8 +325,7 @@ func (w *walker) serviceEndpoints(c *collector, svc *corev1.Service, pods []*cor
 	c.add(sighting{
 		d: Decoded{Cause: EndpointsMissing, Progressing: true,
 			Summary:  fmt.Sprintf("Service %s: %d/%d ready pods are not ready endpoints (%s)", svc.Name, len(missing), len(ready), what),
-			NextStep: serviceStep(EndpointsMissing, svc.Name),
-			Details:  []chain.Detail{{Key: "service", Value: svc.Name}}},
+			NextStep: serviceStep(EndpointsMissing, svc.Name)},
 		object: obj, since: w.later(since),
 		evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "endpointslices",
 			Message: fmt.Sprintf("%s list no ready endpoint for %s", what, strings.Join(firstN(missing, 3), ", "))}},

@@ -54,14 +54,7 @@ func (r *Reader) settleServices(snap *chain.Snapshot, svcs listed[corev1.Service
 // label the EndpointSlice controller puts on each slice), in the second
 // round trip; none is asked when no Service needs them.
 func (r *Reader) listSlices(ctx context.Context, ns string, owners []string) listed[discoveryv1.EndpointSlice] {
-	var opts metav1.ListOptions
-	if len(owners) <= maxSliceOwners {
-		req, err := labels.NewRequirement(discoveryv1.LabelServiceName, selection.In, owners)
-		if err != nil {
-			return listed[discoveryv1.EndpointSlice]{err: err}
-		}
-		opts.LabelSelector = labels.NewSelector().Add(*req).String()
-	}
+	opts := slicesOf(owners)
 	l := listing(func() ([]discoveryv1.EndpointSlice, string, error) {
 		l, err := r.Client.DiscoveryV1().EndpointSlices(ns).List(ctx, opts)
 		return itemsOf(l, err, func(l *discoveryv1.EndpointSliceList) []discoveryv1.EndpointSlice { return l.Items })
@@ -79,6 +72,20 @@ func (r *Reader) listSlices(ctx context.Context, ns string, owners []string) lis
 	}
 	l.items = kept
 	return l
+}
+
+// slicesOf selects the EndpointSlices of the named Services by the label
+// the EndpointSlice controller puts on each; past maxSliceOwners, or for a
+// name no label value can hold, it selects all and the caller keeps theirs.
+func slicesOf(owners []string) metav1.ListOptions {
+	if len(owners) > maxSliceOwners {
+		return metav1.ListOptions{}
+	}
+	req, err := labels.NewRequirement(discoveryv1.LabelServiceName, selection.In, owners)
+	if err != nil {
+		return metav1.ListOptions{}
+	}
+	return metav1.ListOptions{LabelSelector: labels.NewSelector().Add(*req).String()}
 }
 
 // settleSlices records the EndpointSlices read in the second round trip.

@@ -83,6 +83,14 @@ func (r *Reader) Watch(ctx context.Context, snap *chain.Snapshot, changed chan<-
 	if s, err := usable(sel); err == nil {
 		streams = append(streams, r.streamOf("pods", ns, metav1.ListOptions{LabelSelector: s.String()}, nil))
 	}
+	if chain.Serves(snap.KindOf()) && snap.ServicesRead {
+		// The serving link: a Service fixed or created, an EndpointSlice
+		// the controller writes.
+		streams = append(streams, r.streamOf("services", ns, metav1.ListOptions{}, nil))
+		if owners := snap.EndpointSliceOwners(); len(owners) > 0 {
+			streams = append(streams, r.streamOf("endpointslices", ns, slicesOf(owners), nil))
+		}
+	}
 	return r.start(ctx, streams, ns, changed)
 }
 
@@ -106,6 +114,10 @@ func (r *Reader) streamOf(resource, ns string, opts metav1.ListOptions, keep fun
 			return r.Client.CoreV1().PersistentVolumeClaims(ns).Watch(ctx, o)
 		case "events":
 			return r.Client.CoreV1().Events(ns).Watch(ctx, o)
+		case "services":
+			return r.Client.CoreV1().Services(ns).Watch(ctx, o)
+		case "endpointslices":
+			return r.Client.DiscoveryV1().EndpointSlices(ns).Watch(ctx, o)
 		}
 		return r.Client.CoreV1().Pods(ns).Watch(ctx, o)
 	}
