@@ -74,6 +74,14 @@ func Concerning(evs []Event, o Owned) []Event {
 // Workload is the snapshot's workload object, nil when it was not found.
 func (s *Snapshot) Workload() metav1.Object {
 	switch s.KindOf() {
+	case KindService:
+		if s.Service != nil {
+			return s.Service
+		}
+	case KindIngress:
+		if s.Ingress != nil {
+			return s.Ingress
+		}
 	case KindStatefulSet:
 		if s.StatefulSet != nil {
 			return s.StatefulSet

@@ -62,6 +62,9 @@ func (s *Snapshot) KindOf() Kind {
 // every kind whose pods should keep running; a Job's pods should finish
 // instead, and serve no Service.
 func ChainOf(k Kind) []LinkID {
+	if c := trafficChain(k); c != nil {
+		return c
+	}
 	switch k {
 	case KindStatefulSet:
 		return []LinkID{LinkStored, LinkRevision, LinkPods, LinkClaims, LinkNodeAssignment, LinkContainers, LinkReady, LinkServing}
@@ -80,7 +83,8 @@ func ChainOf(k Kind) []LinkID {
 // AllLinks is every link ID in the order chains run them, so findings of
 // several kinds sort alike.
 var AllLinks = []LinkID{LinkStored, LinkSchedule, LinkReplicaSet, LinkRevision, LinkNodes, LinkPods, LinkClaims,
-	LinkNodeAssignment, LinkContainers, LinkReady, LinkServing, LinkCompletion}
+	LinkNodeAssignment, LinkContainers, LinkReady, LinkServing, LinkCompletion,
+	LinkClass, LinkBackends, LinkSelector, LinkWorkloads, LinkEndpoints}
 
 // NewestJob is the newest of a CronJob's Jobs by creation (names break
 // ties), nil with none: the CronJob's chain goes on through it.

@@ -43,9 +43,12 @@ func (l LinkID) Title() string { return l.TitleFor(KindDeployment) }
 // TitleFor is the link's human name with the component that owns the step
 // in the chain of kind k.
 func (l LinkID) TitleFor(k Kind) string {
+	if t, ok := trafficTitles[l]; ok {
+		return t
+	}
 	switch l {
 	case LinkStored:
-		if k == KindPod {
+		if k == KindPod || IsTraffic(k) {
 			return "stored (API server)"
 		}
 		return fmt.Sprintf("stored (API server, %s controller observed it)", k)

@@ -13,6 +13,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 )
 
 // Snapshot is everything the walk needs about one workload, read once.
@@ -56,6 +57,20 @@ type Snapshot struct {
 	Services       []corev1.Service
 	EndpointSlices []discoveryv1.EndpointSlice
 	ServicesRead   bool
+
+	// A traffic kind's object (IsTraffic): the Service or Ingress named,
+	// nil when it was not found. For both, Services are the Services it
+	// sends to (an Ingress reads the namespace's), Pods the namespace's
+	// pods, EndpointSlices those of the Services; IngressClasses are the
+	// cluster's. Templates are the namespace's workloads that run pods,
+	// which a Service may select; Behind are the snapshots of those the
+	// Services select, read when an endpoint is missing, whose chains say
+	// why.
+	Service        *corev1.Service
+	Ingress        *networkingv1.Ingress
+	IngressClasses []networkingv1.IngressClass
+	Templates      []Template
+	Behind         []*Snapshot
 
 	// ReplicaSets and Pods are those matching the workload's selector (a
 	// CronJob's: those of its Jobs).

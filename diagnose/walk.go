@@ -68,7 +68,9 @@ func Walk(s *chain.Snapshot, o Options) *chain.Report {
 		Via:       s.Via,
 		Gaps:      append([]chain.Gap(nil), s.Gaps...),
 	}
-	if s.KindOf() == chain.KindDeployment {
+	if chain.IsTraffic(s.KindOf()) {
+		r.Links = w.trafficLinks()
+	} else if s.KindOf() == chain.KindDeployment {
 		// Each link is judged with what the ones before it established;
 		// the ready link also reads their statuses: it judges the rollout
 		// even with no pod running, unless an earlier link already

@@ -47,7 +47,7 @@ func (w *walker) serving() chain.Link {
 		case chain.Selects:
 			selecting = append(selecting, svc.Name)
 			w.servicePorts(c, svc, tmpl)
-			notes = append(notes, w.serviceEndpoints(c, svc, pods)...)
+			notes = append(notes, w.serviceEndpoints(c, svc, pods, declaredPorts(&tmpl.Spec))...)
 			w.loadBalancer(c, svc)
 		case chain.MaybeMeant:
 			if w.meantFor(svc) {
@@ -254,9 +254,8 @@ func (w *walker) slicesOf(svc *corev1.Service) []*discoveryv1.EndpointSlice {
 // of every Service that selects it. Fewer is the controller behind (a grace,
 // then a failure); terminating endpoints during a rollout are progress. A
 // numbered targetPort no container declares is noted here too.
-func (w *walker) serviceEndpoints(c *collector, svc *corev1.Service, pods []*corev1.Pod) []string {
+func (w *walker) serviceEndpoints(c *collector, svc *corev1.Service, pods []*corev1.Pod, declared containerPorts) []string {
 	var notes []string
-	declared := declaredPorts(&w.s.PodTemplate().Spec)
 	for _, p := range svc.Spec.Ports {
 		proto := p.Protocol
 		if proto == "" {

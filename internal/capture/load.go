@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -42,6 +43,9 @@ type Bundle struct {
 	Services       []corev1.Service
 	EndpointSlices []discoveryv1.EndpointSlice
 	ServicesRead   bool
+	// Ingresses and IngressClasses are the traffic kinds' evidence.
+	Ingresses      []networkingv1.Ingress
+	IngressClasses []networkingv1.IngressClass
 	// Skipped counts objects of other kinds, by kind.
 	Skipped map[string]int
 	// CapturedAt is the capture time `kubectl chain capture` recorded; zero
@@ -153,6 +157,10 @@ func (b *Bundle) add(raw json.RawMessage) error {
 		b.ServicesRead = true
 	case tm.Kind == "EndpointSlice" && group == "discovery.k8s.io":
 		err = decodeInto(raw, &b.EndpointSlices)
+	case tm.Kind == "Ingress" && group == "networking.k8s.io":
+		err = decodeInto(raw, &b.Ingresses)
+	case tm.Kind == "IngressClass" && group == "networking.k8s.io":
+		err = decodeInto(raw, &b.IngressClasses)
 	case tm.Kind == "ReplicaSet" && (group == "apps" || group == "extensions"):
 		var rs appsv1.ReplicaSet
 		if err = json.Unmarshal(raw, &rs); err == nil {
@@ -210,6 +218,8 @@ func (b *Bundle) Merge(o *Bundle) {
 	b.Services = append(b.Services, o.Services...)
 	b.EndpointSlices = append(b.EndpointSlices, o.EndpointSlices...)
 	b.ServicesRead = b.ServicesRead || o.ServicesRead
+	b.Ingresses = append(b.Ingresses, o.Ingresses...)
+	b.IngressClasses = append(b.IngressClasses, o.IngressClasses...)
 	for k, n := range o.Skipped {
 		b.Skipped[k] += n
 	}

@@ -57,6 +57,9 @@ func (b *Bundle) Read(namespace string, ref chain.Ref) (*chain.Snapshot, error) 
 	if ref.Kind == chain.KindDeployment {
 		return b.Snapshot(namespace, ref.Name)
 	}
+	if chain.IsTraffic(ref.Kind) {
+		return b.traffic(namespace, ref)
+	}
 	s := &chain.Snapshot{Kind: ref.Kind, Name: ref.Name, Namespace: namespace}
 	var (
 		obj metav1.Object

@@ -12,6 +12,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -133,6 +134,7 @@ func (c *captureOptions) encode(s *chain.Snapshot, rel *kube.Related) ([]byte, e
 	for i := range s.EndpointSlices {
 		items = append(items, typed(s.EndpointSlices[i].DeepCopy(), c.keepEnv))
 	}
+	items = append(items, c.trafficItems(s)...)
 	claims, nodes := map[string]bool{}, map[string]bool{}
 	for i := range s.Claims {
 		claims[s.Claims[i].Name] = true
@@ -170,6 +172,44 @@ func (c *captureOptions) encode(s *chain.Snapshot, rel *kube.Related) ([]byte, e
 		head += capture.ServicesComment + "\n"
 	}
 	return append([]byte(head), body...), nil
+}
+
+// trafficItems are what a Service's or Ingress's capture adds: the
+// IngressClasses, the namespace's workloads (whose templates the Services
+// may select) and, of the workloads the read followed, what their own
+// snapshots hold beyond the pods already written.
+func (c *captureOptions) trafficItems(s *chain.Snapshot) []any {
+	var items []any
+	for i := range s.IngressClasses {
+		items = append(items, typed(s.IngressClasses[i].DeepCopy(), c.keepEnv))
+	}
+	for _, t := range s.Templates {
+		items = append(items, typed(copyOf(t.Object), c.keepEnv))
+	}
+	pods := map[string]bool{}
+	for i := range s.Pods {
+		pods[s.Pods[i].Name] = true
+	}
+	for _, b := range s.Behind {
+		for i := range b.ReplicaSets {
+			items = append(items, typed(b.ReplicaSets[i].DeepCopy(), c.keepEnv))
+		}
+		for i := range b.Revisions {
+			items = append(items, typed(b.Revisions[i].DeepCopy(), c.keepEnv))
+		}
+		for i := range b.Claims {
+			items = append(items, typed(b.Claims[i].DeepCopy(), c.keepEnv))
+		}
+		for i := range b.Pods {
+			if !pods[b.Pods[i].Name] {
+				items = append(items, typed(b.Pods[i].DeepCopy(), c.keepEnv))
+			}
+		}
+		for _, e := range b.Events {
+			items = append(items, coreEvent(b.Namespace, e))
+		}
+	}
+	return items
 }
 
 // copyOf is a deep copy of a workload object.
@@ -222,6 +262,10 @@ func typed(obj metav1.Object, keepEnv bool) any {
 		set(&o.TypeMeta, "v1", "Service", nil)
 	case *discoveryv1.EndpointSlice:
 		set(&o.TypeMeta, "discovery.k8s.io/v1", "EndpointSlice", nil)
+	case *networkingv1.Ingress:
+		set(&o.TypeMeta, "networking.k8s.io/v1", "Ingress", nil)
+	case *networkingv1.IngressClass:
+		set(&o.TypeMeta, "networking.k8s.io/v1", "IngressClass", nil)
 	}
 	return obj
 }

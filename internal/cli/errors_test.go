@@ -147,7 +147,7 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"svc/web"}, `unknown resource type "svc"`},
+		{[]string{"cm/web"}, `unknown resource type "cm"`},
 		{[]string{"deploy/web", "-o", "xml"}, `unknown output format "xml"`},
 		{[]string{"deploy/web", "--color", "sometimes"}, `unknown --color "sometimes"`},
 		{[]string{"deploy/web", "--bogus"}, "unknown flag: --bogus"},

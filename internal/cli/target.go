@@ -22,12 +22,15 @@ const (
 	kindCronJob     = "cronjob"
 	kindPod         = "pod"
 	kindReplicaSet  = "replicaset"
+	kindService     = "service"
+	kindIngress     = "ingress"
 )
 
 // workloadKinds are the targets walked as they are named.
 var workloadKinds = map[string]chain.Kind{
 	kindDeployment: chain.KindDeployment, kindStatefulSet: chain.KindStatefulSet, kindDaemonSet: chain.KindDaemonSet,
 	kindJob: chain.KindJob, kindCronJob: chain.KindCronJob,
+	kindService: chain.KindService, kindIngress: chain.KindIngress,
 }
 
 // resourceTypes are the spellings of each kind that kubectl itself accepts
@@ -53,6 +56,10 @@ var resourceTypes = map[string]string{
 	"cj": kindCronJob, "cronjob": kindCronJob, "cronjobs": kindCronJob,
 	"cj.batch": kindCronJob, "cronjob.batch": kindCronJob, "cronjobs.batch": kindCronJob,
 	"cronjob.v1.batch": kindCronJob, "cronjobs.v1.batch": kindCronJob,
+	"svc": kindService, "service": kindService, "services": kindService, "service.v1": kindService, "services.v1": kindService,
+	"ing": kindIngress, "ingress": kindIngress, "ingresses": kindIngress,
+	"ing.networking.k8s.io": kindIngress, "ingress.networking.k8s.io": kindIngress, "ingresses.networking.k8s.io": kindIngress,
+	"ingress.v1.networking.k8s.io": kindIngress, "ingresses.v1.networking.k8s.io": kindIngress,
 }
 
 // kindOf resolves a resource type as typed, "" when unknown.
@@ -63,7 +70,7 @@ func kindOf(typ string) string { return resourceTypes[strings.ToLower(typ)] }
 func parseTargets(args []string) ([]target, error) {
 	switch len(args) {
 	case 0:
-		return nil, usageErrorf("name a workload: kubectl chain deploy/NAME, sts/NAME, ds/NAME, job/NAME or cj/NAME (a bare NAME is a Deployment), or one of its pods, pod/NAME")
+		return nil, usageErrorf("name a workload: kubectl chain deploy/NAME, sts/NAME, ds/NAME, job/NAME or cj/NAME (a bare NAME is a Deployment), one of its pods, pod/NAME, or what sends it traffic, svc/NAME or ing/NAME")
 	case 1:
 		t, err := parseOne(args[0])
 		return []target{t}, err
@@ -102,7 +109,7 @@ func parseOne(arg string) (target, error) {
 	}
 	kind := kindOf(typ)
 	if kind == "" {
-		return target{}, usageErrorf("unknown resource type %q: kubectl chain walks deploy/NAME (or NAME), sts/NAME, ds/NAME, job/NAME and cj/NAME, and finds the workload of a pod (pod/NAME) or ReplicaSet (rs/NAME)", typ)
+		return target{}, usageErrorf("unknown resource type %q: kubectl chain walks deploy/NAME (or NAME), sts/NAME, ds/NAME, job/NAME and cj/NAME, svc/NAME and ing/NAME, and finds the workload of a pod (pod/NAME) or ReplicaSet (rs/NAME)", typ)
 	}
 	return target{kind, name}, validName(kind, name)
 }
@@ -111,7 +118,7 @@ func parseOne(arg string) (target, error) {
 // with a clear message instead of as a confusing 404.
 func validName(kind, name string) error {
 	what := map[string]string{kindDeployment: "Deployment", kindStatefulSet: "StatefulSet", kindDaemonSet: "DaemonSet",
-		kindJob: "Job", kindCronJob: "CronJob", kindPod: "pod", kindReplicaSet: "ReplicaSet"}[kind]
+		kindJob: "Job", kindCronJob: "CronJob", kindPod: "pod", kindReplicaSet: "ReplicaSet", kindService: "Service", kindIngress: "Ingress"}[kind]
 	if name == "" {
 		return usageErrorf("empty %s name: use %s/NAME", what, kind)
 	}

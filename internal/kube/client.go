@@ -8,10 +8,11 @@ import (
 	batchv1client "k8s.io/client-go/kubernetes/typed/batch/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	discoveryv1client "k8s.io/client-go/kubernetes/typed/discovery/v1"
+	networkingv1client "k8s.io/client-go/kubernetes/typed/networking/v1"
 	"k8s.io/client-go/rest"
 )
 
-// Client is the part of a clientset the reader uses. Asking for four API
+// Client is the part of a clientset the reader uses. Asking for five API
 // groups instead of kubernetes.Interface keeps the other groups' typed
 // clients out of the binary (12 MB of its budget of 60). A full clientset,
 // real or fake, satisfies it.
@@ -20,13 +21,15 @@ type Client interface {
 	BatchV1() batchv1client.BatchV1Interface
 	CoreV1() corev1client.CoreV1Interface
 	DiscoveryV1() discoveryv1client.DiscoveryV1Interface
+	NetworkingV1() networkingv1client.NetworkingV1Interface
 }
 
 type groups struct {
-	apps      appsv1client.AppsV1Interface
-	batch     batchv1client.BatchV1Interface
-	core      corev1client.CoreV1Interface
-	discovery discoveryv1client.DiscoveryV1Interface
+	apps       appsv1client.AppsV1Interface
+	batch      batchv1client.BatchV1Interface
+	core       corev1client.CoreV1Interface
+	discovery  discoveryv1client.DiscoveryV1Interface
+	networking networkingv1client.NetworkingV1Interface
 }
 
 func (g groups) AppsV1() appsv1client.AppsV1Interface    { return g.apps }
@@ -35,8 +38,11 @@ func (g groups) CoreV1() corev1client.CoreV1Interface    { return g.core }
 func (g groups) DiscoveryV1() discoveryv1client.DiscoveryV1Interface {
 	return g.discovery
 }
+func (g groups) NetworkingV1() networkingv1client.NetworkingV1Interface {
+	return g.networking
+}
 
-// NewClient builds the four typed clients from a REST config; they share
+// NewClient builds the five typed clients from a REST config; they share
 // one HTTP client, so one connection serves the parallel lists.
 //
 // Responses come as protobuf when the server offers it (every built-in type
@@ -66,5 +72,9 @@ func NewClient(cfg *rest.Config) (Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return groups{apps: apps, batch: batch, core: core, discovery: discovery}, nil
+	networking, err := networkingv1client.NewForConfigAndClient(cfg, hc)
+	if err != nil {
+		return nil, err
+	}
+	return groups{apps: apps, batch: batch, core: core, discovery: discovery, networking: networking}, nil
 }

@@ -168,8 +168,9 @@ func TestSnapshotDeploymentErrors(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("typed error (-want +got):\n%s", diff)
 			}
-			if n := len(cs.Actions()); n != 1 {
-				t.Errorf("fake saw %d requests, want 1", n)
+			// The GET, and the Services list sent beside it.
+			if n := len(cs.Actions()); n != 2 {
+				t.Errorf("fake saw %d requests, want 2", n)
 			}
 		})
 	}

@@ -105,7 +105,7 @@ func cluster() []runtime.Object {
 		event(ns, "e6", "Pod", "web-7c9d8f6b5-x2k4p", "uid-deleted", "Warning", "BackOff", "kubelet",
 			backOff("web", ns, "web-7c9d8f6b5-x2k4p", "uid-deleted"), 30*time.Minute),
 		// Not a kind the snapshot reads, though the name matches.
-		event(ns, "e7", "Service", "web", "", "Normal", "Pulling", "kubelet",
+		event(ns, "e7", "Endpoints", "web", "", "Normal", "Pulling", "kubelet",
 			pulling("registry.lab.internal/web:v1"), 2*time.Minute),
 		// Another namespace.
 		event("staging", "e8", "Pod", "web-7c9d8f6b5-x2k4p", "", "Normal", "Scheduled", "default-scheduler",

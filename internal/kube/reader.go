@@ -46,6 +46,7 @@ func (r *Reader) Snapshot(ctx context.Context, namespace, name string) (*chain.S
 	d, err := r.Client.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{})
 	snap.Requests++
 	if err != nil {
+		<-svcs // sent in the same round trip: the read ends when both have
 		return nil, deploymentError(namespace, name, err)
 	}
 	snap.Deployment = d

@@ -43,6 +43,15 @@ type stream struct {
 func (r *Reader) Watch(ctx context.Context, snap *chain.Snapshot, changed chan<- struct{}) <-chan string {
 	ns, name := snap.Namespace, snap.Name
 	byName := metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()}
+	if chain.IsTraffic(snap.KindOf()) {
+		// Whatever the Services select may change: the object, the
+		// namespace's Services, slices, workloads, pods and events.
+		streams := []stream{r.streamOf(resourceOf(snap.KindOf()), ns, byName, nil)}
+		for _, res := range []string{"services", "endpointslices", "deployments", "replicasets", "statefulsets", "daemonsets", "pods", "events"} {
+			streams = append(streams, r.streamOf(res, ns, metav1.ListOptions{}, nil))
+		}
+		return r.start(ctx, streams, ns, changed)
+	}
 	keep := about([]string{name})
 	streams := []stream{r.streamOf("events", ns, metav1.ListOptions{}, keep)}
 	var sel *metav1.LabelSelector
@@ -118,6 +127,8 @@ func (r *Reader) streamOf(resource, ns string, opts metav1.ListOptions, keep fun
 			return r.Client.CoreV1().Services(ns).Watch(ctx, o)
 		case "endpointslices":
 			return r.Client.DiscoveryV1().EndpointSlices(ns).Watch(ctx, o)
+		case "ingresses":
+			return r.Client.NetworkingV1().Ingresses(ns).Watch(ctx, o)
 		}
 		return r.Client.CoreV1().Pods(ns).Watch(ctx, o)
 	}

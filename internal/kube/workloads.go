@@ -27,6 +27,9 @@ func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*ch
 	if ref.Kind == "" || ref.Kind == chain.KindDeployment {
 		return r.Snapshot(ctx, namespace, ref.Name)
 	}
+	if chain.IsTraffic(ref.Kind) {
+		return r.readTraffic(ctx, namespace, ref)
+	}
 	snap := &chain.Snapshot{Kind: ref.Kind, Namespace: namespace, Name: ref.Name}
 	var (
 		obj metav1.Object
@@ -70,6 +73,9 @@ func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*ch
 	}
 	snap.Requests++
 	if err != nil {
+		if svcs != nil {
+			<-svcs // sent in the same round trip: the read ends when both have
+		}
 		kind := ref.Kind.Resource()
 		return nil, getError(kind, kind+"s", namespace, ref.Name, err)
 	}

@@ -207,7 +207,11 @@ var all = []Scenario{
 	{Name: "ds-crashloop", Kind: chain.KindDaemonSet, Summary: "a revision whose container exits 1 after a second, on every node", Health: chain.Broken, Link: chain.LinkContainers, Cause: "CrashLoopBackOff", LabOnly: labProgram, NotOnRealNode: sameAsCrashloop},
 	{Name: "job-complete", Kind: chain.KindJob, Summary: "2 completions, 2 at a time, each pod exiting 0", Health: chain.Healthy, LabOnly: labProgram},
 	{Name: "job-suspended", Kind: chain.KindJob, Summary: "a Job created suspended", Health: chain.Broken, Link: chain.LinkStored, Cause: "JobSuspended"},
-	{Name: "job-backoff-limit", Kind: chain.KindJob, Summary: "every pod exits 3, backoffLimit 1", Health: chain.Broken, Link: chain.LinkCompletion, Cause: "BackoffLimitExceeded", LabOnly: labProgram},
+	{Name: "job-backoff-limit", Kind: chain.KindJob, Summary: "every pod exits 3, backoffLimit 1", Health: chain.Broken, Link: chain.LinkCompletion, Cause: "BackoffLimitExceeded", LabOnly: labProgram,
+		// Two pods in turn, with the Job controller's back-off between:
+		// on a real node of a busy machine the second one's sandbox has
+		// taken past a minute to start.
+		Deadline: 2 * time.Minute},
 	{Name: "job-deadline", Kind: chain.KindJob, Summary: "a pod that runs on, activeDeadlineSeconds 5", Health: chain.Broken, Link: chain.LinkCompletion, Cause: "JobDeadlineExceeded", NotOnRealNode: sameAsBackoffLimit},
 	{Name: "job-pod-failure-policy", Kind: chain.KindJob, Summary: "a pod exiting 42, which a FailJob rule of podFailurePolicy matches", Health: chain.Broken, Link: chain.LinkCompletion, Cause: "PodFailurePolicyMatched", LabOnly: labProgram, NotOnRealNode: sameAsBackoffLimit},
 	{Name: "cj-healthy", Kind: chain.KindCronJob, Summary: "every minute, a Job whose pod exits 0", Health: chain.Healthy, LabOnly: labProgram, NotOnRealNode: onTheMinute, Deadline: 100 * time.Second},

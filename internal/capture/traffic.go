@@ -1,0 +1,90 @@
+package capture
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// traffic selects a Service or an Ingress from the bundle with what the
+// live reader reads for it: the Services it sends to, their EndpointSlices,
+// the namespace's pods and workloads, the IngressClasses, and the
+// snapshots of the workloads it would have followed.
+func (b *Bundle) traffic(namespace string, ref chain.Ref) (*chain.Snapshot, error) {
+	s := &chain.Snapshot{Kind: ref.Kind, Name: ref.Name, Namespace: namespace}
+	var obj metav1.Object
+	switch ref.Kind {
+	case chain.KindService:
+		if s.Service = find(b.Services, namespace, ref.Name); s.Service != nil {
+			obj = s.Service
+		}
+	case chain.KindIngress:
+		if s.Ingress = find(b.Ingresses, namespace, ref.Name); s.Ingress != nil {
+			obj = s.Ingress
+		}
+	}
+	if obj == nil {
+		return nil, fmt.Errorf("no %s %q in the input", ref.Kind, ref.Name)
+	}
+	ns := obj.GetNamespace()
+	s.Namespace = ns
+	inNS := func(o string) bool { return o == ns || o == "" }
+	if s.Service != nil {
+		s.Services = []corev1.Service{*s.Service}
+	} else {
+		for i := range b.Services {
+			if inNS(b.Services[i].Namespace) {
+				s.Services = append(s.Services, b.Services[i])
+			}
+		}
+		s.IngressClasses = b.IngressClasses
+	}
+	s.ServicesRead = true
+	backends := map[string]bool{}
+	for _, n := range s.BackendServices() {
+		backends[n] = true
+	}
+	for i := range b.EndpointSlices {
+		if sl := &b.EndpointSlices[i]; inNS(sl.Namespace) && backends[sl.Labels[discoveryv1.LabelServiceName]] {
+			s.EndpointSlices = append(s.EndpointSlices, *sl)
+		}
+	}
+	for i := range b.Deployments {
+		if inNS(b.Deployments[i].Namespace) {
+			s.Templates = appendTemplate(s.Templates, chain.KindDeployment, &b.Deployments[i])
+		}
+	}
+	for i := range b.StatefulSets {
+		if inNS(b.StatefulSets[i].Namespace) {
+			s.Templates = appendTemplate(s.Templates, chain.KindStatefulSet, &b.StatefulSets[i])
+		}
+	}
+	for i := range b.DaemonSets {
+		if inNS(b.DaemonSets[i].Namespace) {
+			s.Templates = appendTemplate(s.Templates, chain.KindDaemonSet, &b.DaemonSets[i])
+		}
+	}
+	s.Pods = b.podsIn(ns)
+	s.AssembleTraffic(s.Pods, b.eventsAbout(s))
+	for _, r := range s.BehindRefs() {
+		if behind, err := b.Read(ns, r); err == nil {
+			s.Behind = append(s.Behind, behind)
+		}
+	}
+	s.Now = b.CapturedAt
+	if s.Now.IsZero() {
+		s.Now = newest(s)
+	}
+	return s, nil
+}
+
+func appendTemplate(ts []chain.Template, kind chain.Kind, obj metav1.Object) []chain.Template {
+	if t, ok := chain.TemplateOf(kind, obj); ok {
+		return append(ts, t)
+	}
+	return ts
+}

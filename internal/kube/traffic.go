@@ -1,0 +1,215 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// maxBehind bounds the workloads whose own chains a traffic read follows:
+// each costs its two round trips (in parallel with the others).
+const maxBehind = 3
+
+// readTraffic reads a Service's or an Ingress's snapshot. One round trip
+// GETs the object beside everything that does not depend on it: the
+// namespace's Services (an Ingress's backends are among them), the
+// EndpointSlices (a Service's, by the controller's label; an Ingress's
+// namespace's), pods, events, Deployments, StatefulSets and DaemonSets
+// (whose templates the Services may select) and, for an Ingress, the
+// cluster's IngressClasses. Then, only when a Service it sends to lacks a
+// ready endpoint or a ready pod, the workloads it selects are read as
+// their own targets are (Read), in parallel: their chains say why.
+func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Ref) (*chain.Snapshot, error) {
+	snap := &chain.Snapshot{Kind: ref.Kind, Namespace: namespace, Name: ref.Name}
+	core, apps, net := r.Client.CoreV1(), r.Client.AppsV1(), r.Client.NetworkingV1()
+	var (
+		wg      sync.WaitGroup
+		svcs    listed[corev1.Service]
+		slices  listed[discoveryv1.EndpointSlice]
+		pods    listed[corev1.Pod]
+		evs     listed[chain.Event]
+		deps    listed[appsv1.Deployment]
+		stss    listed[appsv1.StatefulSet]
+		dss     listed[appsv1.DaemonSet]
+		classes listed[networkingv1.IngressClass]
+	)
+	slicesOpts := metav1.ListOptions{}
+	if ref.Kind == chain.KindService {
+		slicesOpts = slicesOf([]string{ref.Name})
+	} else {
+		wg.Go(func() {
+			svcs = listing(func() ([]corev1.Service, string, error) {
+				l, err := core.Services(namespace).List(ctx, metav1.ListOptions{})
+				return itemsOf(l, err, func(l *corev1.ServiceList) []corev1.Service { return l.Items })
+			})
+		})
+		wg.Go(func() {
+			classes = listing(func() ([]networkingv1.IngressClass, string, error) {
+				l, err := net.IngressClasses().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+				return itemsOf(l, err, func(l *networkingv1.IngressClassList) []networkingv1.IngressClass { return l.Items })
+			})
+		})
+	}
+	wg.Go(func() {
+		slices = listing(func() ([]discoveryv1.EndpointSlice, string, error) {
+			l, err := r.Client.DiscoveryV1().EndpointSlices(namespace).List(ctx, slicesOpts)
+			return itemsOf(l, err, func(l *discoveryv1.EndpointSliceList) []discoveryv1.EndpointSlice { return l.Items })
+		})
+	})
+	wg.Go(func() { pods = r.listPods(ctx, namespace, metav1.ListOptions{}) })
+	wg.Go(func() { evs = r.listEvents(ctx, namespace, metav1.ListOptions{}) })
+	wg.Go(func() {
+		deps = listing(func() ([]appsv1.Deployment, string, error) {
+			l, err := apps.Deployments(namespace).List(ctx, metav1.ListOptions{})
+			return itemsOf(l, err, func(l *appsv1.DeploymentList) []appsv1.Deployment { return l.Items })
+		})
+	})
+	wg.Go(func() {
+		stss = listing(func() ([]appsv1.StatefulSet, string, error) {
+			l, err := apps.StatefulSets(namespace).List(ctx, metav1.ListOptions{})
+			return itemsOf(l, err, func(l *appsv1.StatefulSetList) []appsv1.StatefulSet { return l.Items })
+		})
+	})
+	wg.Go(func() {
+		dss = listing(func() ([]appsv1.DaemonSet, string, error) {
+			l, err := apps.DaemonSets(namespace).List(ctx, metav1.ListOptions{})
+			return itemsOf(l, err, func(l *appsv1.DaemonSetList) []appsv1.DaemonSet { return l.Items })
+		})
+	})
+	var (
+		obj metav1.Object
+		err error
+	)
+	switch ref.Kind {
+	case chain.KindService:
+		snap.Service, err = core.Services(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+		if err == nil {
+			obj = snap.Service
+		}
+	case chain.KindIngress:
+		snap.Ingress, err = net.Ingresses(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+		if err == nil {
+			obj = snap.Ingress
+		}
+	default:
+		return nil, fmt.Errorf("kubectl chain does not walk %s as traffic", ref.Kind)
+	}
+	snap.Requests++
+	wg.Wait()
+	snap.Requests += svcs.requests + slices.requests + pods.requests + evs.requests + deps.requests + stss.requests + dss.requests + classes.requests
+	if err != nil {
+		kind := ref.Kind.Resource()
+		return nil, getError(kind, kind+"s", namespace, ref.Name, err)
+	}
+	obj.SetManagedFields(nil)
+	r.read.note(resourceOf(ref.Kind), obj.GetResourceVersion())
+	if evs.partial {
+		// A busy namespace: the object's own events, by field selector.
+		probe := evs
+		target := chain.ObjectRef{Kind: string(ref.Kind), Name: ref.Name, UID: obj.GetUID()}
+		snap.EventsOf = []chain.ObjectRef{target}
+		items, err := r.eventsOf(ctx, namespace, snap.EventsOf)
+		evs = listed[chain.Event]{items: appendRelevantKinds(nil, items), requests: 1, err: err, rv: probe.rv}
+		snap.Requests++
+	}
+	of := fmt.Sprintf("of %s %s/%s", ref.Kind.Resource(), namespace, ref.Name)
+	errs := []error{
+		settleServing(snap, chain.ResourceEndpointSlices, slices.err),
+		settle(snap, chain.ResourcePods, of, pods.err),
+		settle(snap, chain.ResourceEvents, of, evs.err),
+		settleServing(snap, chain.ResourceDeployments, deps.err),
+		settleServing(snap, chain.ResourceStatefulSets, stss.err),
+		settleServing(snap, chain.ResourceDaemonSets, dss.err),
+	}
+	if ref.Kind == chain.KindIngress {
+		errs = append(errs, settleServing(snap, chain.ResourceServices, svcs.err), settleClasses(snap, classes.err))
+		snap.Services, snap.ServicesRead = svcs.items, svcs.err == nil
+		snap.IngressClasses = classes.items
+		r.read.note("services", svcs.rv)
+	} else {
+		snap.Services, snap.ServicesRead = []corev1.Service{*snap.Service}, true
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	r.read.note("endpointslices", slices.rv)
+	r.read.note("pods", pods.rv)
+	r.read.note("events", evs.rv)
+	snap.EndpointSlices = slices.items
+	snap.Templates = templatesOf(deps.items, stss.items, dss.items)
+	snap.AssembleTraffic(pods.items, evs.items)
+	if err := r.readBehind(ctx, snap); err != nil {
+		return nil, err
+	}
+	snap.Now = r.now()
+	return snap, nil
+}
+
+// templatesOf are the workloads' pod templates, by kind then name.
+func templatesOf(deps []appsv1.Deployment, stss []appsv1.StatefulSet, dss []appsv1.DaemonSet) []chain.Template {
+	var out []chain.Template
+	add := func(kind chain.Kind, obj metav1.Object) {
+		if t, ok := chain.TemplateOf(kind, obj); ok {
+			out = append(out, t)
+		}
+	}
+	for i := range deps {
+		add(chain.KindDeployment, &deps[i])
+	}
+	for i := range stss {
+		add(chain.KindStatefulSet, &stss[i])
+	}
+	for i := range dss {
+		add(chain.KindDaemonSet, &dss[i])
+	}
+	return out
+}
+
+// readBehind reads, in parallel, the workloads whose chains the traffic
+// walk quotes (chain.Snapshot.BehindRefs), at most maxBehind.
+func (r *Reader) readBehind(ctx context.Context, snap *chain.Snapshot) error {
+	refs := snap.BehindRefs()
+	if len(refs) > maxBehind {
+		refs = refs[:maxBehind]
+	}
+	out, errs := make([]*chain.Snapshot, len(refs)), make([]error, len(refs))
+	var wg sync.WaitGroup
+	for i, ref := range refs {
+		wg.Go(func() { out[i], errs[i] = r.Read(ctx, snap.Namespace, ref) })
+	}
+	wg.Wait()
+	for i, b := range out {
+		var nf *NotFoundError
+		switch {
+		case errs[i] == nil:
+			snap.Behind = append(snap.Behind, b)
+			snap.Requests += b.Requests
+		case errors.As(errs[i], &nf):
+			// Deleted since the list: nothing to quote.
+		default:
+			return errs[i]
+		}
+	}
+	return nil
+}
+
+// settleClasses: IngressClasses are cluster-scoped, so a user with a
+// namespace's RBAC only cannot list them; the class link says so.
+func settleClasses(snap *chain.Snapshot, err error) error {
+	if err != nil && apierrors.IsForbidden(err) {
+		snap.Gaps = append(snap.Gaps, chain.Gap{Resource: chain.ResourceIngressClasses, Verb: "list", Forbidden: true,
+			Message: err.Error(), Check: "kubectl auth can-i list ingressclasses.networking.k8s.io"})
+		return nil
+	}
+	return settleServing(snap, chain.ResourceIngressClasses, err)
+}
