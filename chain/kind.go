@@ -36,6 +36,28 @@ var Kinds = []Kind{KindDeployment, KindStatefulSet, KindDaemonSet, KindJob, Kind
 // ("statefulset/db").
 func (k Kind) Resource() string { return strings.ToLower(string(k)) }
 
+// ParseRef reads a Ref as String writes it ("service/web").
+func ParseRef(s string) (Ref, bool) {
+	res, name, ok := strings.Cut(s, "/")
+	if !ok || name == "" {
+		return Ref{}, false
+	}
+	for _, k := range append(append([]Kind{KindPod}, Kinds...), KindService, KindIngress) {
+		if k.Resource() == res {
+			return Ref{Kind: k, Name: name}, true
+		}
+	}
+	return Ref{}, false
+}
+
+// Plural is the kind's API resource ("statefulsets", "ingresses").
+func (k Kind) Plural() string {
+	if k == KindIngress {
+		return "ingresses"
+	}
+	return k.Resource() + "s"
+}
+
 // Ref names one workload of a namespace.
 type Ref struct {
 	Kind Kind

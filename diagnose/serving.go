@@ -29,7 +29,7 @@ var (
 	// `kubectl describe svc`'s empty or <none> Endpoints line and `kubectl
 	// get endpoints`' <none>, an Endpoints object with no subsets, k8sgpt
 	// "Service has not ready endpoints".
-	noEndpointsRE = regexp.MustCompile(`(?im)does not have any active Endpoint|no endpoints found|Service endpoints not found|has not ready endpoints|^\s*Endpoints:\s*(?:<none>)?\s*$|^\S*\s+<none>\s+\S+\s*$|^subsets: \[\]`)
+	noEndpointsRE = regexp.MustCompile(`(?im)does not have any active Endpoint|no endpoints found|Service endpoints not found|has not ready endpoints|^\s*Endpoints:\s*(?:<none>)?\s*$|^\S*\s+<none>\s+\S+\s*$|^subsets: \[\]|<error: endpoints "[^"]*" not found>|Endpoint not found for|No targets could be found for kubernetes service|^no available endpoints$`)
 	// unsetPortRE is a `kubectl get endpointslices` row whose PORTS are
 	// <unset>: the EndpointSlice controller found no container port for
 	// the Service's targetPort (FindPort), so the endpoint has none; an
@@ -51,6 +51,9 @@ var (
 // governing Service is missing. It claims its own wording, with or without
 // the reason.
 func Serving(reason, message string) (Decoded, bool) {
+	if d, ok := ingressWords(message); ok {
+		return d, true
+	}
 	switch {
 	case lbFailedRE.MatchString(message) || reason == "SyncLoadBalancerFailed" || reason == "CreatingLoadBalancerFailed":
 		return Decoded{Cause: LoadBalancerFailed, Summary: "the load balancer failed: " + cloudWords(message)}, true

@@ -37,6 +37,24 @@ func TestServing(t *testing.T) {
 		{"", "StatefulSet does not have a valid serviceName", HeadlessServiceMissing, ""},
 		// kubernetes/kubernetes#68356
 		{"", "# dig web-0.nginx.test.svc.cluster.local\n<nxdomain>", HeadlessServiceMissing, ""},
+		// Ingress controllers (testdata/real/messages/ingress.yaml).
+		// kubernetes/ingress-nginx#5973
+		{"", `W0805 05:22:35.968846       7 controller.go:829] Error obtaining Endpoints for Service "ingress-nginx/webapp": no object matching key "ingress-nginx/webapp" in local store`, IngressBackendNotFound, ""},
+		// kubernetes/kubectl v0.35.0 pkg/describe/describe_test.go
+		{"", `/foo   default-backend:80 (<error: services "default-backend" not found>)`, IngressBackendNotFound, ""},
+		// kubernetes-sigs/aws-load-balancer-controller (FailedBuildModel)
+		{"FailedBuildModel", `Failed build model due to ingress: bugbash/echo: Service "echo-sew" not found`, IngressBackendNotFound, ""},
+		// Azure/application-gateway-kubernetes-ingress (PortResolutionError)
+		{"PortResolutionError", `Code="ErrorServiceResolvedToInvalidPort" Message="service keycloak/keycloak and service port http was resolved to an invalid service-backend port 65536, defaulting to port 80"`, IngressBackendPortNotFound, ""},
+		// ingress-nginx controller.go (Error getting SSL certificate)
+		{"", `W1128 17:33:46.879345       6 controller.go:1166] Error getting SSL certificate "ingress-basic/aks-ingress-tls": local SSL certificate ingress-basic/aks-ingress-tls was not found. Using default certificate`, IngressTLSSecretMissing, ""},
+		// traefik (Error configuring TLS)
+		{"", `time="2018-11-24T04:57:18Z" level=error msg="Error configuring TLS for ingress kube-system/traefik-web-ui: secret kube-system/traefik-ui-tls-cert does not exist"`, IngressTLSSecretMissing, ""},
+		// ingress-nginx store.go
+		{"", `"Ignoring ingress because of error while validating ingress class" ingress="localhost-gcp-httpd/web" error="no object matching key \"convox\" in local store"`, IngressClassNotFound, ""},
+		{"", "ingress class annotation is not equal to the expected by Ingress Controller", IngressClassNoController, ""},
+		// kubernetes/ingress-nginx#1125: kubectl get ingress, no ADDRESS
+		{"", "NAME                  HOSTS     ADDRESS   PORTS     AGE\nsparkdingtest-webui   *                          80        7m", IngressClassNoController, ""},
 	} {
 		d, ok := Serving(tt.reason, tt.message)
 		if !ok || d.Cause != tt.want || (tt.summary != "" && d.Summary != tt.summary) {
@@ -58,10 +76,13 @@ func FuzzServing(f *testing.F) {
 	f.Add("SyncLoadBalancerFailed", "Error syncing load balancer: failed to ensure load balancer: x")
 	f.Add("", "web   LoadBalancer   10.0.0.1   <pending>   80:30000/TCP   1m")
 	f.Add("", "Endpoints:  <none>")
+	f.Add("", `Error getting SSL certificate "a/b": local SSL certificate a/b was not found. Using default certificate`)
+	f.Add("", "NAME   HOSTS   ADDRESS   PORTS   AGE\nweb   *      80   1m")
 	f.Fuzz(func(t *testing.T, reason, message string) {
 		if d, ok := Serving(reason, message); ok {
-			if c, found := Lookup(d.Cause); !found || c.Link != chain.LinkServing {
-				t.Errorf("Serving(%q, %q) names %s, not a serving cause", reason, message, d.Cause)
+			c, found := Lookup(d.Cause)
+			if !found || c.Family != "serving" && c.Family != "traffic" {
+				t.Errorf("Serving(%q, %q) names %s, not a serving or traffic cause", reason, message, d.Cause)
 			}
 		}
 	})

@@ -46,6 +46,8 @@ type Bundle struct {
 	// Ingresses and IngressClasses are the traffic kinds' evidence.
 	Ingresses      []networkingv1.Ingress
 	IngressClasses []networkingv1.IngressClass
+	// Target is what a kubectl chain capture was taken of (TargetComment).
+	Target chain.Ref
 	// Skipped counts objects of other kinds, by kind.
 	Skipped map[string]int
 	// CapturedAt is the capture time `kubectl chain capture` recorded; zero
@@ -65,6 +67,11 @@ const TimeComment = "# kubectl-chain capture at "
 // namespace's Services: the Services it holds are all that concern the
 // workload, none included.
 const ServicesComment = "# services: read"
+
+// TargetComment is a line of a capture naming what was captured
+// ("# target: service/web"): a traffic object's capture holds the
+// workloads it selects too, and -f without a name walks the target.
+const TargetComment = "# target: "
 
 type typeMeta struct {
 	APIVersion string            `json:"apiVersion"`
@@ -88,6 +95,12 @@ func Load(r io.Reader) (*Bundle, error) {
 	}
 	if bytes.Contains(data, []byte("\n"+ServicesComment+"\n")) {
 		b.ServicesRead = true
+	}
+	if _, rest, ok := bytes.Cut(data, []byte("\n"+TargetComment)); ok {
+		line, _, _ := bytes.Cut(rest, []byte("\n"))
+		if ref, ok := chain.ParseRef(strings.TrimSpace(string(line))); ok {
+			b.Target = ref
+		}
 	}
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	docs := 0
@@ -218,6 +231,9 @@ func (b *Bundle) Merge(o *Bundle) {
 	b.Services = append(b.Services, o.Services...)
 	b.EndpointSlices = append(b.EndpointSlices, o.EndpointSlices...)
 	b.ServicesRead = b.ServicesRead || o.ServicesRead
+	if b.Target.Name == "" {
+		b.Target = o.Target
+	}
 	b.Ingresses = append(b.Ingresses, o.Ingresses...)
 	b.IngressClasses = append(b.IngressClasses, o.IngressClasses...)
 	for k, n := range o.Skipped {

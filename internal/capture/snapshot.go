@@ -44,6 +44,9 @@ func (b *Bundle) Snapshot(namespace, name string) (*chain.Snapshot, error) {
 // reader would have read for it. An empty ref picks the only workload of
 // the input (a CronJob's Jobs are its own, not workloads of their own).
 func (b *Bundle) Read(namespace string, ref chain.Ref) (*chain.Snapshot, error) {
+	if ref.Name == "" && b.Target.Name != "" {
+		ref = b.Target
+	}
 	if ref.Name == "" {
 		all := b.Workloads(namespace)
 		switch {

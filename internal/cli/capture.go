@@ -171,6 +171,7 @@ func (c *captureOptions) encode(s *chain.Snapshot, rel *kube.Related) ([]byte, e
 	if s.ServicesRead {
 		head += capture.ServicesComment + "\n"
 	}
+	head += capture.TargetComment + s.Ref().String() + "\n"
 	return append([]byte(head), body...), nil
 }
 

@@ -132,8 +132,9 @@ func runScenario(t *testing.T, sc scenarios.Scenario) {
 	}
 	checkKubeletEvents(ctx, t, ns)
 	checkCapture(ctx, t, sc, ns, want)
-	if sc.KindOf() == chain.KindCronJob {
-		// A CronJob's pods are its Jobs': pod/NAME walks their Job.
+	if sc.KindOf() == chain.KindCronJob || chain.IsTraffic(sc.KindOf()) {
+		// A CronJob's pods are its Jobs': pod/NAME walks their Job. A
+		// pod names its workload, not what sends it traffic.
 		return
 	}
 	checkPodTarget(ctx, t, ns, want)
@@ -237,6 +238,13 @@ func clusterScopedLeft(ctx context.Context, t *testing.T, ns string) []string {
 	}
 	for _, o := range bindings.Items {
 		keep("validatingadmissionpolicybinding", o.Name)
+	}
+	classes, err := client.NetworkingV1().IngressClasses().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range classes.Items {
+		keep("ingressclass", o.Name)
 	}
 	return left
 }

@@ -36,6 +36,10 @@ func TestPermissionsCoverReads(t *testing.T) {
 		_, _ = r.Read(ctx, "prod", chain.Ref{Kind: k, Name: "web"})
 	}
 	_, _ = r.Read(ctx, "prod", chain.Ref{Kind: chain.KindPod, Name: "web-7c9d8f6b5-q8z7r"})
+	for _, k := range []chain.Kind{chain.KindService, chain.KindIngress} {
+		_, _ = r.Read(ctx, "prod", chain.Ref{Kind: k, Name: "web"})
+		r.Watch(ctx, &chain.Snapshot{Kind: k, Namespace: "prod", Name: "web"}, make(chan struct{}, 1))
+	}
 	sts, err := r.Read(ctx, "prod", chain.Ref{Kind: chain.KindStatefulSet, Name: "web"})
 	if err != nil {
 		t.Fatal(err)

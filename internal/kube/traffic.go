@@ -109,7 +109,7 @@ func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Re
 	snap.Requests += svcs.requests + slices.requests + pods.requests + evs.requests + deps.requests + stss.requests + dss.requests + classes.requests
 	if err != nil {
 		kind := ref.Kind.Resource()
-		return nil, getError(kind, kind+"s", namespace, ref.Name, err)
+		return nil, getError(kind, ref.Kind.Plural(), namespace, ref.Name, err)
 	}
 	obj.SetManagedFields(nil)
 	r.read.note(resourceOf(ref.Kind), obj.GetResourceVersion())

@@ -77,7 +77,7 @@ func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*ch
 			<-svcs // sent in the same round trip: the read ends when both have
 		}
 		kind := ref.Kind.Resource()
-		return nil, getError(kind, kind+"s", namespace, ref.Name, err)
+		return nil, getError(kind, ref.Kind.Plural(), namespace, ref.Name, err)
 	}
 	r.read.note(resourceOf(ref.Kind), obj.GetResourceVersion())
 	if svcs != nil {
@@ -93,7 +93,7 @@ func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*ch
 }
 
 // resourceOf is the API resource of a kind ("statefulsets").
-func resourceOf(k chain.Kind) string { return k.Resource() + "s" }
+func resourceOf(k chain.Kind) string { return k.Plural() }
 
 // readOwned is the second round trip of Read (and, for a CronJob, the third).
 func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1.Object, sel *metav1.LabelSelector) error {

@@ -10,12 +10,14 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
@@ -181,6 +183,7 @@ const labelScenario = "lab.kubectl-chain.io/scenario"
 func supported(o runtime.Object) error {
 	switch o.(type) {
 	case *corev1.Namespace, *appsv1.Deployment, *appsv1.StatefulSet, *appsv1.DaemonSet, *batchv1.Job, *batchv1.CronJob, *corev1.ConfigMap, *corev1.Secret, *corev1.PersistentVolumeClaim, *corev1.Service,
+		*networkingv1.Ingress, *networkingv1.IngressClass,
 		*corev1.ResourceQuota, *corev1.LimitRange, *storagev1.StorageClass, *nodev1.RuntimeClass,
 		*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding,
 		*admissionv1.ValidatingWebhookConfiguration:
@@ -222,6 +225,16 @@ func create(ctx context.Context, c kubernetes.Interface, ns string, o runtime.Ob
 		_, err = c.CoreV1().PersistentVolumeClaims(ns).Create(ctx, o, metav1.CreateOptions{})
 	case *corev1.Service:
 		_, err = c.CoreV1().Services(ns).Create(ctx, o, metav1.CreateOptions{})
+	case *networkingv1.Ingress:
+		// The scenario's IngressClass is renamed as every cluster-scoped
+		// object is; the Ingress names it by its new name.
+		if n := o.Spec.IngressClassName; n != nil {
+			o.Spec.IngressClassName = ptr.To(ClusterScopedName(ns, *n))
+		}
+		_, err = c.NetworkingV1().Ingresses(ns).Create(ctx, o, metav1.CreateOptions{})
+	case *networkingv1.IngressClass:
+		o.Name = ClusterScopedName(ns, o.Name)
+		_, err = c.NetworkingV1().IngressClasses().Create(ctx, o, metav1.CreateOptions{})
 	case *corev1.ResourceQuota:
 		_, err = c.CoreV1().ResourceQuotas(ns).Create(ctx, o, metav1.CreateOptions{})
 	case *corev1.LimitRange:
@@ -329,6 +342,8 @@ func Delete(ctx context.Context, c kubernetes.Interface, s Scenario, ns string) 
 			errs = append(errs, ignoreNotFound(c.StorageV1().StorageClasses().Delete(ctx, ClusterScopedName(ns, o.Name), metav1.DeleteOptions{})))
 		case *nodev1.RuntimeClass:
 			errs = append(errs, ignoreNotFound(c.NodeV1().RuntimeClasses().Delete(ctx, ClusterScopedName(ns, o.Name), metav1.DeleteOptions{})))
+		case *networkingv1.IngressClass:
+			errs = append(errs, ignoreNotFound(c.NetworkingV1().IngressClasses().Delete(ctx, ClusterScopedName(ns, o.Name), metav1.DeleteOptions{})))
 		}
 	}
 	errs = append(errs, ignoreNotFound(c.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})))

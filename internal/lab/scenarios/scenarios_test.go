@@ -47,15 +47,24 @@ func TestCatalogue(t *testing.T) {
 			t.Errorf("%s: %v", sc.Name, err)
 			continue
 		}
+		// A traffic scenario's workload is a Deployment web, and its
+		// object the Service or Ingress web.
+		workloadKind, traffic := sc.KindOf(), 0
+		if chain.IsTraffic(sc.KindOf()) {
+			workloadKind = chain.KindDeployment
+		}
 		workloads := 0
 		for _, o := range objs {
+			m, _ := meta.Accessor(o)
+			kind := strings.TrimPrefix(fmt.Sprintf("%T", o), "*")
 			if podTemplate(o) != nil {
 				workloads++
-				m, _ := meta.Accessor(o)
-				kind := strings.TrimPrefix(fmt.Sprintf("%T", o), "*")
-				if m.GetName() != Deployment || !strings.HasSuffix(kind, "."+string(sc.KindOf())) {
-					t.Errorf("%s: %s %q, want %s %q", sc.Name, kind, m.GetName(), sc.KindOf(), Deployment)
+				if m.GetName() != Deployment || !strings.HasSuffix(kind, "."+string(workloadKind)) {
+					t.Errorf("%s: %s %q, want %s %q", sc.Name, kind, m.GetName(), workloadKind, Deployment)
 				}
+			}
+			if chain.IsTraffic(sc.KindOf()) && m.GetName() == Deployment && strings.HasSuffix(kind, "."+string(sc.KindOf())) {
+				traffic++
 			}
 			if err := supported(o); err != nil {
 				t.Errorf("%s: %v", sc.Name, err)
@@ -63,6 +72,9 @@ func TestCatalogue(t *testing.T) {
 		}
 		if workloads != 1 {
 			t.Errorf("%s: %d workloads, want 1", sc.Name, workloads)
+		}
+		if chain.IsTraffic(sc.KindOf()) && traffic != 1 {
+			t.Errorf("%s: %d %s named %s, want 1", sc.Name, traffic, sc.KindOf(), Deployment)
 		}
 		if then, err := manifests.ReadFile("manifests/" + sc.Name + ".then.yaml"); (err == nil) != (sc.Then != "") {
 			t.Errorf("%s: Then %q, but its second step's manifest: %v", sc.Name, sc.Then, err)
@@ -82,7 +94,8 @@ func TestCatalogue(t *testing.T) {
 			t.Errorf("%s: cause %q is not in the catalogue", sc.Name, sc.Cause)
 			continue
 		}
-		if c.Link != sc.Link {
+		// A traffic chain quotes the cause of the workload it selects.
+		if c.Link != sc.Link && sc.Link != chain.LinkWorkloads {
 			t.Errorf("%s: link %q, but cause %s belongs to %q", sc.Name, sc.Link, sc.Cause, c.Link)
 		}
 	}
