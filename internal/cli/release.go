@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/internal/capture"
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 )
 
@@ -61,8 +63,28 @@ func (o *Options) loadRelease() error {
 			r.optional[ns+"/"+w.Ref.String()] = true
 		}
 	}
+	// The traffic objects: each Service and Ingress of the release.
+	var traffic []capture.Workload
+	for i := range b.Services {
+		traffic = append(traffic, capture.Workload{Namespace: b.Services[i].Namespace, Ref: chain.Ref{Kind: chain.KindService, Name: b.Services[i].Name}, Object: &b.Services[i]})
+	}
+	for i := range b.Ingresses {
+		traffic = append(traffic, capture.Workload{Namespace: b.Ingresses[i].Namespace, Ref: chain.Ref{Kind: chain.KindIngress, Name: b.Ingresses[i].Name}, Object: &b.Ingresses[i]})
+	}
+	for _, w := range traffic {
+		ns := w.Namespace
+		if ns == "" {
+			ns = o.namespace
+		}
+		if _, ok := r.refs[ns]; !ok {
+			r.namespaces = append(r.namespaces, ns)
+		}
+		if !slices.Contains(r.refs[ns], w.Ref) {
+			r.refs[ns] = append(r.refs[ns], w.Ref)
+		}
+	}
 	if len(r.namespaces) == 0 {
-		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no Deployment, StatefulSet, DaemonSet, Job or CronJob in %v: nothing to judge", o.Manifests)}
+		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no Deployment, StatefulSet, DaemonSet, Job, CronJob, Service or Ingress in %v: nothing to judge", o.Manifests)}
 	}
 	slices.Sort(r.namespaces)
 	o.release = r
@@ -82,6 +104,21 @@ func (o *Options) readRelease(ctx context.Context, reader *kube.Reader) (*target
 			return nil, err
 		}
 		for _, ref := range o.release.refs[ns] {
+			if chain.IsTraffic(ref.Kind) {
+				// Read as svc/NAME and ing/NAME are: the namespace's
+				// read does not hold Ingresses and IngressClasses.
+				snap, err := reader.Read(ctx, ns, ref)
+				var nf *kube.NotFoundError
+				switch {
+				case errors.As(err, &nf):
+					snap = &chain.Snapshot{Kind: ref.Kind, Namespace: ns, Name: ref.Name, Requests: max(nf.Requests, 1)}
+				case err != nil:
+					return nil, err
+				}
+				t.requests += snap.Requests
+				t.snaps = append(t.snaps, snap)
+				continue
+			}
 			snap, err := bundle.Read(ns, ref)
 			if err != nil {
 				if o.release.optional[ns+"/"+ref.String()] {

@@ -1,10 +1,15 @@
 package cli
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
@@ -62,6 +67,30 @@ spec:
       - name: migrate
         image: registry.lab.internal/shop/web:1.5.0
 ---
+# Source: shop/templates/service.yaml
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  selector: {app: web}
+  ports:
+  - {name: http, port: 80, targetPort: 8080}
+---
+# Source: shop/templates/ingress.yaml
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: web
+spec:
+  rules:
+  - http:
+      paths:
+      - path: /
+        pathType: Prefix
+        backend:
+          service: {name: web, port: {name: http}}
+---
 # Source: shop/templates/tests/smoke.yaml
 apiVersion: batch/v1
 kind: Job
@@ -90,6 +119,12 @@ func TestReleaseGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := fakeClient(t, "image-not-found.yaml")
+	// The release's Service is in the cluster; its Ingress is not.
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)}}}}
+	if err := c.Tracker().Add(svc); err != nil {
+		t.Fatal(err)
+	}
 	r := runWith(t, c, "--manifests", file, "-o", "json")
 	var l chain.ReportList
 	decodeJSON(t, r.stdout, &l)
@@ -97,12 +132,18 @@ func TestReleaseGate(t *testing.T) {
 	for _, it := range l.Items {
 		got[string(it.Kind)+"/"+it.Namespace+"/"+it.Name] = it.Verdict.Cause
 	}
-	want := map[string]chain.CauseID{"Deployment/shop/web": "ImageNotFound", "StatefulSet/shop/db": "WorkloadNotFound"}
-	if r.code != ExitBroken || len(got) != len(want) || got["Deployment/shop/web"] != want["Deployment/shop/web"] || got["StatefulSet/shop/db"] != want["StatefulSet/shop/db"] {
+	// The Service is judged through the Deployment it selects.
+	want := map[string]chain.CauseID{"Deployment/shop/web": "ImageNotFound", "StatefulSet/shop/db": "WorkloadNotFound",
+		"Service/shop/web": "ImageNotFound", "Ingress/shop/web": "TrafficObjectNotFound"}
+	if r.code != ExitBroken || !maps.Equal(got, want) {
 		t.Errorf("exit %d, verdicts %v; want %d, %v\n%s", r.code, got, ExitBroken, want, r.stderr)
 	}
-	if l.Requests != 10 {
-		t.Errorf("%d requests, want 10: one list per kind of the one namespace", l.Requests)
+	// One list per kind of the one namespace, then each traffic object's
+	// read: the Service's 7 and the Deployment behind it (6, the
+	// Service's EndpointSlices among them), the Ingress's GET beside its
+	// 8 lists.
+	if want := 10 + 7 + 6 + 9; l.Requests != want {
+		t.Errorf("%d requests, want %d", l.Requests, want)
 	}
 	// In text, the summary names what blocks.
 	r = runWith(t, c, "--manifests", file, "--color", "never")

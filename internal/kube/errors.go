@@ -13,6 +13,9 @@ type NotFoundError struct {
 	Name      string
 	// Err is the API server's error, kept so apierrors.IsNotFound still holds.
 	Err error
+	// Requests, when set, counts the requests the read sent before it
+	// knew (a traffic object's lists go out beside its GET).
+	Requests int
 }
 
 func (e *NotFoundError) Error() string {

@@ -109,7 +109,11 @@ func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Re
 	snap.Requests += svcs.requests + slices.requests + pods.requests + evs.requests + deps.requests + stss.requests + dss.requests + classes.requests
 	if err != nil {
 		kind := ref.Kind.Resource()
-		return nil, getError(kind, ref.Kind.Plural(), namespace, ref.Name, err)
+		err = getError(kind, ref.Kind.Plural(), namespace, ref.Name, err)
+		if nf, ok := err.(*NotFoundError); ok {
+			nf.Requests = snap.Requests
+		}
+		return nil, err
 	}
 	obj.SetManagedFields(nil)
 	r.read.note(resourceOf(ref.Kind), obj.GetResourceVersion())

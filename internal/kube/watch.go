@@ -149,10 +149,25 @@ func (r *Reader) WatchNamespace(ctx context.Context, ns, selector string, refs [
 		kinds[ref.Kind] = true
 	}
 	keep := about(names)
+	traffic := kinds[chain.KindService] || kinds[chain.KindIngress]
+	if traffic {
+		// What a Service selects need not be named after it: every
+		// change of the namespace may matter.
+		keep = nil
+	}
 	streams := []stream{
 		r.streamOf("replicasets", ns, metav1.ListOptions{}, keep),
 		r.streamOf("pods", ns, metav1.ListOptions{}, keep),
 		r.streamOf("events", ns, metav1.ListOptions{}, keep),
+	}
+	if traffic {
+		for _, res := range []string{"services", "endpointslices", "statefulsets", "daemonsets"} {
+			streams = append(streams, r.streamOf(res, ns, metav1.ListOptions{}, nil))
+		}
+		if kinds[chain.KindIngress] {
+			streams = append(streams, r.streamOf("ingresses", ns, metav1.ListOptions{}, nil))
+		}
+		kinds[chain.KindDeployment], kinds[chain.KindStatefulSet], kinds[chain.KindDaemonSet] = true, false, false
 	}
 	if len(refs) == 0 || kinds[chain.KindDeployment] {
 		streams = append(streams, r.streamOf("deployments", ns, metav1.ListOptions{LabelSelector: selector}, keep))
