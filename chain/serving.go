@@ -2,6 +2,8 @@ package chain
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -80,6 +82,35 @@ func (s *Snapshot) EndpointSliceOwners() []string {
 	for i := range s.Services {
 		if RelationOf(&s.Services[i], tmpl.Labels, s.Name) != Unrelated {
 			out = append(out, s.Services[i].Name)
+		}
+	}
+	return out
+}
+
+// Served says a Service selects the workload's pods: only then are the
+// NetworkPolicies that select them read (what traffic they let in is a
+// question only when traffic is expected).
+func (s *Snapshot) Served() bool {
+	tmpl := s.PodTemplate()
+	if tmpl == nil {
+		return false
+	}
+	for i := range s.Services {
+		if RelationOf(&s.Services[i], tmpl.Labels, s.Name) == Selects {
+			return true
+		}
+	}
+	return false
+}
+
+// PoliciesSelecting keeps the NetworkPolicies whose podSelector selects
+// pods with these labels (an empty podSelector selects every pod).
+func PoliciesSelecting(all []networkingv1.NetworkPolicy, podLabels map[string]string) []networkingv1.NetworkPolicy {
+	var out []networkingv1.NetworkPolicy
+	for i := range all {
+		sel, err := metav1.LabelSelectorAsSelector(&all[i].Spec.PodSelector)
+		if err == nil && sel.Matches(labels.Set(podLabels)) {
+			out = append(out, all[i])
 		}
 	}
 	return out

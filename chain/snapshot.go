@@ -57,6 +57,9 @@ type Snapshot struct {
 	Services       []corev1.Service
 	EndpointSlices []discoveryv1.EndpointSlice
 	ServicesRead   bool
+	// NetworkPolicies are those that select the pods, read only when a
+	// Service selects them (Served).
+	NetworkPolicies []networkingv1.NetworkPolicy
 
 	// A traffic kind's object (IsTraffic): the Service or Ingress named,
 	// nil when it was not found. For both, Services are the Services it
@@ -115,6 +118,7 @@ const (
 	ResourceNodes               Resource = "nodes"
 	ResourceServices            Resource = "services"
 	ResourceEndpointSlices      Resource = "endpointslices"
+	ResourceNetworkPolicies     Resource = "networkpolicies"
 )
 
 // Gap is evidence that could not be read, and why.

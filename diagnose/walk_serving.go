@@ -70,6 +70,9 @@ func (w *walker) serving() chain.Link {
 		summary = "no Service selects the pods"
 		notes = append(notes, "not every workload serves: no Service of the namespace selects the pods' labels "+labels.Set(tmpl.Labels).String())
 	}
+	if len(selecting) > 0 {
+		notes = append(notes, w.policyNotes()...)
+	}
 	l := w.finish(id, summary, c, 0)
 	l.Notes = append(l.Notes, notes...)
 	return l

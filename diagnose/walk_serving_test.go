@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -215,5 +216,42 @@ func TestServingChains(t *testing.T) {
 		if chain.Serves(k) {
 			t.Errorf("%s serves", k)
 		}
+	}
+}
+
+// TestPolicyNotes: each NetworkPolicy that selects the pods is one note
+// saying what it lets through; a deny-all is named as one.
+func TestPolicyNotes(t *testing.T) {
+	tcp := corev1.ProtocolTCP
+	port := intstr.FromInt32(8080)
+	for _, tt := range []struct {
+		spec networkingv1.NetworkPolicySpec
+		want string
+	}{
+		{networkingv1.NetworkPolicySpec{PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}},
+			"NetworkPolicy p selects the pods (a deny-all): denies all ingress"},
+		{networkingv1.NetworkPolicySpec{Ingress: []networkingv1.NetworkPolicyIngressRule{{
+			From:  []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "front"}}}},
+			Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: &port}}}}},
+			"NetworkPolicy p selects the pods: ingress only from pods app=front of this namespace to 8080/TCP"},
+		{networkingv1.NetworkPolicySpec{PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
+			Ingress: []networkingv1.NetworkPolicyIngressRule{{From: []networkingv1.NetworkPolicyPeer{{NamespaceSelector: &metav1.LabelSelector{}}}}}},
+			"NetworkPolicy p selects the pods (a deny-all): ingress only from in namespaces any, any port; denies all egress"},
+		{networkingv1.NetworkPolicySpec{Ingress: []networkingv1.NetworkPolicyIngressRule{{From: []networkingv1.NetworkPolicyPeer{{IPBlock: &networkingv1.IPBlock{CIDR: "10.0.0.0/8", Except: []string{"10.1.0.0/16"}}}}}}},
+			"NetworkPolicy p selects the pods: ingress only from addresses 10.0.0.0/8 except 10.1.0.0/16, any port"},
+	} {
+		if got := policyNote(&networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: tt.spec}); got != tt.want {
+			t.Errorf("got  %q\nwant %q", got, tt.want)
+		}
+	}
+	// On the serving link, only for pods a Service selects.
+	s := &chain.Snapshot{Kind: chain.KindPod, Namespace: "shop", Name: "web", Now: walkT0, ServicesRead: true,
+		Pods:            []corev1.Pod{servedPod()},
+		Services:        []corev1.Service{service("web", map[string]string{"app": "web"}, intstr.FromString("http"))},
+		EndpointSlices:  []discoveryv1.EndpointSlice{slice("web", true, "web")},
+		NetworkPolicies: []networkingv1.NetworkPolicy{{ObjectMeta: metav1.ObjectMeta{Name: "deny"}, Spec: networkingv1.NetworkPolicySpec{PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}}}}}
+	r := Walk(s, Options{})
+	if l := r.Link(chain.LinkServing); l == nil || !strings.Contains(strings.Join(l.Notes, "\n"), "NetworkPolicy deny selects the pods (a deny-all)") || r.Verdict.Health != chain.Healthy {
+		t.Errorf("serving link %+v, verdict %s", l, r.Verdict.Health)
 	}
 }

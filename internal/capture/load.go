@@ -43,6 +43,8 @@ type Bundle struct {
 	Services       []corev1.Service
 	EndpointSlices []discoveryv1.EndpointSlice
 	ServicesRead   bool
+	// Policies are NetworkPolicies, noted on the serving link.
+	Policies []networkingv1.NetworkPolicy
 	// Ingresses and IngressClasses are the traffic kinds' evidence.
 	Ingresses      []networkingv1.Ingress
 	IngressClasses []networkingv1.IngressClass
@@ -170,6 +172,8 @@ func (b *Bundle) add(raw json.RawMessage) error {
 		b.ServicesRead = true
 	case tm.Kind == "EndpointSlice" && group == "discovery.k8s.io":
 		err = decodeInto(raw, &b.EndpointSlices)
+	case tm.Kind == "NetworkPolicy" && group == "networking.k8s.io":
+		err = decodeInto(raw, &b.Policies)
 	case tm.Kind == "Ingress" && group == "networking.k8s.io":
 		err = decodeInto(raw, &b.Ingresses)
 	case tm.Kind == "IngressClass" && group == "networking.k8s.io":
@@ -234,6 +238,7 @@ func (b *Bundle) Merge(o *Bundle) {
 	if b.Target.Name == "" {
 		b.Target = o.Target
 	}
+	b.Policies = append(b.Policies, o.Policies...)
 	b.Ingresses = append(b.Ingresses, o.Ingresses...)
 	b.IngressClasses = append(b.IngressClasses, o.IngressClasses...)
 	for k, n := range o.Skipped {

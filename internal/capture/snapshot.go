@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -327,5 +328,14 @@ func (b *Bundle) serving(s *chain.Snapshot) {
 		if (sl.Namespace == s.Namespace || sl.Namespace == "") && owners[sl.Labels[discoveryv1.LabelServiceName]] {
 			s.EndpointSlices = append(s.EndpointSlices, *sl)
 		}
+	}
+	if s.Served() {
+		var pols []networkingv1.NetworkPolicy
+		for i := range b.Policies {
+			if b.Policies[i].Namespace == s.Namespace || b.Policies[i].Namespace == "" {
+				pols = append(pols, b.Policies[i])
+			}
+		}
+		s.NetworkPolicies = chain.PoliciesSelecting(pols, s.PodTemplate().Labels)
 	}
 }

@@ -134,6 +134,9 @@ func (c *captureOptions) encode(s *chain.Snapshot, rel *kube.Related) ([]byte, e
 	for i := range s.EndpointSlices {
 		items = append(items, typed(s.EndpointSlices[i].DeepCopy(), c.keepEnv))
 	}
+	for i := range s.NetworkPolicies {
+		items = append(items, typed(s.NetworkPolicies[i].DeepCopy(), c.keepEnv))
+	}
 	items = append(items, c.trafficItems(s)...)
 	claims, nodes := map[string]bool{}, map[string]bool{}
 	for i := range s.Claims {
@@ -265,6 +268,8 @@ func typed(obj metav1.Object, keepEnv bool) any {
 		set(&o.TypeMeta, "discovery.k8s.io/v1", "EndpointSlice", nil)
 	case *networkingv1.Ingress:
 		set(&o.TypeMeta, "networking.k8s.io/v1", "Ingress", nil)
+	case *networkingv1.NetworkPolicy:
+		set(&o.TypeMeta, "networking.k8s.io/v1", "NetworkPolicy", nil)
 	case *networkingv1.IngressClass:
 		set(&o.TypeMeta, "networking.k8s.io/v1", "IngressClass", nil)
 	}

@@ -42,9 +42,10 @@ func TestAllNamespaces(t *testing.T) {
 		t.Fatalf("code %d, health %s, %d items; want %d, broken, 2\n%s", r.code, l.Health, len(l.Items), ExitBroken, r.stdout)
 	}
 	// One list per kind (five workload kinds, ReplicaSets, Pods, Services,
-	// EndpointSlices, events), whatever the number of workloads.
-	if l.Requests != 10 || len(c.Actions()) != 10 {
-		t.Errorf("requests %d, actions %d; want 10", l.Requests, len(c.Actions()))
+	// EndpointSlices, NetworkPolicies, events), whatever the number of
+	// workloads.
+	if l.Requests != 11 || len(c.Actions()) != 11 {
+		t.Errorf("requests %d, actions %d; want 11", l.Requests, len(c.Actions()))
 	}
 	got := map[string]chain.CauseID{}
 	for _, it := range l.Items {

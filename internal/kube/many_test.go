@@ -11,7 +11,7 @@ import (
 
 // TestManyOneListPerKind: reading a namespace costs one list per kind
 // (the five workload kinds, then ReplicaSets, Pods, Services,
-// EndpointSlices and events; revisions, claims and nodes only when a
+// EndpointSlices, NetworkPolicies and events; revisions, claims and nodes only when a
 // StatefulSet or DaemonSet needs them),
 // however many workloads it holds, and keeps only that namespace.
 func TestManyOneListPerKind(t *testing.T) {
@@ -20,8 +20,8 @@ func TestManyOneListPerKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 10 || len(cs.Actions()) != 10 || len(gaps) != 0 {
-		t.Errorf("requests %d, actions %d, gaps %v; want 10, 10, none", n, len(cs.Actions()), gaps)
+	if n != 11 || len(cs.Actions()) != 11 || len(gaps) != 0 {
+		t.Errorf("requests %d, actions %d, gaps %v; want 11, 11, none", n, len(cs.Actions()), gaps)
 	}
 	if len(b.Deployments) != 2 || len(b.Pods) != 3 {
 		t.Errorf("%d deployments, %d pods; want 2 and 3 (prod only)", len(b.Deployments), len(b.Pods))

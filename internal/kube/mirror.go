@@ -9,6 +9,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -168,6 +169,7 @@ func (m *Mirror) Bundle() *capture.Bundle {
 		Services:       values[corev1.Service](st["services"]),
 		EndpointSlices: values[discoveryv1.EndpointSlice](st["endpointslices"]),
 		ServicesRead:   st["services"] != nil,
+		Policies:       values[networkingv1.NetworkPolicy](st["networkpolicies"]),
 	}
 	m.bundleAt = m.changes
 	return m.bundle

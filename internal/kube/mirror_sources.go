@@ -7,6 +7,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -134,7 +135,7 @@ func (r *Reader) workloadSources(ns, selector string) []source {
 }
 
 func (r *Reader) ownedSources(ns string, deployments, sets, statefulSets, daemonSets bool) []source {
-	apps, core, disc := r.Client.AppsV1(), r.Client.CoreV1(), r.Client.DiscoveryV1()
+	apps, core, disc, net := r.Client.AppsV1(), r.Client.CoreV1(), r.Client.DiscoveryV1(), r.Client.NetworkingV1()
 	all := metav1.ListOptions{}
 	out := []source{
 		{chain.ResourcePods, "pods", typed(core.Pods(ns).List, func(l *corev1.PodList) []corev1.Pod { return l.Items }), core.Pods(ns).Watch, all, slim},
@@ -153,7 +154,8 @@ func (r *Reader) ownedSources(ns string, deployments, sets, statefulSets, daemon
 		// EndpointSlice controller writes for them.
 		out = append(out,
 			source{chain.ResourceServices, "services", typed(core.Services(ns).List, func(l *corev1.ServiceList) []corev1.Service { return l.Items }), core.Services(ns).Watch, all, slim},
-			source{chain.ResourceEndpointSlices, "endpointslices", typed(disc.EndpointSlices(ns).List, func(l *discoveryv1.EndpointSliceList) []discoveryv1.EndpointSlice { return l.Items }), disc.EndpointSlices(ns).Watch, all, slim})
+			source{chain.ResourceEndpointSlices, "endpointslices", typed(disc.EndpointSlices(ns).List, func(l *discoveryv1.EndpointSliceList) []discoveryv1.EndpointSlice { return l.Items }), disc.EndpointSlices(ns).Watch, all, slim},
+			source{chain.ResourceNetworkPolicies, "networkpolicies", typed(net.NetworkPolicies(ns).List, func(l *networkingv1.NetworkPolicyList) []networkingv1.NetworkPolicy { return l.Items }), net.NetworkPolicies(ns).Watch, all, slim})
 	}
 	if daemonSets {
 		out = append(out, source{chain.ResourceNodes, "nodes", typed(core.Nodes().List, func(l *corev1.NodeList) []corev1.Node { return l.Items }), core.Nodes().Watch, all, slim})

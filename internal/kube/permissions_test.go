@@ -22,7 +22,9 @@ import (
 func TestPermissionsCoverReads(t *testing.T) {
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
 	objs := append(cluster(),
-		&appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "web"}, Spec: appsv1.StatefulSetSpec{Selector: sel}},
+		&appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "web"}, Spec: appsv1.StatefulSetSpec{Selector: sel,
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: sel.MatchLabels}}}},
+		svc("prod", "web", sel.MatchLabels), // served: its NetworkPolicies are read
 		&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "web"}, Spec: appsv1.DaemonSetSpec{Selector: sel}},
 		&batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "web"}},
 		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "claimer", Labels: map[string]string{"app": "web"}},

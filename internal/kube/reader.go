@@ -12,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -91,6 +92,10 @@ func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot) error
 	if owners := snap.EndpointSliceOwners(); len(owners) > 0 {
 		wg.Go(func() { slices = r.listSlices(ctx, snap.Namespace, owners) })
 	}
+	var pols listed[networkingv1.NetworkPolicy]
+	if snap.Served() {
+		wg.Go(func() { pols = r.listPolicies(ctx, snap.Namespace) })
+	}
 	if selErr == nil {
 		listOptions.LabelSelector = sel.String()
 		wg.Go(func() { rss = r.listReplicaSets(ctx, snap.Namespace, listOptions) })
@@ -113,7 +118,7 @@ func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot) error
 		evs.rv = probe.rv
 	}
 	snap.Requests += rss.requests + pods.requests + evs.requests
-	if err := r.settleSlices(snap, slices); err != nil {
+	if err := errors.Join(r.settleSlices(snap, slices), r.settlePolicies(snap, pols)); err != nil {
 		return err
 	}
 	r.read.note("replicasets", rss.rv)

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -114,4 +115,29 @@ func settleServing(snap *chain.Snapshot, res chain.Resource, err error) error {
 		return nil
 	}
 	return fmt.Errorf("listing %s of namespace %s: %w", res, snap.Namespace, err)
+}
+
+// listPolicies lists the namespace's NetworkPolicies, in the second round
+// trip, when a Service selects the workload's pods (chain.Snapshot.Served).
+func (r *Reader) listPolicies(ctx context.Context, ns string) listed[networkingv1.NetworkPolicy] {
+	return listing(func() ([]networkingv1.NetworkPolicy, string, error) {
+		l, err := r.Client.NetworkingV1().NetworkPolicies(ns).List(ctx, metav1.ListOptions{})
+		return itemsOf(l, err, func(l *networkingv1.NetworkPolicyList) []networkingv1.NetworkPolicy { return l.Items })
+	})
+}
+
+// settlePolicies keeps the NetworkPolicies that select the pods; a list
+// that failed or was refused is a gap the serving link notes.
+func (r *Reader) settlePolicies(snap *chain.Snapshot, pols listed[networkingv1.NetworkPolicy]) error {
+	snap.Requests += pols.requests
+	if err := settleServing(snap, chain.ResourceNetworkPolicies, pols.err); err != nil || pols.err != nil {
+		return err
+	}
+	if tmpl := snap.PodTemplate(); tmpl != nil {
+		snap.NetworkPolicies = chain.PoliciesSelecting(pols.items, tmpl.Labels)
+	}
+	for i := range snap.NetworkPolicies {
+		snap.NetworkPolicies[i].ManagedFields = nil
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -112,6 +113,10 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1
 	if owners := snap.EndpointSliceOwners(); len(owners) > 0 {
 		wg.Go(func() { slices = r.listSlices(ctx, ns, owners) })
 	}
+	var pols listed[networkingv1.NetworkPolicy]
+	if snap.Served() {
+		wg.Go(func() { pols = r.listPolicies(ctx, ns) })
+	}
 	podSel, selErr := usable(sel)
 	ownPods := snap.Kind != chain.KindCronJob && snap.Kind != chain.KindPod
 	if !ownPods {
@@ -195,7 +200,7 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1
 		evs.rv = probe.rv
 	}
 	snap.Requests += pods.requests + evs.requests + revs.requests + claims.requests + nodes.requests + jobs.requests
-	errs = append(errs, r.settleSlices(snap, slices))
+	errs = append(errs, r.settleSlices(snap, slices), r.settlePolicies(snap, pols))
 	r.read.note("pods", pods.rv)
 	r.read.note("events", evs.rv)
 	errs = append(errs,
