@@ -95,7 +95,8 @@ func expectWait(t *testing.T, r waitResult, want verdict, code int, timedOut boo
 // that no node should run exits 1 once the grace has passed; a suspended
 // CronJob exits 1 at once. (A DaemonSet whose containers crash after they
 // turned ready is, like a Deployment's, complete for a moment: past the
-// horizon of a rollout wait, see README "Waiting for a rollout".)
+// horizon of a rollout wait, see README "Waiting for a rollout".) A
+// Service or an Ingress is followed the same way.
 func TestWaitKinds(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -108,6 +109,11 @@ func TestWaitKinds(t *testing.T) {
 		{"sts-healthy", verdict{Health: chain.Healthy}, 0},
 		{"ds-no-eligible-nodes", verdict{Health: chain.Broken, Link: chain.LinkNodes, Cause: "NoEligibleNodes"}, 1},
 		{"cj-suspended", verdict{Health: chain.Broken, Link: chain.LinkStored, Cause: "CronJobSuspended"}, 1},
+		// Traffic targets: svc/web fails as soon as the Deployment it
+		// selects is certain to fail; ing/web once the grace has passed
+		// with no controller acting.
+		{"svc-no-ready-endpoint", verdict{Health: chain.Broken, Link: chain.LinkWorkloads, Cause: "ImageNotFound"}, 1},
+		{"ing-class-no-controller", verdict{Health: chain.Broken, Link: chain.LinkClass, Cause: "IngressClassNoController"}, 1},
 	} {
 		t.Run(tt.scenario, func(t *testing.T) {
 			t.Parallel()

@@ -10,7 +10,8 @@ import (
 )
 
 // Names lists the names of the namespace's objects of kind ("deployment",
-// "statefulset", "daemonset", "job", "cronjob", "pod" or "replicaset"), for
+// "statefulset", "daemonset", "job", "cronjob", "pod", "replicaset",
+// "service" or "ingress"), for
 // shell completion: one list, only when the shell asks.
 func (r *Reader) Names(ctx context.Context, namespace, kind string) ([]string, error) {
 	var (
@@ -32,6 +33,10 @@ func (r *Reader) Names(ctx context.Context, namespace, kind string) ([]string, e
 		list, err = r.Client.BatchV1().Jobs(namespace).List(ctx, metav1.ListOptions{})
 	case "cronjob":
 		list, err = r.Client.BatchV1().CronJobs(namespace).List(ctx, metav1.ListOptions{})
+	case "service":
+		list, err = r.Client.CoreV1().Services(namespace).List(ctx, metav1.ListOptions{})
+	case "ingress":
+		list, err = r.Client.NetworkingV1().Ingresses(namespace).List(ctx, metav1.ListOptions{})
 	default:
 		return nil, fmt.Errorf("no names of kind %q", kind)
 	}

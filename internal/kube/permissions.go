@@ -29,7 +29,7 @@ var Permissions = []Permission{
 	{Group: "", Resource: "resourcequotas", Verbs: []string{"list"}, Why: "the quotas a capture adds"},
 	{Group: "", Resource: "services", Verbs: []string{"get", "list", "watch"}, Why: "the Services that select a workload's pods (the serving link); svc/NAME"},
 	{Group: "networking.k8s.io", Resource: "networkpolicies", Verbs: []string{"list", "watch"}, Why: "the NetworkPolicies that select a served workload's pods (a note on the serving link); -A and -l read them as a watch-list"},
-	{Group: "networking.k8s.io", Resource: "ingresses", Verbs: []string{"get", "watch"}, Why: "ing/NAME"},
+	{Group: "networking.k8s.io", Resource: "ingresses", Verbs: []string{"get", "list", "watch"}, Why: "ing/NAME; its names for completion"},
 	{Group: "networking.k8s.io", Resource: "ingressclasses", Verbs: []string{"list"}, Cluster: true, Why: "an Ingress's class and its controller (without it the class link says what it could not read)"},
 	{Group: "discovery.k8s.io", Resource: "endpointslices", Verbs: []string{"list", "watch"}, Why: "the EndpointSlices of those Services: are the ready pods ready endpoints"},
 	{Group: "", Resource: "nodes", Verbs: []string{"get", "list", "watch"}, Cluster: true, Why: "which nodes should run a DaemonSet's pod; the nodes a capture adds (without it those links say what they could not read)"},
