@@ -432,7 +432,7 @@ func (w *walker) endpointsLink() chain.Link {
 	var notes, parts []string
 	for _, svc := range w.backends() {
 		ready := w.s.ReadyEndpoints(svc)
-		parts = append(parts, fmt.Sprintf("%s %s", svc.Name, plural(int32(ready), "ready endpoint")))
+		parts = append(parts, fmt.Sprintf("%s: %s", svc.Name, plural(int32(ready), "ready endpoint")))
 		if svc.Spec.Type != corev1.ServiceTypeExternalName && len(svc.Spec.Selector) > 0 {
 			pods := w.s.SelectedPods(svc)
 			var live []*corev1.Pod

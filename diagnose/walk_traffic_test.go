@@ -83,7 +83,7 @@ func TestWalkTraffic(t *testing.T) {
 		summary  string
 		note     string
 	}{
-		{name: "service healthy", svc: &web, pods: []corev1.Pod{pod}, slices: ready, health: chain.Healthy, summary: "web 1 ready endpoint"},
+		{name: "service healthy", svc: &web, pods: []corev1.Pod{pod}, slices: ready, health: chain.Healthy, summary: "web: 1 ready endpoint"},
 		{name: "service not found", health: chain.Broken, link: chain.LinkStored, cause: TrafficObjectNotFound},
 		{name: "service selects nothing", svc: ptr.To(service("web", map[string]string{"app": "nope"}, byName)), pods: []corev1.Pod{pod},
 			after: time.Minute, health: chain.Broken, link: chain.LinkSelector, cause: ServiceSelectsNoPods, summary: "nothing in namespace shop carries app=nope"},
