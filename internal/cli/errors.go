@@ -28,9 +28,13 @@ func translate(err error) error {
 	}
 	var nf *kube.NotFoundError
 	if errors.As(err, &nf) {
+		resource := nf.What() + "s"
+		if strings.HasSuffix(nf.What(), "s") {
+			resource = nf.What() + "es" // ingresses
+		}
 		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf(
-			"%s %q not found in namespace %q: pass -n NAMESPACE if it lives elsewhere (kubectl get %ss -A --field-selector metadata.name=%s)",
-			nf.What(), nf.Name, nf.Namespace, nf.What(), nf.Name)}
+			"%s %q not found in namespace %q: pass -n NAMESPACE if it lives elsewhere (kubectl get %s -A --field-selector metadata.name=%s)",
+			nf.What(), nf.Name, nf.Namespace, resource, nf.Name)}
 	}
 	var oe *kube.OwnerError
 	if errors.As(err, &oe) {

@@ -71,6 +71,8 @@ func TestTargetWithoutDeployment(t *testing.T) {
 		{"pod/db-0", `statefulset "db" not found in namespace "shop"`},
 		{"pod/cron-x", `pod shop/cron-x is controlled by ReplicationController legacy, which kubectl chain does not walk, so it has no workload to walk`},
 		{"pod/nope", `pod "nope" not found in namespace "shop": pass -n NAMESPACE if it lives elsewhere (kubectl get pods -A --field-selector metadata.name=nope)`},
+		{"svc/nope", `service "nope" not found in namespace "shop": pass -n NAMESPACE if it lives elsewhere (kubectl get services -A --field-selector metadata.name=nope)`},
+		{"ing/nope", `ingress "nope" not found in namespace "shop": pass -n NAMESPACE if it lives elsewhere (kubectl get ingresses -A --field-selector metadata.name=nope)`},
 	} {
 		r := runFixture(t, "image-not-found.yaml", c, tt.arg)
 		if r.code != ExitNotFound || !strings.Contains(r.stderr, tt.want) || r.stdout != "" {
