@@ -20,7 +20,7 @@ import (
 // kind's own links picked.
 func (w *walker) kindLinks() []chain.Link {
 	if w.s.Workload() == nil {
-		return w.notFound()
+		return w.notFound(WorkloadNotFound)
 	}
 	switch w.s.KindOf() {
 	case chain.KindStatefulSet:
@@ -60,13 +60,13 @@ func (w *walker) podLinks() []chain.Link {
 	}}))
 }
 
-// notFound is the chain of a workload that does not exist: stored broken,
-// the rest not reached.
-func (w *walker) notFound() []chain.Link {
+// notFound is the chain of an object that does not exist: stored broken
+// with cause, the rest not reached.
+func (w *walker) notFound(cause chain.CauseID) []chain.Link {
 	kind := w.s.KindOf()
 	obj := objectName(kind.Resource(), w.s.Name)
 	c := &collector{}
-	c.add(sighting{d: Decoded{Cause: WorkloadNotFound,
+	c.add(sighting{d: Decoded{Cause: cause,
 		Summary: fmt.Sprintf("%s %q not found in namespace %q", kind.Resource(), w.s.Name, w.s.Namespace)},
 		object:   obj,
 		evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Message: fmt.Sprintf("no %s %s/%s in the snapshot", kind, w.s.Namespace, w.s.Name)}}})

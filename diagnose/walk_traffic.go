@@ -17,19 +17,8 @@ import (
 // they select (each judged by its own chain, whose first broken link is
 // quoted), and the EndpointSlices and load balancers.
 func (w *walker) trafficLinks() []chain.Link {
-	kind := w.s.KindOf()
 	if w.s.Workload() == nil {
-		obj := objectName(kind.Resource(), w.s.Name)
-		c := &collector{}
-		c.add(sighting{d: Decoded{Cause: TrafficObjectNotFound,
-			Summary: fmt.Sprintf("%s %q not found in namespace %q", kind.Resource(), w.s.Name, w.s.Namespace)},
-			object:   obj,
-			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Message: fmt.Sprintf("no %s %s/%s in the snapshot", kind, w.s.Namespace, w.s.Name)}}})
-		links := []chain.Link{w.finish(chain.LinkStored, kind.Resource()+" not found", c, 0)}
-		for _, id := range chain.ChainOf(kind)[1:] {
-			links = append(links, notReached(id, "no "+kind.Resource()))
-		}
-		return links
+		return w.notFound(TrafficObjectNotFound)
 	}
 	links := []chain.Link{w.trafficStored()}
 	if w.s.Ingress != nil {
