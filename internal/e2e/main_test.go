@@ -72,6 +72,16 @@ func run(m *testing.M) int {
 		return fail("starting the lab reaper: %v", err)
 	}
 	defer lab("down")
+	// The second labs are their tests' to take down; one a failed test
+	// left up is taken down here, while the lab binary the reaper would
+	// use is still in tmp (the deferred RemoveAll deletes it).
+	defer func() {
+		for _, d := range []string{faultsDir, realDir} {
+			if _, err := os.Stat(d); err == nil {
+				_, _ = labAt(d, "down")
+			}
+		}
+	}()
 
 	start := time.Now()
 	if out, err := lab("up", "--nodes", "3"); err != nil {
