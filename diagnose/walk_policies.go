@@ -37,32 +37,30 @@ func policyNote(p *networkingv1.NetworkPolicy) string {
 			types = append(types, networkingv1.PolicyTypeEgress)
 		}
 	}
-	var parts []string
-	deny := 0
-	if slices.Contains(types, networkingv1.PolicyTypeIngress) {
-		if len(p.Spec.Ingress) == 0 {
-			parts, deny = append(parts, "denies all ingress"), deny+1
-		} else {
-			var rules []string
-			for _, r := range p.Spec.Ingress {
-				rules = append(rules, policyRule("from", r.From, r.Ports))
-			}
-			parts = append(parts, "ingress only "+strings.Join(rules, "; or "))
-		}
+	var ingress, egress []string
+	for _, r := range p.Spec.Ingress {
+		ingress = append(ingress, policyRule("from", r.From, r.Ports))
 	}
-	if slices.Contains(types, networkingv1.PolicyTypeEgress) {
-		if len(p.Spec.Egress) == 0 {
-			parts, deny = append(parts, "denies all egress"), deny+1
-		} else {
-			var rules []string
-			for _, r := range p.Spec.Egress {
-				rules = append(rules, policyRule("to", r.To, r.Ports))
-			}
-			parts = append(parts, "egress only "+strings.Join(rules, "; or "))
+	for _, r := range p.Spec.Egress {
+		egress = append(egress, policyRule("to", r.To, r.Ports))
+	}
+	var parts []string
+	deny := false
+	for _, d := range []struct {
+		typ   networkingv1.PolicyType
+		word  string
+		rules []string
+	}{{networkingv1.PolicyTypeIngress, "ingress", ingress}, {networkingv1.PolicyTypeEgress, "egress", egress}} {
+		switch {
+		case !slices.Contains(types, d.typ):
+		case len(d.rules) == 0:
+			parts, deny = append(parts, "denies all "+d.word), true
+		default:
+			parts = append(parts, d.word+" only "+strings.Join(d.rules, "; or "))
 		}
 	}
 	what := fmt.Sprintf("NetworkPolicy %s selects the pods", p.Name)
-	if deny > 0 {
+	if deny {
 		what += " (a deny-all)"
 	}
 	return what + ": " + strings.Join(parts, "; ")

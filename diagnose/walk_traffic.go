@@ -6,7 +6,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -54,181 +53,6 @@ func serviceType(svc *corev1.Service) string {
 		return "headless"
 	}
 	return string(svc.Spec.Type)
-}
-
-// ingressClass: the class the Ingress asks for exists (or a default one
-// does), and its controller has acted: an address in
-// status.loadBalancer, or at least an event about the Ingress.
-func (w *walker) ingressClass() chain.Link {
-	id, ing := chain.LinkClass, w.s.Ingress
-	name, by := "", ""
-	switch {
-	case ing.Spec.IngressClassName != nil && *ing.Spec.IngressClassName != "":
-		name, by = *ing.Spec.IngressClassName, "spec.ingressClassName"
-	case ing.Annotations[chain.LegacyIngressClassAnnotation] != "":
-		name, by = ing.Annotations[chain.LegacyIngressClassAnnotation], "annotation "+chain.LegacyIngressClassAnnotation
-	}
-	obj := objectName("ingress", ing.Name)
-	c := &collector{}
-	var notes []string
-	var class *networkingv1.IngressClass
-	gap := w.s.Gap(chain.ResourceIngressClasses)
-	for i := range w.s.IngressClasses {
-		ic := &w.s.IngressClasses[i]
-		if name != "" && ic.Name == name || name == "" && ic.Annotations[chain.DefaultIngressClassAnnotation] == "true" {
-			class = ic
-		}
-	}
-	switch {
-	case class != nil:
-		if name == "" {
-			name, by = class.Name, "the default IngressClass"
-		}
-	case gap != nil && by != "annotation "+chain.LegacyIngressClassAnnotation:
-		return unknown(id, gap)
-	case by == "spec.ingressClassName":
-		var have []string
-		for _, ic := range w.s.IngressClasses {
-			have = append(have, ic.Name)
-		}
-		c.add(sighting{d: Decoded{Cause: IngressClassNotFound,
-			Summary:  fmt.Sprintf("Ingress %s: spec.ingressClassName %s names no IngressClass (the cluster has %s)", ing.Name, name, orNone(have)),
-			NextStep: mustCause(IngressClassNotFound).NextStep},
-			object: obj, since: ing.CreationTimestamp.Time,
-			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.ingressClassName", Message: fmt.Sprintf("ingressClassName %s; IngressClasses: %s", name, orNone(have))}}})
-		return w.finish(id, "class "+name+" not found", c, 0)
-	case name == "":
-		c.add(sighting{d: Decoded{Cause: IngressClassNotFound,
-			Summary:  fmt.Sprintf("Ingress %s names no class and no IngressClass is the default", ing.Name),
-			NextStep: mustCause(IngressClassNotFound).NextStep},
-			object: obj, since: ing.CreationTimestamp.Time,
-			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.ingressClassName", Message: "no spec.ingressClassName, no " + chain.LegacyIngressClassAnnotation + " annotation, no IngressClass annotated " + chain.DefaultIngressClassAnnotation}}})
-		return w.finish(id, "no class", c, 0)
-	default:
-		notes = append(notes, fmt.Sprintf("class %s comes from the deprecated %s annotation and no IngressClass has that name: only a controller configured for that class serves it", name, by))
-	}
-	summary := fmt.Sprintf("class %s (%s)", name, by)
-	if class != nil {
-		summary = fmt.Sprintf("class %s, controller %s (%s)", name, class.Spec.Controller, by)
-	}
-	var addrs []string
-	for _, a := range ing.Status.LoadBalancer.Ingress {
-		addrs = append(addrs, firstNonEmpty(a.IP, a.Hostname))
-	}
-	events := w.s.EventsFor("Ingress", ing.Name, ing.UID)
-	switch {
-	case len(addrs) > 0:
-		summary += "; address " + strings.Join(firstN(addrs, 3), ", ")
-	case len(events) > 0:
-		last := events[len(events)-1]
-		notes = append(notes, fmt.Sprintf("no address in status.loadBalancer yet, but a controller has acted on the Ingress (%s %s: %s)", last.Type, last.Reason, last.Message))
-	default:
-		controller := "its class's controller"
-		if class != nil {
-			controller = class.Spec.Controller
-		}
-		c.add(sighting{d: Decoded{Cause: IngressClassNoController, Progressing: true,
-			Summary:  fmt.Sprintf("Ingress %s: no controller has acted on it (no address, no event); %s does not seem to run", ing.Name, controller),
-			NextStep: strings.ReplaceAll(mustCause(IngressClassNoController).NextStep, "CLASS", name)},
-			object: obj, since: ing.CreationTimestamp.Time,
-			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.loadBalancer", Message: fmt.Sprintf("no address; no event about ingress %s", ing.Name)}}})
-	}
-	l := w.finish(id, summary, c, 0)
-	l.Notes = append(l.Notes, notes...)
-	return l
-}
-
-// ingressBackends: each backend names a Service of the namespace and a
-// port that Service has. TLS secrets are not read (kubectl chain never
-// reads Secrets): a controller's event that says one is missing is the
-// only evidence taken.
-func (w *walker) ingressBackends() chain.Link {
-	id, ing := chain.LinkBackends, w.s.Ingress
-	if g := w.s.Gap(chain.ResourceServices); g != nil {
-		return unknown(id, g)
-	}
-	obj := objectName("ingress", ing.Name)
-	c := &collector{}
-	var notes, named []string
-	for _, b := range chain.IngressBackends(ing) {
-		if b.Service == nil {
-			if b.Resource != nil {
-				notes = append(notes, fmt.Sprintf("backend %s %s is not a Service: not judged", b.Resource.Kind, b.Resource.Name))
-			}
-			continue
-		}
-		port := backendPort(b.Service.Port)
-		named = append(named, b.Service.Name+":"+port)
-		svc := w.s.ServiceNamed(b.Service.Name)
-		if svc == nil {
-			c.add(sighting{d: Decoded{Cause: IngressBackendNotFound,
-				Summary:  fmt.Sprintf("Ingress %s sends to Service %s, which does not exist", ing.Name, b.Service.Name),
-				NextStep: mustCause(IngressBackendNotFound).NextStep},
-				object: obj, since: ing.CreationTimestamp.Time,
-				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "backend.service", Message: fmt.Sprintf("service %s port %s; no Service %s in namespace %s", b.Service.Name, port, b.Service.Name, ing.Namespace)}}})
-			continue
-		}
-		if !servicePortExists(svc, b.Service.Port) {
-			var have []string
-			for _, p := range svc.Spec.Ports {
-				have = append(have, fmt.Sprintf("%s %d", firstNonEmpty(p.Name, "(unnamed)"), p.Port))
-			}
-			c.add(sighting{d: Decoded{Cause: IngressBackendPortNotFound,
-				Summary:  fmt.Sprintf("Ingress %s sends to port %s of Service %s, which has no such port (it has %s)", ing.Name, port, svc.Name, orNone(have)),
-				NextStep: strings.ReplaceAll(mustCause(IngressBackendPortNotFound).NextStep, "SERVICE", svc.Name)},
-				object: obj, since: laterOf(ing.CreationTimestamp.Time, svc.CreationTimestamp.Time),
-				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "backend.service.port", Message: fmt.Sprintf("port %s; Service %s ports: %s", port, svc.Name, orNone(have))}}})
-		}
-	}
-	for _, t := range ing.Spec.TLS {
-		if t.SecretName == "" {
-			continue
-		}
-		if e := w.secretMissingEvent(ing, t.SecretName); e != nil {
-			c.add(sighting{d: Decoded{Cause: IngressTLSSecretMissing,
-				Summary:  fmt.Sprintf("Ingress %s: the controller reports TLS secret %s missing", ing.Name, t.SecretName),
-				NextStep: mustCause(IngressTLSSecretMissing).NextStep},
-				object: obj, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(*e)}})
-			continue
-		}
-		notes = append(notes, fmt.Sprintf("TLS secret %s not checked: kubectl chain never reads Secrets, and no controller event says it is missing", t.SecretName))
-	}
-	summary := fmt.Sprintf("%s: %s", plural(int32(len(named)), "Service backend"), strings.Join(firstN(named, 4), ", "))
-	if len(named) == 0 {
-		summary = "no Service backend"
-	}
-	l := w.finish(id, summary, c, 0)
-	l.Notes = append(l.Notes, notes...)
-	return l
-}
-
-// secretMissingEvent is a Warning event about the Ingress that names the
-// secret and says it is absent, nil when none.
-func (w *walker) secretMissingEvent(ing *networkingv1.Ingress, secret string) *chain.Event {
-	for _, e := range w.s.EventsFor("Ingress", ing.Name, ing.UID) {
-		m := strings.ToLower(e.Message)
-		if e.Type == corev1.EventTypeWarning && strings.Contains(e.Message, secret) &&
-			(strings.Contains(m, "not found") || strings.Contains(m, "does not exist") || strings.Contains(m, "missing")) {
-			return &e
-		}
-	}
-	return nil
-}
-
-func backendPort(p networkingv1.ServiceBackendPort) string {
-	if p.Name != "" {
-		return p.Name
-	}
-	return fmt.Sprint(p.Number)
-}
-
-func servicePortExists(svc *corev1.Service, p networkingv1.ServiceBackendPort) bool {
-	for _, sp := range svc.Spec.Ports {
-		if p.Name != "" && sp.Name == p.Name || p.Name == "" && sp.Port == p.Number {
-			return true
-		}
-	}
-	return false
 }
 
 // backends are the Services the object sends to that exist.
@@ -424,19 +248,13 @@ func (w *walker) endpointsLink() chain.Link {
 		parts = append(parts, fmt.Sprintf("%s: %s", svc.Name, plural(int32(ready), "ready endpoint")))
 		if svc.Spec.Type != corev1.ServiceTypeExternalName && len(svc.Spec.Selector) > 0 {
 			pods := w.s.SelectedPods(svc)
-			var live []*corev1.Pod
 			var declared containerPorts
-			for _, p := range pods {
-				if p.DeletionTimestamp == nil && !podFinished(p) {
-					live = append(live, p)
-				}
-			}
 			if ts := w.s.SelectedTemplates(svc); len(ts) > 0 {
 				declared = declaredPorts(&ts[0].Template.Spec)
 			} else if len(pods) > 0 {
 				declared = declaredPorts(&pods[0].Spec)
 			}
-			notes = append(notes, w.serviceEndpoints(c, svc, live, declared)...)
+			notes = append(notes, w.serviceEndpoints(c, svc, livePods(pods), declared)...)
 		}
 		w.loadBalancer(c, svc)
 	}
@@ -467,15 +285,6 @@ func orNone(s []string) string {
 		return "none"
 	}
 	return strings.Join(firstN(s, 5), ", ")
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func laterOf(a, b time.Time) time.Time {
