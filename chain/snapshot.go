@@ -119,6 +119,7 @@ const (
 	ResourceServices            Resource = "services"
 	ResourceEndpointSlices      Resource = "endpointslices"
 	ResourceNetworkPolicies     Resource = "networkpolicies"
+	ResourceIngressClasses      Resource = "ingressclasses"
 )
 
 // Gap is evidence that could not be read, and why.

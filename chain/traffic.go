@@ -65,12 +65,6 @@ func trafficChain(k Kind) []LinkID {
 	return nil
 }
 
-// The resources a traffic snapshot adds.
-const (
-	ResourceIngresses      Resource = "ingresses"
-	ResourceIngressClasses Resource = "ingressclasses"
-)
-
 // DefaultIngressClassAnnotation marks the IngressClass an Ingress without
 // spec.ingressClassName gets (networking/v1 AnnotationIsDefaultIngressClass).
 const DefaultIngressClassAnnotation = networkingv1.AnnotationIsDefaultIngressClass
