@@ -66,12 +66,19 @@ func TestRealNode(t *testing.T) {
 		mu.Unlock()
 	}
 	t.Run("scenarios", func(t *testing.T) {
+		// At most realNodePlays scenarios play at once: all thirty at
+		// once (sixty namespaces, a diagnosis of each every second, the
+		// sampling) starved both kubelets on CI's 2 cores, and a
+		// sandbox failure showed no event on either node for a minute.
+		plays := make(chan struct{}, realNodePlays)
 		for _, sc := range scenarios.All() {
 			if sc.RealNodeReason() != "" || sc.Exclusive {
 				continue
 			}
 			t.Run(sc.Name, func(t *testing.T) {
 				t.Parallel()
+				plays <- struct{}{}
+				defer func() { <-plays }()
 				play(t, sc)
 			})
 		}
@@ -96,6 +103,9 @@ func TestRealNode(t *testing.T) {
 		}
 	})
 }
+
+// realNodePlays is how many scenarios TestRealNode plays at once.
+const realNodePlays = 6
 
 // nodePrograms skips without root, else builds the real nodes' programs
 // beside the lab binary and returns their directory.
@@ -216,7 +226,7 @@ func compareEngines(t *testing.T, c kubernetes.Interface, kc string, sc scenario
 		}
 		got[engine] = v
 		if v != want {
-			problems = append(problems, fmt.Sprintf("%s node: verdict %+v, want %+v\n%s", engine, v, want, out))
+			problems = append(problems, fmt.Sprintf("%s node: verdict %+v, want %+v\n%s\nits namespace's events:\n%s", engine, v, want, out, eventLines(ctx, c, ns)))
 		}
 	}
 	row.Simulated, row.Real = got[state.EngineSimulated], got[state.EngineReal]
@@ -252,6 +262,27 @@ func compareEngines(t *testing.T, c kubernetes.Interface, kc string, sc scenario
 	}
 	row.Equal = len(problems) == 0
 	return row, problems
+}
+
+// eventLines lists the events of namespace ns, a line each, oldest first:
+// what a verdict that differs was made of.
+func eventLines(ctx context.Context, c kubernetes.Interface, ns string) string {
+	evs, err := c.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return "  (listing them: " + err.Error() + ")"
+	}
+	sort.SliceStable(evs.Items, func(i, j int) bool {
+		return evs.Items[i].CreationTimestamp.Before(&evs.Items[j].CreationTimestamp)
+	})
+	var b strings.Builder
+	for _, e := range evs.Items {
+		fmt.Fprintf(&b, "  %s %s %s/%s %s (x%d, from %s %s): %s\n", e.CreationTimestamp.Format(time.TimeOnly), e.Type,
+			e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason, max(e.Count, 1), e.Source.Component, e.Source.Host, e.Message)
+	}
+	if b.Len() == 0 {
+		return "  (none)"
+	}
+	return b.String()
 }
 
 // eventShape is the evidence of a scenario's pods' events: the reasons of
