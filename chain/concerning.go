@@ -82,6 +82,14 @@ func (s *Snapshot) Workload() metav1.Object {
 		if s.Ingress != nil {
 			return s.Ingress
 		}
+	case KindGateway:
+		if s.Gateway != nil {
+			return s.Gateway
+		}
+	case KindHTTPRoute, KindGRPCRoute, KindTLSRoute:
+		if s.Route != nil {
+			return s.Route
+		}
 	case KindStatefulSet:
 		if s.StatefulSet != nil {
 			return s.StatefulSet

@@ -42,7 +42,7 @@ func ParseRef(s string) (Ref, bool) {
 	if !ok || name == "" {
 		return Ref{}, false
 	}
-	for _, k := range append(append([]Kind{KindPod}, Kinds...), KindService, KindIngress) {
+	for _, k := range append(append([]Kind{KindPod}, Kinds...), KindService, KindIngress, KindGateway, KindHTTPRoute, KindGRPCRoute, KindTLSRoute) {
 		if k.Resource() == res {
 			return Ref{Kind: k, Name: name}, true
 		}
@@ -52,8 +52,8 @@ func ParseRef(s string) (Ref, bool) {
 
 // Plural is the kind's API resource ("statefulsets", "ingresses").
 func (k Kind) Plural() string {
-	if k == KindIngress {
-		return "ingresses"
+	if r := k.Resource(); strings.HasSuffix(r, "s") {
+		return r + "es"
 	}
 	return k.Resource() + "s"
 }
@@ -106,7 +106,7 @@ func ChainOf(k Kind) []LinkID {
 // several kinds sort alike.
 var AllLinks = []LinkID{LinkStored, LinkSchedule, LinkReplicaSet, LinkRevision, LinkNodes, LinkPods, LinkClaims,
 	LinkNodeAssignment, LinkContainers, LinkReady, LinkServing, LinkCompletion,
-	LinkClass, LinkBackends, LinkSelector, LinkWorkloads, LinkEndpoints}
+	LinkClass, LinkGateway, LinkParents, LinkBackends, LinkSelector, LinkWorkloads, LinkEndpoints}
 
 // NewestJob is the newest of a CronJob's Jobs by creation (names break
 // ties), nil with none: the CronJob's chain goes on through it.

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // Snapshot is everything the walk needs about one workload, read once.
@@ -72,6 +73,13 @@ type Snapshot struct {
 	Service        *corev1.Service
 	Ingress        *networkingv1.Ingress
 	IngressClasses []networkingv1.IngressClass
+	// A Gateway API target: the Gateway, or the route named; Gateways
+	// are the target Gateway or the route's parents that exist,
+	// GatewayClasses the cluster's.
+	Gateway        *gatewayv1.Gateway
+	Route          *Route
+	Gateways       []gatewayv1.Gateway
+	GatewayClasses []gatewayv1.GatewayClass
 	Templates      []Template
 	Behind         []*Snapshot
 

@@ -38,15 +38,23 @@ type trafficKind struct {
 	chain []LinkID
 }
 
+var routeChain = []LinkID{LinkStored, LinkClass, LinkGateway, LinkParents, LinkBackends, LinkSelector, LinkWorkloads, LinkEndpoints}
+
 var trafficKinds = []trafficKind{
 	{KindService, []LinkID{LinkStored, LinkSelector, LinkWorkloads, LinkEndpoints}},
 	{KindIngress, []LinkID{LinkStored, LinkClass, LinkBackends, LinkSelector, LinkWorkloads, LinkEndpoints}},
+	{KindGateway, []LinkID{LinkStored, LinkClass, LinkGateway}},
+	{KindHTTPRoute, routeChain},
+	{KindGRPCRoute, routeChain},
+	{KindTLSRoute, routeChain},
 }
 
 // trafficTitles are the traffic links' titles with the component that owns
 // each step.
 var trafficTitles = map[LinkID]string{
-	LinkClass:     "class (IngressClass, its ingress controller)",
+	LinkClass:     "class (IngressClass or GatewayClass, its controller)",
+	LinkGateway:   "gateway (the Gateway accepted and programmed, its listeners)",
+	LinkParents:   "parents (the route accepted by each parent Gateway)",
 	LinkBackends:  "backends (the Services and ports the rules name)",
 	LinkSelector:  "selector (Service selector, target ports)",
 	LinkWorkloads: "workloads (the selected pods' own chains)",
@@ -80,6 +88,8 @@ func (s *Snapshot) BackendServices() []string {
 	switch {
 	case s.Service != nil:
 		return []string{s.Service.Name}
+	case s.Route != nil:
+		return s.Route.routeBackendServices()
 	case s.Ingress == nil:
 		return nil
 	}

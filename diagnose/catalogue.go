@@ -18,7 +18,7 @@ var catalogue = buildCatalogue(
 	causeGroup{"start", startCauses}, causeGroup{"crash", crashCauses},
 	causeGroup{"eviction", evictCauses}, causeGroup{"probe", probeCauses},
 	causeGroup{"hook", hookCauses}, causeGroup{"serving", servingCauses},
-	causeGroup{"traffic", trafficCauses},
+	causeGroup{"traffic", trafficCauses}, causeGroup{"gateway", gatewayCauses},
 )
 
 // causeGroup is one decoder subject's causes, declared beside its code.

@@ -19,8 +19,8 @@ const (
 
 var trafficCauses = []Cause{
 	{ID: TrafficObjectNotFound, Link: chain.LinkStored,
-		Summary:  "the Service or Ingress does not exist in this namespace",
-		NextStep: "check the name and namespace: kubectl get services,ingresses -n NAMESPACE (or pass -n)",
+		Summary:  "the Service, Ingress, Gateway or route does not exist in this namespace",
+		NextStep: "check the name and namespace: kubectl get services,ingresses -n NAMESPACE, or kubectl get gateways,httproutes -n NAMESPACE (or pass -n)",
 		Terminal: TerminalRule{Mode: Immediate}},
 	{ID: IngressClassNotFound, Link: chain.LinkClass,
 		Summary:  "the Ingress names an IngressClass that does not exist, or names none and no class is the default: no controller will serve it",

@@ -131,6 +131,13 @@ func (w *walker) finish(id chain.LinkID, summary string, c *collector, of int) c
 	return l
 }
 
+// finishNoted is finish with the link's notes.
+func (w *walker) finishNoted(id chain.LinkID, summary string, c *collector, notes []string) chain.Link {
+	l := w.finish(id, summary, c, 0)
+	l.Notes = append(l.Notes, notes...)
+	return l
+}
+
 // afterBroken marks the links after the first broken one as not reached:
 // nothing downstream of a broken link can be trusted to be the cause. A
 // later link that is broken in its own right (on other pods) stays broken,

@@ -88,9 +88,7 @@ func (w *walker) ingressClass() chain.Link {
 			object: obj, since: ing.CreationTimestamp.Time,
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.loadBalancer", Message: fmt.Sprintf("no address; no event about ingress %s", ing.Name)}}})
 	}
-	l := w.finish(id, summary, c, 0)
-	l.Notes = append(l.Notes, notes...)
-	return l
+	return w.finishNoted(id, summary, c, notes)
 }
 
 // ingressBackends: each backend names a Service of the namespace and a
@@ -124,10 +122,7 @@ func (w *walker) ingressBackends() chain.Link {
 			continue
 		}
 		if !servicePortExists(svc, b.Service.Port) {
-			var have []string
-			for _, p := range svc.Spec.Ports {
-				have = append(have, fmt.Sprintf("%s %d", cmp.Or(p.Name, "(unnamed)"), p.Port))
-			}
+			have := servicePorts(svc)
 			c.add(sighting{d: Decoded{Cause: IngressBackendPortNotFound,
 				Summary:  fmt.Sprintf("Ingress %s sends to port %s of Service %s, which has no such port (it has %s)", ing.Name, port, svc.Name, orNone(have)),
 				NextStep: strings.ReplaceAll(mustCause(IngressBackendPortNotFound).NextStep, "SERVICE", svc.Name)},
@@ -152,9 +147,7 @@ func (w *walker) ingressBackends() chain.Link {
 	if len(named) == 0 {
 		summary = "no Service backend"
 	}
-	l := w.finish(id, summary, c, 0)
-	l.Notes = append(l.Notes, notes...)
-	return l
+	return w.finishNoted(id, summary, c, notes)
 }
 
 // secretMissingEvent is a Warning event about the Ingress that names the

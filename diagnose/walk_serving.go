@@ -73,9 +73,7 @@ func (w *walker) serving() chain.Link {
 	if len(selecting) > 0 {
 		notes = append(notes, w.policyNotes()...)
 	}
-	l := w.finish(id, summary, c, 0)
-	l.Notes = append(l.Notes, notes...)
-	return l
+	return w.finishNoted(id, summary, c, notes)
 }
 
 // servedPods are the workload's pods that can be endpoints: not deleted,

@@ -19,6 +19,9 @@ func (w *walker) trafficLinks() []chain.Link {
 	if w.s.Workload() == nil {
 		return w.notFound(TrafficObjectNotFound)
 	}
+	if chain.IsGatewayAPI(w.s.KindOf()) {
+		return w.gatewayLinks()
+	}
 	links := []chain.Link{w.trafficStored()}
 	if w.s.Ingress != nil {
 		links = append(links, w.ingressClass(), w.ingressBackends())
@@ -36,6 +39,10 @@ func (w *walker) trafficStored() chain.Link {
 		l.Summary = fmt.Sprintf("ExternalName Service: DNS answers with %s", svc.Spec.ExternalName)
 	case svc != nil:
 		l.Summary = fmt.Sprintf("%s Service, %s", serviceType(svc), plural(int32(len(svc.Spec.Ports)), "port"))
+	case w.s.Gateway != nil:
+		l.Summary = fmt.Sprintf("Gateway of class %s, %s", w.s.Gateway.Spec.GatewayClassName, plural(int32(len(w.s.Gateway.Spec.Listeners)), "listener"))
+	case w.s.Route != nil:
+		l.Summary = fmt.Sprintf("%s, %s, %s", w.s.Route.Kind, plural(int32(len(w.s.Route.ParentRefs)), "parent"), plural(int32(len(w.s.Route.BackendRefs)), "backend"))
 	default:
 		l.Summary = fmt.Sprintf("Ingress, %s", plural(int32(len(chain.IngressBackends(w.s.Ingress))), "backend"))
 	}
@@ -110,9 +117,7 @@ func (w *walker) selectorLink() chain.Link {
 	if summary == "" {
 		summary = "no Service with a selector"
 	}
-	l := w.finish(id, summary, c, 0)
-	l.Notes = append(l.Notes, notes...)
-	return l
+	return w.finishNoted(id, summary, c, notes)
 }
 
 // selectsNothing: a Service whose selector matches no pod and no template.
@@ -262,9 +267,7 @@ func (w *walker) endpointsLink() chain.Link {
 	if summary == "" {
 		summary = "no Service"
 	}
-	l := w.finish(id, summary, c, 0)
-	l.Notes = append(l.Notes, notes...)
-	return l
+	return w.finishNoted(id, summary, c, notes)
 }
 
 // statusOfFindings is a link's status from findings made elsewhere:

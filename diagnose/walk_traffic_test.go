@@ -145,26 +145,34 @@ func TestWalkTraffic(t *testing.T) {
 			for _, b := range tt.behind {
 				s.Templates = append(s.Templates, tmplOf(b))
 			}
-			r := Walk(s, Options{})
-			v := r.Verdict
-			if v.Health != tt.health || v.Link != tt.link || v.Cause != tt.cause {
-				t.Fatalf("verdict %s at %q cause %q (%s), want %s at %q cause %q", v.Health, v.Link, v.Cause, v.Summary, tt.health, tt.link, tt.cause)
-			}
-			if len(r.Links) != len(chain.ChainOf(s.Kind)) {
-				t.Errorf("%d links, want the chain's %d", len(r.Links), len(chain.ChainOf(s.Kind)))
-			}
-			if tt.summary != "" && !strings.Contains(v.Summary, tt.summary) {
-				t.Errorf("summary %q, want it to contain %q", v.Summary, tt.summary)
-			}
-			if tt.note != "" {
-				var all []string
-				for _, l := range r.Links {
-					all = append(all, l.Notes...)
-				}
-				if !strings.Contains(strings.Join(all, "\n"), tt.note) {
-					t.Errorf("notes %q, want one containing %q", all, tt.note)
-				}
-			}
+			checkTrafficWalk(t, s, tt.health, tt.link, tt.cause, tt.summary, tt.note)
 		})
+	}
+}
+
+// checkTrafficWalk walks s and checks its verdict, that every link of its
+// kind's chain is reported, and that the summary and notes say what they
+// should ("" for no check).
+func checkTrafficWalk(t *testing.T, s *chain.Snapshot, health chain.Health, link chain.LinkID, cause chain.CauseID, summary, note string) {
+	t.Helper()
+	r := Walk(s, Options{})
+	v := r.Verdict
+	if v.Health != health || v.Link != link || v.Cause != cause {
+		t.Fatalf("verdict %s at %q cause %q (%s), want %s at %q cause %q", v.Health, v.Link, v.Cause, v.Summary, health, link, cause)
+	}
+	if len(r.Links) != len(chain.ChainOf(s.Kind)) {
+		t.Errorf("%d links, want the chain's %d", len(r.Links), len(chain.ChainOf(s.Kind)))
+	}
+	if summary != "" && !strings.Contains(v.Summary, summary) {
+		t.Errorf("summary %q, want it to contain %q", v.Summary, summary)
+	}
+	if note != "" {
+		var all []string
+		for _, l := range r.Links {
+			all = append(all, l.Notes...)
+		}
+		if !strings.Contains(strings.Join(all, "\n"), note) {
+			t.Errorf("notes %q, want one containing %q", all, note)
+		}
 	}
 }

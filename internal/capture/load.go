@@ -19,6 +19,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
@@ -48,6 +49,10 @@ type Bundle struct {
 	// Ingresses and IngressClasses are the traffic kinds' evidence.
 	Ingresses      []networkingv1.Ingress
 	IngressClasses []networkingv1.IngressClass
+	// The Gateway API's objects.
+	Gateways       []gatewayv1.Gateway
+	GatewayClasses []gatewayv1.GatewayClass
+	Routes         []*chain.Route
 	// Target is what a kubectl chain capture was taken of (TargetComment).
 	Target chain.Ref
 	// Skipped counts objects of other kinds, by kind.
@@ -178,6 +183,18 @@ func (b *Bundle) add(raw json.RawMessage) error {
 		err = decodeInto(raw, &b.Ingresses)
 	case tm.Kind == "IngressClass" && group == "networking.k8s.io":
 		err = decodeInto(raw, &b.IngressClasses)
+	case tm.Kind == "Gateway" && group == chain.GatewayGroup:
+		err = decodeInto(raw, &b.Gateways)
+	case tm.Kind == "GatewayClass" && group == chain.GatewayGroup:
+		err = decodeInto(raw, &b.GatewayClasses)
+	case chain.IsRoute(chain.Kind(tm.Kind)) && group == chain.GatewayGroup:
+		obj := chain.NewRouteObject(chain.Kind(tm.Kind))
+		if err = json.Unmarshal(raw, obj); err == nil {
+			var r *chain.Route
+			if r, err = chain.RouteOf(obj); err == nil {
+				b.Routes = append(b.Routes, r)
+			}
+		}
 	case tm.Kind == "ReplicaSet" && (group == "apps" || group == "extensions"):
 		var rs appsv1.ReplicaSet
 		if err = json.Unmarshal(raw, &rs); err == nil {
@@ -241,6 +258,9 @@ func (b *Bundle) Merge(o *Bundle) {
 	b.Policies = append(b.Policies, o.Policies...)
 	b.Ingresses = append(b.Ingresses, o.Ingresses...)
 	b.IngressClasses = append(b.IngressClasses, o.IngressClasses...)
+	b.Gateways = append(b.Gateways, o.Gateways...)
+	b.GatewayClasses = append(b.GatewayClasses, o.GatewayClasses...)
+	b.Routes = append(b.Routes, o.Routes...)
 	for k, n := range o.Skipped {
 		b.Skipped[k] += n
 	}

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
@@ -26,6 +27,16 @@ func (b *Bundle) traffic(namespace string, ref chain.Ref) (*chain.Snapshot, erro
 		if s.Ingress = find(b.Ingresses, namespace, ref.Name); s.Ingress != nil {
 			obj = s.Ingress
 		}
+	case chain.KindGateway:
+		if s.Gateway = find(b.Gateways, namespace, ref.Name); s.Gateway != nil {
+			obj = s.Gateway
+		}
+	default:
+		for _, r := range b.Routes {
+			if r.Kind == ref.Kind && r.Name == ref.Name && (namespace == "" || r.Namespace == namespace) {
+				s.Route, obj = r, r
+			}
+		}
 	}
 	if obj == nil {
 		return nil, fmt.Errorf("no %s %q in the input", ref.Kind, ref.Name)
@@ -42,6 +53,10 @@ func (b *Bundle) traffic(namespace string, ref chain.Ref) (*chain.Snapshot, erro
 			}
 		}
 		s.IngressClasses = b.IngressClasses
+	}
+	s.GatewayClasses, s.Gateways = b.GatewayClasses, b.Gateways
+	if s.Gateway != nil {
+		s.Gateways = []gatewayv1.Gateway{*s.Gateway}
 	}
 	s.ServicesRead = true
 	backends := map[string]bool{}

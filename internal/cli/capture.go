@@ -15,6 +15,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -108,7 +109,9 @@ func (c *captureOptions) encode(s *chain.Snapshot, rel *kube.Related) ([]byte, e
 		left = append(left, "environment variable values (--keep-env keeps them)")
 	}
 	var items []any
-	if w := s.Workload(); w != nil {
+	if s.Route != nil {
+		items = append(items, typed(copyOf(s.Route.Object), c.keepEnv))
+	} else if w := s.Workload(); w != nil {
 		items = append(items, typed(copyOf(w), c.keepEnv))
 	}
 	for i := range s.ReplicaSets {
@@ -186,6 +189,14 @@ func (c *captureOptions) trafficItems(s *chain.Snapshot) []any {
 	var items []any
 	for i := range s.IngressClasses {
 		items = append(items, typed(s.IngressClasses[i].DeepCopy(), c.keepEnv))
+	}
+	for i := range s.GatewayClasses {
+		items = append(items, typed(s.GatewayClasses[i].DeepCopy(), c.keepEnv))
+	}
+	for i := range s.Gateways {
+		if s.Gateway == nil {
+			items = append(items, typed(s.Gateways[i].DeepCopy(), c.keepEnv))
+		}
 	}
 	for _, t := range s.Templates {
 		items = append(items, typed(copyOf(t.Object), c.keepEnv))
@@ -272,6 +283,16 @@ func typed(obj metav1.Object, keepEnv bool) any {
 		set(&o.TypeMeta, "networking.k8s.io/v1", "NetworkPolicy", nil)
 	case *networkingv1.IngressClass:
 		set(&o.TypeMeta, "networking.k8s.io/v1", "IngressClass", nil)
+	case *gatewayv1.GatewayClass:
+		set(&o.TypeMeta, gatewayv1.GroupVersion.String(), "GatewayClass", nil)
+	case *gatewayv1.Gateway:
+		set(&o.TypeMeta, gatewayv1.GroupVersion.String(), "Gateway", nil)
+	case *gatewayv1.HTTPRoute:
+		set(&o.TypeMeta, gatewayv1.GroupVersion.String(), "HTTPRoute", nil)
+	case *gatewayv1.GRPCRoute:
+		set(&o.TypeMeta, gatewayv1.GroupVersion.String(), "GRPCRoute", nil)
+	case *gatewayv1.TLSRoute:
+		set(&o.TypeMeta, gatewayv1.GroupVersion.String(), "TLSRoute", nil)
 	}
 	return obj
 }

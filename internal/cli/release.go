@@ -63,13 +63,20 @@ func (o *Options) loadRelease() error {
 			r.optional[ns+"/"+w.Ref.String()] = true
 		}
 	}
-	// The traffic objects: each Service and Ingress of the release.
+	// The traffic objects: each Service, Ingress, Gateway and route of
+	// the release.
 	var traffic []capture.Workload
 	for i := range b.Services {
 		traffic = append(traffic, capture.Workload{Namespace: b.Services[i].Namespace, Ref: chain.Ref{Kind: chain.KindService, Name: b.Services[i].Name}, Object: &b.Services[i]})
 	}
 	for i := range b.Ingresses {
 		traffic = append(traffic, capture.Workload{Namespace: b.Ingresses[i].Namespace, Ref: chain.Ref{Kind: chain.KindIngress, Name: b.Ingresses[i].Name}, Object: &b.Ingresses[i]})
+	}
+	for i := range b.Gateways {
+		traffic = append(traffic, capture.Workload{Namespace: b.Gateways[i].Namespace, Ref: chain.Ref{Kind: chain.KindGateway, Name: b.Gateways[i].Name}, Object: &b.Gateways[i]})
+	}
+	for _, rt := range b.Routes {
+		traffic = append(traffic, capture.Workload{Namespace: rt.Namespace, Ref: chain.Ref{Kind: rt.Kind, Name: rt.Name}, Object: rt})
 	}
 	for _, w := range traffic {
 		ns := w.Namespace
@@ -84,7 +91,7 @@ func (o *Options) loadRelease() error {
 		}
 	}
 	if len(r.namespaces) == 0 {
-		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no Deployment, StatefulSet, DaemonSet, Job, CronJob, Service or Ingress in %v: nothing to judge", o.Manifests)}
+		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no Deployment, StatefulSet, DaemonSet, Job, CronJob, Service, Ingress, Gateway or route in %v: nothing to judge", o.Manifests)}
 	}
 	slices.Sort(r.namespaces)
 	o.release = r
@@ -105,8 +112,8 @@ func (o *Options) readRelease(ctx context.Context, reader *kube.Reader) (*target
 		}
 		for _, ref := range o.release.refs[ns] {
 			if chain.IsTraffic(ref.Kind) {
-				// Read as svc/NAME and ing/NAME are: the namespace's
-				// read does not hold Ingresses and IngressClasses.
+				// Read as svc/NAME, ing/NAME or httproute/NAME are:
+				// the namespace's read holds none of their own kinds.
 				snap, err := reader.Read(ctx, ns, ref)
 				var nf *kube.NotFoundError
 				switch {

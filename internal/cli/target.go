@@ -24,6 +24,10 @@ const (
 	kindReplicaSet  = "replicaset"
 	kindService     = "service"
 	kindIngress     = "ingress"
+	kindGateway     = "gateway"
+	kindHTTPRoute   = "httproute"
+	kindGRPCRoute   = "grpcroute"
+	kindTLSRoute    = "tlsroute"
 )
 
 // workloadKinds are the targets walked as they are named.
@@ -31,6 +35,7 @@ var workloadKinds = map[string]chain.Kind{
 	kindDeployment: chain.KindDeployment, kindStatefulSet: chain.KindStatefulSet, kindDaemonSet: chain.KindDaemonSet,
 	kindJob: chain.KindJob, kindCronJob: chain.KindCronJob,
 	kindService: chain.KindService, kindIngress: chain.KindIngress,
+	kindGateway: chain.KindGateway, kindHTTPRoute: chain.KindHTTPRoute, kindGRPCRoute: chain.KindGRPCRoute, kindTLSRoute: chain.KindTLSRoute,
 }
 
 // resourceTypes are the spellings of each kind that kubectl itself accepts
@@ -62,6 +67,22 @@ var resourceTypes = map[string]string{
 	"ingress.v1.networking.k8s.io": kindIngress, "ingresses.v1.networking.k8s.io": kindIngress,
 }
 
+// The Gateway API's kinds, spelled as kubectl accepts them once their CRDs
+// are installed (gtw is the CRD's short name for Gateways).
+func init() {
+	for kind, short := range map[string]string{kindGateway: "gtw", kindHTTPRoute: "", kindGRPCRoute: "", kindTLSRoute: ""} {
+		plural := chain.Kind(kind).Plural()
+		for _, s := range []string{short, kind, plural} {
+			if s == "" {
+				continue
+			}
+			resourceTypes[s] = kind
+			resourceTypes[s+"."+chain.GatewayGroup] = kind
+			resourceTypes[s+".v1."+chain.GatewayGroup] = kind
+		}
+	}
+}
+
 // kindOf resolves a resource type as typed, "" when unknown.
 func kindOf(typ string) string { return resourceTypes[strings.ToLower(typ)] }
 
@@ -70,7 +91,7 @@ func kindOf(typ string) string { return resourceTypes[strings.ToLower(typ)] }
 func parseTargets(args []string) ([]target, error) {
 	switch len(args) {
 	case 0:
-		return nil, usageErrorf("name a workload: kubectl chain deploy/NAME, sts/NAME, ds/NAME, job/NAME or cj/NAME (a bare NAME is a Deployment), one of its pods, pod/NAME, or what sends it traffic, svc/NAME or ing/NAME")
+		return nil, usageErrorf("name a workload: kubectl chain deploy/NAME, sts/NAME, ds/NAME, job/NAME or cj/NAME (a bare NAME is a Deployment), one of its pods, pod/NAME, or what sends it traffic, svc/NAME, ing/NAME, gateway/NAME, httproute/NAME, grpcroute/NAME or tlsroute/NAME")
 	case 1:
 		t, err := parseOne(args[0])
 		return []target{t}, err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
 	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
 	batchv1client "k8s.io/client-go/kubernetes/typed/batch/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -24,7 +25,15 @@ type Client interface {
 	NetworkingV1() networkingv1client.NetworkingV1Interface
 }
 
+// GatewayClient is a Client that also reads the Gateway API's kinds,
+// which client-go has no typed client for: through the dynamic client, as
+// JSON (custom resources are not served as protobuf).
+type GatewayClient interface {
+	Dynamic() dynamic.Interface
+}
+
 type groups struct {
+	dynamic    dynamic.Interface
 	apps       appsv1client.AppsV1Interface
 	batch      batchv1client.BatchV1Interface
 	core       corev1client.CoreV1Interface
@@ -32,6 +41,7 @@ type groups struct {
 	networking networkingv1client.NetworkingV1Interface
 }
 
+func (g groups) Dynamic() dynamic.Interface              { return g.dynamic }
 func (g groups) AppsV1() appsv1client.AppsV1Interface    { return g.apps }
 func (g groups) BatchV1() batchv1client.BatchV1Interface { return g.batch }
 func (g groups) CoreV1() corev1client.CoreV1Interface    { return g.core }
@@ -76,5 +86,11 @@ func NewClient(cfg *rest.Config) (Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return groups{apps: apps, batch: batch, core: core, discovery: discovery, networking: networking}, nil
+	jsonCfg := rest.CopyConfig(cfg)
+	jsonCfg.AcceptContentTypes, jsonCfg.ContentType = runtime.ContentTypeJSON, runtime.ContentTypeJSON
+	dyn, err := dynamic.NewForConfigAndClient(jsonCfg, hc)
+	if err != nil {
+		return nil, err
+	}
+	return groups{dynamic: dyn, apps: apps, batch: batch, core: core, discovery: discovery, networking: networking}, nil
 }

@@ -20,7 +20,7 @@ const (
 var relevantKinds = map[string]bool{
 	kindDeployment: true, kindReplicaSet: true, kindPod: true,
 	"StatefulSet": true, "DaemonSet": true, "Job": true, "CronJob": true, "PersistentVolumeClaim": true,
-	"Service": true, "Ingress": true,
+	"Service": true, "Ingress": true, "Gateway": true, "HTTPRoute": true, "GRPCRoute": true, "TLSRoute": true,
 }
 
 // appendRelevantKinds normalises the events about workloads, what they own

@@ -7,6 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
 // Names lists the names of the namespace's objects of kind ("deployment",
@@ -37,6 +39,12 @@ func (r *Reader) Names(ctx context.Context, namespace, kind string) ([]string, e
 		list, err = r.Client.CoreV1().Services(namespace).List(ctx, metav1.ListOptions{})
 	case "ingress":
 		list, err = r.Client.NetworkingV1().Ingresses(namespace).List(ctx, metav1.ListOptions{})
+	case "gateway", "httproute", "grpcroute", "tlsroute":
+		dc, derr := r.dynamicOf()
+		if derr != nil {
+			return nil, derr
+		}
+		list, err = dc.Resource(chain.GatewayResource(chain.Kind(kind))).Namespace(namespace).List(ctx, metav1.ListOptions{})
 	default:
 		return nil, fmt.Errorf("no names of kind %q", kind)
 	}

@@ -31,6 +31,11 @@ var Permissions = []Permission{
 	{Group: "networking.k8s.io", Resource: "networkpolicies", Verbs: []string{"list", "watch"}, Why: "the NetworkPolicies that select a served workload's pods (a note on the serving link); -A and -l read them as a watch-list"},
 	{Group: "networking.k8s.io", Resource: "ingresses", Verbs: []string{"get", "list", "watch"}, Why: "ing/NAME; its names for completion"},
 	{Group: "networking.k8s.io", Resource: "ingressclasses", Verbs: []string{"list"}, Cluster: true, Why: "an Ingress's class and its controller (without it the class link says what it could not read)"},
+	{Group: "gateway.networking.k8s.io", Resource: "gateways", Verbs: []string{"get", "list", "watch"}, Why: "gateway/NAME; a route's parent Gateways; followed with --wait"},
+	{Group: "gateway.networking.k8s.io", Resource: "httproutes", Verbs: []string{"get", "list", "watch"}, Why: "httproute/NAME; its names for completion"},
+	{Group: "gateway.networking.k8s.io", Resource: "grpcroutes", Verbs: []string{"get", "list", "watch"}, Why: "grpcroute/NAME; its names for completion"},
+	{Group: "gateway.networking.k8s.io", Resource: "tlsroutes", Verbs: []string{"get", "list", "watch"}, Why: "tlsroute/NAME; its names for completion"},
+	{Group: "gateway.networking.k8s.io", Resource: "gatewayclasses", Verbs: []string{"list", "watch"}, Cluster: true, Why: "a Gateway's class and whether a controller accepted it (without it the class link says what it could not read)"},
 	{Group: "discovery.k8s.io", Resource: "endpointslices", Verbs: []string{"list", "watch"}, Why: "the EndpointSlices of those Services: are the ready pods ready endpoints"},
 	{Group: "", Resource: "nodes", Verbs: []string{"get", "list", "watch"}, Cluster: true, Why: "which nodes should run a DaemonSet's pod; the nodes a capture adds (without it those links say what they could not read)"},
 }

@@ -10,7 +10,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
@@ -30,15 +30,17 @@ func TestPermissionsCoverReads(t *testing.T) {
 		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "claimer", Labels: map[string]string{"app": "web"}},
 			Spec: corev1.PodSpec{NodeName: "node-1", Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
 				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data-web-0"}}}}}})
-	cs := fake.NewClientset(objs...)
-	r := newReader(cs, 0)
+	c := newGatewayFake(t, objs, gatewayObjects())
+	cs := c.Clientset
+	r := &Reader{Client: c, Now: func() time.Time { return t0 }}
+	actions := func() []clienttesting.Action { return append(cs.Actions(), c.dyn.Actions()...) }
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for _, k := range chain.Kinds {
 		_, _ = r.Read(ctx, "prod", chain.Ref{Kind: k, Name: "web"})
 	}
 	_, _ = r.Read(ctx, "prod", chain.Ref{Kind: chain.KindPod, Name: "web-7c9d8f6b5-q8z7r"})
-	for _, k := range []chain.Kind{chain.KindService, chain.KindIngress} {
+	for _, k := range []chain.Kind{chain.KindService, chain.KindIngress, chain.KindGateway, chain.KindHTTPRoute, chain.KindGRPCRoute, chain.KindTLSRoute} {
 		_, _ = r.Read(ctx, "prod", chain.Ref{Kind: k, Name: "web"})
 		r.Watch(ctx, &chain.Snapshot{Kind: k, Namespace: "prod", Name: "web"}, make(chan struct{}, 1))
 	}
@@ -58,7 +60,7 @@ func TestPermissionsCoverReads(t *testing.T) {
 	}
 	_, _, _, _ = r.Many(ctx, "", "")
 	_, _ = r.Mirror(ctx, "", "", true, make(chan struct{}, 1))
-	for _, kind := range []string{"deployment", "statefulset", "daemonset", "job", "cronjob", "pod", "replicaset", "service", "ingress"} {
+	for _, kind := range []string{"deployment", "statefulset", "daemonset", "job", "cronjob", "pod", "replicaset", "service", "ingress", "gateway", "httproute", "grpcroute", "tlsroute"} {
 		_, _ = r.Names(ctx, "prod", kind)
 	}
 	_, _ = r.OwnerOf(ctx, "prod", "pod", "web-7c9d8f6b5-q8z7r")
@@ -66,7 +68,7 @@ func TestPermissionsCoverReads(t *testing.T) {
 	// table grants was opened, or a few seconds, before looking.
 	watches := func() bool {
 		opened := map[string]bool{}
-		for _, a := range cs.Actions() {
+		for _, a := range actions() {
 			if a.GetVerb() == "watch" {
 				opened[a.GetResource().Resource] = true
 			}
@@ -87,7 +89,7 @@ func TestPermissionsCoverReads(t *testing.T) {
 		allowed[p.Resource] = p.Verbs
 	}
 	used := map[string]bool{}
-	for _, a := range cs.Actions() {
+	for _, a := range actions() {
 		res, verb := a.GetResource().Resource, a.GetVerb()
 		used[res+" "+verb] = true
 		if !slices.Contains(allowed[res], verb) {

@@ -10,8 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
@@ -31,7 +31,7 @@ const maxBehind = 3
 // their own targets are (Read), in parallel: their chains say why.
 func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Ref) (*chain.Snapshot, error) {
 	snap := &chain.Snapshot{Kind: ref.Kind, Namespace: namespace, Name: ref.Name}
-	core, apps, net := r.Client.CoreV1(), r.Client.AppsV1(), r.Client.NetworkingV1()
+	core, net := r.Client.CoreV1(), r.Client.NetworkingV1()
 	var (
 		wg      sync.WaitGroup
 		svcs    listed[corev1.Service]
@@ -42,17 +42,30 @@ func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Re
 		stss    listed[appsv1.StatefulSet]
 		dss     listed[appsv1.DaemonSet]
 		classes listed[networkingv1.IngressClass]
+		gw      gatewayReads
+		dc      dynamic.Interface
 	)
+	if chain.IsGatewayAPI(ref.Kind) {
+		var err error
+		if dc, err = r.dynamicOf(); err != nil {
+			return nil, err
+		}
+		r.startGatewayReads(ctx, &wg, dc, namespace, ref.Kind, &gw)
+	}
+	// A Gateway's chain ends at the Gateway: no Service, no pod.
+	serves := ref.Kind != chain.KindGateway
 	slicesOpts := metav1.ListOptions{}
 	if ref.Kind == chain.KindService {
 		slicesOpts = slicesOf([]string{ref.Name})
-	} else {
+	} else if serves {
 		wg.Go(func() {
 			svcs = listing(func() ([]corev1.Service, string, error) {
 				l, err := core.Services(namespace).List(ctx, metav1.ListOptions{})
 				return itemsOf(l, err, func(l *corev1.ServiceList) []corev1.Service { return l.Items })
 			})
 		})
+	}
+	if ref.Kind == chain.KindIngress {
 		wg.Go(func() {
 			classes = listing(func() ([]networkingv1.IngressClass, string, error) {
 				l, err := net.IngressClasses().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
@@ -60,58 +73,42 @@ func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Re
 			})
 		})
 	}
-	wg.Go(func() {
-		slices = listing(func() ([]discoveryv1.EndpointSlice, string, error) {
-			l, err := r.Client.DiscoveryV1().EndpointSlices(namespace).List(ctx, slicesOpts)
-			return itemsOf(l, err, func(l *discoveryv1.EndpointSliceList) []discoveryv1.EndpointSlice { return l.Items })
-		})
-	})
-	wg.Go(func() { pods = r.listPods(ctx, namespace, metav1.ListOptions{}) })
 	wg.Go(func() { evs = r.listEvents(ctx, namespace, metav1.ListOptions{}) })
-	wg.Go(func() {
-		deps = listing(func() ([]appsv1.Deployment, string, error) {
-			l, err := apps.Deployments(namespace).List(ctx, metav1.ListOptions{})
-			return itemsOf(l, err, func(l *appsv1.DeploymentList) []appsv1.Deployment { return l.Items })
-		})
-	})
-	wg.Go(func() {
-		stss = listing(func() ([]appsv1.StatefulSet, string, error) {
-			l, err := apps.StatefulSets(namespace).List(ctx, metav1.ListOptions{})
-			return itemsOf(l, err, func(l *appsv1.StatefulSetList) []appsv1.StatefulSet { return l.Items })
-		})
-	})
-	wg.Go(func() {
-		dss = listing(func() ([]appsv1.DaemonSet, string, error) {
-			l, err := apps.DaemonSets(namespace).List(ctx, metav1.ListOptions{})
-			return itemsOf(l, err, func(l *appsv1.DaemonSetList) []appsv1.DaemonSet { return l.Items })
-		})
-	})
+	if serves {
+		r.startServingReads(ctx, &wg, namespace, slicesOpts, &slices, &pods, &deps, &stss, &dss)
+	}
 	var (
 		obj metav1.Object
 		err error
 	)
-	switch ref.Kind {
-	case chain.KindService:
+	switch {
+	case ref.Kind == chain.KindService:
 		snap.Service, err = core.Services(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 		if err == nil {
 			obj = snap.Service
 		}
-	case chain.KindIngress:
+	case ref.Kind == chain.KindIngress:
 		snap.Ingress, err = net.Ingresses(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 		if err == nil {
 			obj = snap.Ingress
 		}
+	case dc != nil:
+		obj, err = r.getGatewayTarget(ctx, dc, snap, namespace, ref)
 	default:
 		return nil, fmt.Errorf("kubectl chain does not walk %s as traffic", ref.Kind)
 	}
 	snap.Requests++
 	wg.Wait()
 	snap.Requests += svcs.requests + slices.requests + pods.requests + evs.requests + deps.requests + stss.requests + dss.requests + classes.requests
+	var ns *NotServedError
+	if errors.As(err, &ns) {
+		return nil, err
+	}
 	if err != nil {
 		kind := ref.Kind.Resource()
 		err = getError(kind, ref.Kind.Plural(), namespace, ref.Name, err)
 		if nf, ok := err.(*NotFoundError); ok {
-			nf.Requests = snap.Requests
+			nf.Requests = snap.Requests + gw.classes.requests + gw.gateways.requests
 		}
 		return nil, err
 	}
@@ -127,21 +124,29 @@ func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Re
 		snap.Requests++
 	}
 	of := fmt.Sprintf("of %s %s/%s", ref.Kind.Resource(), namespace, ref.Name)
-	errs := []error{
-		settleServing(snap, chain.ResourceEndpointSlices, slices.err),
-		settle(snap, chain.ResourcePods, of, pods.err),
-		settle(snap, chain.ResourceEvents, of, evs.err),
-		settleServing(snap, chain.ResourceDeployments, deps.err),
-		settleServing(snap, chain.ResourceStatefulSets, stss.err),
-		settleServing(snap, chain.ResourceDaemonSets, dss.err),
+	errs := []error{settle(snap, chain.ResourceEvents, of, evs.err)}
+	if serves {
+		errs = append(errs,
+			settleServing(snap, chain.ResourceEndpointSlices, slices.err),
+			settle(snap, chain.ResourcePods, of, pods.err),
+			settleServing(snap, chain.ResourceDeployments, deps.err),
+			settleServing(snap, chain.ResourceStatefulSets, stss.err),
+			settleServing(snap, chain.ResourceDaemonSets, dss.err))
+	}
+	switch {
+	case ref.Kind == chain.KindService:
+		snap.Services, snap.ServicesRead = []corev1.Service{*snap.Service}, true
+	case serves:
+		errs = append(errs, settleServing(snap, chain.ResourceServices, svcs.err))
+		snap.Services, snap.ServicesRead = svcs.items, svcs.err == nil
+		r.read.note("services", svcs.rv)
 	}
 	if ref.Kind == chain.KindIngress {
-		errs = append(errs, settleServing(snap, chain.ResourceServices, svcs.err), settleClasses(snap, classes.err))
-		snap.Services, snap.ServicesRead = svcs.items, svcs.err == nil
+		errs = append(errs, settleCluster(snap, chain.ResourceIngressClasses, "ingressclasses.networking.k8s.io", classes.err))
 		snap.IngressClasses = classes.items
-		r.read.note("services", svcs.rv)
-	} else {
-		snap.Services, snap.ServicesRead = []corev1.Service{*snap.Service}, true
+	}
+	if dc != nil {
+		errs = append(errs, r.settleGateway(ctx, dc, snap, &gw))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -157,6 +162,39 @@ func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Re
 	}
 	snap.Now = r.now()
 	return snap, nil
+}
+
+// startServingReads starts, on wg, the lists of what the Services a
+// traffic object sends to may select: the EndpointSlices, the pods and the
+// workloads whose templates they match.
+func (r *Reader) startServingReads(ctx context.Context, wg *sync.WaitGroup, namespace string, slicesOpts metav1.ListOptions,
+	slices *listed[discoveryv1.EndpointSlice], pods *listed[corev1.Pod], deps *listed[appsv1.Deployment], stss *listed[appsv1.StatefulSet], dss *listed[appsv1.DaemonSet]) {
+	apps := r.Client.AppsV1()
+	wg.Go(func() {
+		*slices = listing(func() ([]discoveryv1.EndpointSlice, string, error) {
+			l, err := r.Client.DiscoveryV1().EndpointSlices(namespace).List(ctx, slicesOpts)
+			return itemsOf(l, err, func(l *discoveryv1.EndpointSliceList) []discoveryv1.EndpointSlice { return l.Items })
+		})
+	})
+	wg.Go(func() { *pods = r.listPods(ctx, namespace, metav1.ListOptions{}) })
+	wg.Go(func() {
+		*deps = listing(func() ([]appsv1.Deployment, string, error) {
+			l, err := apps.Deployments(namespace).List(ctx, metav1.ListOptions{})
+			return itemsOf(l, err, func(l *appsv1.DeploymentList) []appsv1.Deployment { return l.Items })
+		})
+	})
+	wg.Go(func() {
+		*stss = listing(func() ([]appsv1.StatefulSet, string, error) {
+			l, err := apps.StatefulSets(namespace).List(ctx, metav1.ListOptions{})
+			return itemsOf(l, err, func(l *appsv1.StatefulSetList) []appsv1.StatefulSet { return l.Items })
+		})
+	})
+	wg.Go(func() {
+		*dss = listing(func() ([]appsv1.DaemonSet, string, error) {
+			l, err := apps.DaemonSets(namespace).List(ctx, metav1.ListOptions{})
+			return itemsOf(l, err, func(l *appsv1.DaemonSetList) []appsv1.DaemonSet { return l.Items })
+		})
+	})
 }
 
 // templatesOf are the workloads' pod templates, by kind then name.
@@ -205,15 +243,4 @@ func (r *Reader) readBehind(ctx context.Context, snap *chain.Snapshot) error {
 		}
 	}
 	return nil
-}
-
-// settleClasses: IngressClasses are cluster-scoped, so a user with a
-// namespace's RBAC only cannot list them; the class link says so.
-func settleClasses(snap *chain.Snapshot, err error) error {
-	if err != nil && apierrors.IsForbidden(err) {
-		snap.Gaps = append(snap.Gaps, chain.Gap{Resource: chain.ResourceIngressClasses, Verb: "list", Forbidden: true,
-			Message: err.Error(), Check: "kubectl auth can-i list ingressclasses.networking.k8s.io"})
-		return nil
-	}
-	return settleServing(snap, chain.ResourceIngressClasses, err)
 }

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -47,7 +48,7 @@ func (r *Reader) Watch(ctx context.Context, snap *chain.Snapshot, changed chan<-
 		// Whatever the Services select may change: the object, the
 		// namespace's Services, slices, workloads, pods and events.
 		streams := []stream{r.streamOf(resourceOf(snap.KindOf()), ns, byName, nil)}
-		for _, res := range []string{"services", "endpointslices", "deployments", "replicasets", "statefulsets", "daemonsets", "pods", "events"} {
+		for _, res := range trafficStreams(snap.KindOf()) {
 			streams = append(streams, r.streamOf(res, ns, metav1.ListOptions{}, nil))
 		}
 		return r.start(ctx, streams, ns, changed)
@@ -129,6 +130,16 @@ func (r *Reader) streamOf(resource, ns string, opts metav1.ListOptions, keep fun
 			return r.Client.DiscoveryV1().EndpointSlices(ns).Watch(ctx, o)
 		case "ingresses":
 			return r.Client.NetworkingV1().Ingresses(ns).Watch(ctx, o)
+		case "gateways", "httproutes", "grpcroutes", "tlsroutes", "gatewayclasses":
+			dc, err := r.dynamicOf()
+			if err != nil {
+				return nil, err
+			}
+			gvr := schema.GroupVersionResource{Group: chain.GatewayGroup, Version: "v1", Resource: resource}
+			if resource == "gatewayclasses" {
+				return dc.Resource(gvr).Watch(ctx, o)
+			}
+			return dc.Resource(gvr).Namespace(ns).Watch(ctx, o)
 		}
 		return r.Client.CoreV1().Pods(ns).Watch(ctx, o)
 	}
@@ -149,7 +160,10 @@ func (r *Reader) WatchNamespace(ctx context.Context, ns, selector string, refs [
 		kinds[ref.Kind] = true
 	}
 	keep := about(names)
-	traffic := kinds[chain.KindService] || kinds[chain.KindIngress]
+	traffic := false
+	for k := range kinds {
+		traffic = traffic || chain.IsTraffic(k)
+	}
 	if traffic {
 		// What a Service selects need not be named after it: every
 		// change of the namespace may matter.
@@ -164,8 +178,10 @@ func (r *Reader) WatchNamespace(ctx context.Context, ns, selector string, refs [
 		for _, res := range []string{"services", "endpointslices", "statefulsets", "daemonsets"} {
 			streams = append(streams, r.streamOf(res, ns, metav1.ListOptions{}, nil))
 		}
-		if kinds[chain.KindIngress] {
-			streams = append(streams, r.streamOf("ingresses", ns, metav1.ListOptions{}, nil))
+		for k := range kinds {
+			if chain.IsTraffic(k) && k != chain.KindService {
+				streams = append(streams, r.streamOf(k.Plural(), ns, metav1.ListOptions{}, nil))
+			}
 		}
 		kinds[chain.KindDeployment], kinds[chain.KindStatefulSet], kinds[chain.KindDaemonSet] = true, false, false
 	}
@@ -307,4 +323,19 @@ func signal(changed chan<- struct{}) {
 	case changed <- struct{}{}:
 	default: // a change is already pending
 	}
+}
+
+// trafficStreams are what a traffic object's verdict may change with,
+// beside the object itself: a Gateway's class and events; a route's
+// Gateways and classes too, and, as for a Service or an Ingress, the
+// namespace's Services, slices, workloads, pods and events.
+func trafficStreams(k chain.Kind) []string {
+	serving := []string{"services", "endpointslices", "deployments", "replicasets", "statefulsets", "daemonsets", "pods", "events"}
+	switch {
+	case k == chain.KindGateway:
+		return []string{"gatewayclasses", "events"}
+	case chain.IsRoute(k):
+		return append([]string{"gateways", "gatewayclasses"}, serving...)
+	}
+	return serving
 }

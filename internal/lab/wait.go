@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/gatewayapi"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/pki"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/storage"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/webhook"
@@ -55,6 +56,7 @@ func healthChecks(n int, hook webhook.Endpoint) []check {
 			return webhookReady(ctx, c, hook)
 		}},
 		{"default StorageClass " + storage.DefaultClass + " installed", storageInstalled},
+		{"Gateway API CRDs " + gatewayapi.Version + " established", gatewayapi.Install},
 	}
 }
 

@@ -1,0 +1,245 @@
+package diagnose
+
+import (
+	"cmp"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// acceptReasons are the route's Accepted False reasons that have a cause
+// of their own; any other is RouteNotAccepted.
+var acceptReasons = map[gatewayv1.RouteConditionReason]chain.CauseID{
+	gatewayv1.RouteReasonNotAllowedByListeners:      RouteNotAllowedByListeners,
+	gatewayv1.RouteReasonNoMatchingListenerHostname: RouteHostnameMismatch,
+	gatewayv1.RouteReasonNoMatchingParent:           RouteNoMatchingParent,
+}
+
+// refsReasons are the route's ResolvedRefs False reasons, each a cause.
+var refsReasons = map[gatewayv1.RouteConditionReason]chain.CauseID{
+	gatewayv1.RouteReasonBackendNotFound:      RouteBackendNotFound,
+	gatewayv1.RouteReasonRefNotPermitted:      RouteRefNotPermitted,
+	gatewayv1.RouteReasonInvalidKind:          RouteBackendInvalidKind,
+	gatewayv1.RouteReasonUnsupportedProtocol:  RouteBackendUnsupportedProtocol,
+	gatewayv1.RouteConditionReason("Invalid"): RouteBackendNotFound,
+}
+
+// routeObject is the route's name as the report writes objects.
+func (w *walker) routeObject() string {
+	return objectName(w.s.Route.Kind.Resource(), w.s.Route.Name)
+}
+
+// parentStatus is what the route's status says for the parent reference,
+// nil when no controller wrote it.
+func parentStatus(r *chain.Route, p gatewayv1.ParentReference) *gatewayv1.RouteParentStatus {
+	want := chain.ParentKeyOf(r.Namespace, p)
+	for i := range r.Status.Parents {
+		st := &r.Status.Parents[i]
+		if chain.ParentKeyOf(r.Namespace, st.ParentRef) == want && ptrEq(st.ParentRef.SectionName, p.SectionName) && ptrEq(st.ParentRef.Port, p.Port) {
+			return st
+		}
+	}
+	return nil
+}
+
+func ptrEq[T comparable](a, b *T) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+// parentsLink: each parent Gateway exists and its controller accepted the
+// route. A parent with no status is a controller that does not watch the
+// route (or does not run): progress for the grace.
+func (w *walker) parentsLink() chain.Link {
+	id, r := chain.LinkParents, w.s.Route
+	gap := w.s.Gap(chain.ResourceGateways)
+	c := &collector{}
+	obj := w.routeObject()
+	var parts, notes []string
+	for _, p := range r.ParentRefs {
+		key := chain.ParentKeyOf(r.Namespace, p)
+		if !chain.IsGatewayParent(p) {
+			notes = append(notes, fmt.Sprintf("parent %s %s is not a Gateway: not judged", cmp.Or(string(ptrVal(p.Kind)), "?"), p.Name))
+			continue
+		}
+		name := parentName(r, p)
+		gw := w.s.GatewayNamed(key)
+		if gw == nil {
+			if gap != nil {
+				return unknown(id, gap)
+			}
+			c.add(sighting{d: Decoded{Cause: RouteParentNotFound,
+				Summary: fmt.Sprintf("%s %s names parent Gateway %s, which does not exist", r.Kind, r.Name, name)},
+				object: obj, since: r.CreationTimestamp.Time,
+				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.parentRefs", Message: fmt.Sprintf("parentRef %s; no Gateway %s/%s", name, key.Namespace, key.Name)}}})
+			parts = append(parts, name+" not found")
+			continue
+		}
+		st := parentStatus(r, p)
+		var acc *metav1.Condition
+		if st != nil {
+			acc = meta.FindStatusCondition(st.Conditions, string(gatewayv1.RouteConditionAccepted))
+		}
+		field := fmt.Sprintf("status.parents[%s].conditions[Accepted]", name)
+		switch {
+		case acc == nil || acc.Status == metav1.ConditionUnknown:
+			ctl := "its class's controller"
+			if gc := w.s.GatewayClassNamed(string(gw.Spec.GatewayClassName)); gc != nil {
+				ctl = string(gc.Spec.ControllerName)
+			}
+			ev := condEvidence(obj, acc, "Accepted")
+			ev.Field = field
+			c.add(sighting{d: Decoded{Cause: RouteNoController, Progressing: true,
+				Summary:  fmt.Sprintf("%s %s: no status from the controller of parent %s (%s)", r.Kind, r.Name, name, ctl),
+				NextStep: strings.ReplaceAll(mustCause(RouteNoController).NextStep, "GATEWAY", gw.Name)},
+				object: obj, since: r.CreationTimestamp.Time, evidence: []chain.Evidence{ev}})
+			parts = append(parts, name+" no status")
+		case acc.Status == metav1.ConditionFalse:
+			cause, ok := acceptReasons[gatewayv1.RouteConditionReason(acc.Reason)]
+			if !ok {
+				cause = RouteNotAccepted
+			}
+			ev := conditionEvidence(obj, acc.Type, string(acc.Status), acc.Reason, acc.Message)
+			ev.Field = field
+			c.add(sighting{d: Decoded{Cause: cause,
+				Summary:  fmt.Sprintf("%s %s not accepted by %s (%s): %s", r.Kind, r.Name, name, acc.Reason, acc.Message),
+				NextStep: strings.ReplaceAll(mustCause(cause).NextStep, "GATEWAY", gw.Name)},
+				object: obj, since: conditionSince(acc, r), evidence: []chain.Evidence{ev}})
+			parts = append(parts, name+" refused")
+		default:
+			parts = append(parts, name+" accepted")
+			if acc.ObservedGeneration > 0 && acc.ObservedGeneration < r.Generation {
+				notes = append(notes, fmt.Sprintf("parent %s's status is of generation %d; the route is at %d: its controller has not seen the last change yet", name, acc.ObservedGeneration, r.Generation))
+			}
+		}
+	}
+	summary := strings.Join(firstN(parts, 4), "; ")
+	if summary == "" {
+		summary = "no parent Gateway"
+	}
+	return w.finishNoted(id, summary, c, notes)
+}
+
+// parentName is how the report names a parent reference: its Gateway
+// (with namespace when not the route's), and listener when it names one.
+func parentName(r *chain.Route, p gatewayv1.ParentReference) string {
+	key := chain.ParentKeyOf(r.Namespace, p)
+	name := key.Name
+	if key.Namespace != r.Namespace {
+		name = key.Namespace + "/" + key.Name
+	}
+	if p.SectionName != nil {
+		name += "/" + string(*p.SectionName)
+	}
+	if p.Port != nil {
+		name += fmt.Sprintf(":%d", *p.Port)
+	}
+	return name
+}
+
+func ptrVal[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// routeBackends: each parent's controller resolved the route's backends
+// (ResolvedRefs), and each Service backend of the route's namespace exists
+// with the port it names, which kubectl chain checks itself, with or
+// without a controller.
+func (w *walker) routeBackends() chain.Link {
+	id, r := chain.LinkBackends, w.s.Route
+	if g := w.s.Gap(chain.ResourceServices); g != nil {
+		return unknown(id, g)
+	}
+	obj := w.routeObject()
+	c := &collector{}
+	var notes, named []string
+	own := map[chain.CauseID]bool{}
+	for _, b := range r.BackendRefs {
+		ns := string(ptrVal(b.Namespace))
+		switch {
+		case !chain.IsServiceBackend(b):
+			notes = append(notes, fmt.Sprintf("backend %s %s is not a Service: not judged", cmp.Or(string(ptrVal(b.Kind)), "?"), b.Name))
+			continue
+		case ns != "" && ns != r.Namespace:
+			notes = append(notes, fmt.Sprintf("backend Service %s/%s is in another namespace: not read (a ReferenceGrant there must allow it; the controller's ResolvedRefs says whether one does)", ns, b.Name))
+			continue
+		}
+		port := "(no port)"
+		if b.Port != nil {
+			port = fmt.Sprint(*b.Port)
+		}
+		named = append(named, fmt.Sprintf("%s:%s", b.Name, port))
+		svc := w.s.ServiceNamed(string(b.Name))
+		if svc == nil {
+			own[RouteBackendNotFound] = true
+			c.add(sighting{d: Decoded{Cause: RouteBackendNotFound,
+				Summary: fmt.Sprintf("%s %s sends to Service %s, which does not exist", r.Kind, r.Name, b.Name)},
+				object: obj, since: r.CreationTimestamp.Time,
+				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.rules[].backendRefs", Message: fmt.Sprintf("service %s port %s; no Service %s in namespace %s", b.Name, port, b.Name, r.Namespace)}}})
+			continue
+		}
+		if b.Port != nil && !hasServicePort(svc, int32(*b.Port)) {
+			own[RouteBackendPortNotFound] = true
+			c.add(sighting{d: Decoded{Cause: RouteBackendPortNotFound,
+				Summary:  fmt.Sprintf("%s %s sends to port %s of Service %s, which has no such port (it has %s)", r.Kind, r.Name, port, svc.Name, orNone(servicePorts(svc))),
+				NextStep: strings.ReplaceAll(mustCause(RouteBackendPortNotFound).NextStep, "SERVICE", svc.Name)},
+				object: obj, since: laterOf(r.CreationTimestamp.Time, svc.CreationTimestamp.Time),
+				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.rules[].backendRefs[].port", Message: fmt.Sprintf("port %s; Service %s ports: %s", port, svc.Name, orNone(servicePorts(svc)))}}})
+		}
+	}
+	// What the parents' controllers say of the references: a cause
+	// kubectl chain found itself already names the backend.
+	for _, st := range r.Status.Parents {
+		ref := meta.FindStatusCondition(st.Conditions, string(gatewayv1.RouteConditionResolvedRefs))
+		if ref == nil || ref.Status != metav1.ConditionFalse {
+			continue
+		}
+		cause, ok := refsReasons[gatewayv1.RouteConditionReason(ref.Reason)]
+		if !ok {
+			cause = RouteBackendNotFound
+			if ds := Explain(ref.Reason, ref.Message); len(ds) > 0 && mustCause(ds[0].Cause).Link == chain.LinkBackends {
+				cause = ds[0].Cause
+			}
+		}
+		if own[cause] {
+			continue
+		}
+		ev := conditionEvidence(obj, ref.Type, string(ref.Status), ref.Reason, ref.Message)
+		ev.Field = fmt.Sprintf("status.parents[%s].conditions[ResolvedRefs]", parentName(r, st.ParentRef))
+		c.add(sighting{d: Decoded{Cause: cause,
+			Summary: fmt.Sprintf("%s %s: %s cannot resolve its backends (%s): %s", r.Kind, r.Name, st.ControllerName, ref.Reason, ref.Message)},
+			object: obj, since: conditionSince(ref, r), evidence: []chain.Evidence{ev}})
+	}
+	summary := fmt.Sprintf("%s: %s", plural(int32(len(named)), "Service backend"), strings.Join(firstN(named, 4), ", "))
+	if len(named) == 0 {
+		summary = "no Service backend in the route's namespace"
+	}
+	return w.finishNoted(id, summary, c, notes)
+}
+
+func hasServicePort(svc *corev1.Service, port int32) bool {
+	for _, p := range svc.Spec.Ports {
+		if p.Port == port {
+			return true
+		}
+	}
+	return false
+}
+
+// servicePorts are the Service's ports as "name number".
+func servicePorts(svc *corev1.Service) []string {
+	var have []string
+	for _, p := range svc.Spec.Ports {
+		have = append(have, fmt.Sprintf("%s %d", cmp.Or(p.Name, "(unnamed)"), p.Port))
+	}
+	return have
+}

@@ -1,0 +1,196 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// NotServedError says the cluster does not serve a kind kubectl chain was
+// asked to walk: the Gateway API's CRDs are not installed.
+type NotServedError struct {
+	Resource schema.GroupVersionResource
+	Err      error
+}
+
+func (e *NotServedError) Error() string {
+	return fmt.Sprintf("this cluster does not serve %s.%s/%s: the Gateway API's CRDs are not installed (kubectl get crd %s.%s)",
+		e.Resource.Resource, e.Resource.Group, e.Resource.Version, e.Resource.Resource, e.Resource.Group)
+}
+
+func (e *NotServedError) Unwrap() error { return e.Err }
+
+// notServed says a 404 is the resource's, not an object's: the API server
+// answers an unknown resource without naming an object.
+func notServed(err error) bool {
+	var st apierrors.APIStatus
+	if !apierrors.IsNotFound(err) || !errors.As(err, &st) {
+		return false
+	}
+	d := st.Status().Details
+	return d == nil || d.Name == "" || strings.Contains(err.Error(), "the server could not find the requested resource")
+}
+
+// dynamicOf is the reader's dynamic client, for the Gateway API's kinds.
+func (r *Reader) dynamicOf() (dynamic.Interface, error) {
+	if gc, ok := r.Client.(GatewayClient); ok && gc.Dynamic() != nil {
+		return gc.Dynamic(), nil
+	}
+	return nil, errors.New("this client cannot read the Gateway API's kinds")
+}
+
+// listGateway lists a Gateway API resource ("" namespace: cluster-scoped
+// or all) and converts its items.
+func listGateway[T any](ctx context.Context, dc dynamic.Interface, gvr schema.GroupVersionResource, ns string, opts metav1.ListOptions) ([]T, string, error) {
+	var (
+		l   *unstructured.UnstructuredList
+		err error
+	)
+	if ns == "" {
+		l, err = dc.Resource(gvr).List(ctx, opts)
+	} else {
+		l, err = dc.Resource(gvr).Namespace(ns).List(ctx, opts)
+	}
+	if err != nil {
+		if notServed(err) {
+			err = &NotServedError{Resource: gvr, Err: err}
+		}
+		return nil, "", err
+	}
+	out := make([]T, len(l.Items))
+	for i := range l.Items {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(l.Items[i].Object, &out[i]); err != nil {
+			return nil, "", fmt.Errorf("decoding %s %s: %w", gvr.Resource, l.Items[i].GetName(), err)
+		}
+	}
+	return out, l.GetResourceVersion(), nil
+}
+
+// gatewayReads are a Gateway API target's reads beside its GET: the
+// cluster's GatewayClasses and, for a route, the namespace's Gateways.
+type gatewayReads struct {
+	classes  listed[gatewayv1.GatewayClass]
+	gateways listed[gatewayv1.Gateway]
+}
+
+// startGatewayReads starts them on wg.
+func (r *Reader) startGatewayReads(ctx context.Context, wg *sync.WaitGroup, dc dynamic.Interface, ns string, kind chain.Kind, out *gatewayReads) {
+	wg.Go(func() {
+		out.classes = listing(func() ([]gatewayv1.GatewayClass, string, error) {
+			return listGateway[gatewayv1.GatewayClass](ctx, dc, chain.GatewayResource(chain.Kind("GatewayClass")), "", metav1.ListOptions{ResourceVersion: "0"})
+		})
+	})
+	if chain.IsRoute(kind) {
+		wg.Go(func() {
+			out.gateways = listing(func() ([]gatewayv1.Gateway, string, error) {
+				return listGateway[gatewayv1.Gateway](ctx, dc, chain.GatewayResource(chain.KindGateway), ns, metav1.ListOptions{})
+			})
+		})
+	}
+}
+
+// getGatewayTarget GETs the Gateway or route the snapshot is for.
+func (r *Reader) getGatewayTarget(ctx context.Context, dc dynamic.Interface, snap *chain.Snapshot, ns string, ref chain.Ref) (metav1.Object, error) {
+	gvr := chain.GatewayResource(ref.Kind)
+	u, err := dc.Resource(gvr).Namespace(ns).Get(ctx, ref.Name, metav1.GetOptions{})
+	if err != nil {
+		if notServed(err) {
+			return nil, &NotServedError{Resource: gvr, Err: err}
+		}
+		return nil, err
+	}
+	if ref.Kind == chain.KindGateway {
+		var g gatewayv1.Gateway
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &g); err != nil {
+			return nil, fmt.Errorf("decoding gateway %s: %w", ref.Name, err)
+		}
+		snap.Gateway = &g
+		return snap.Gateway, nil
+	}
+	obj := chain.NewRouteObject(ref.Kind)
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
+		return nil, fmt.Errorf("decoding %s %s: %w", ref.Kind.Resource(), ref.Name, err)
+	}
+	route, err := chain.RouteOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	snap.Route = route
+	return route, nil
+}
+
+// settleGateway files the Gateway API lists into the snapshot, then GETs,
+// in one more round trip, the route's parents in other namespaces.
+func (r *Reader) settleGateway(ctx context.Context, dc dynamic.Interface, snap *chain.Snapshot, g *gatewayReads) error {
+	snap.Requests += g.classes.requests + g.gateways.requests
+	errs := []error{settleCluster(snap, chain.ResourceGatewayClasses, "gatewayclasses."+chain.GatewayGroup, g.classes.err)}
+	snap.GatewayClasses = g.classes.items
+	if snap.Gateway != nil {
+		snap.Gateways = []gatewayv1.Gateway{*snap.Gateway}
+	}
+	if snap.Route == nil {
+		return errors.Join(errs...)
+	}
+	errs = append(errs, settleServing(snap, chain.ResourceGateways, g.gateways.err))
+	snap.Gateways = g.gateways.items
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		other []chain.ParentKey
+	)
+	for _, k := range snap.Route.ParentGateways() {
+		if k.Namespace != snap.Namespace {
+			other = append(other, k)
+		}
+	}
+	for _, k := range other {
+		wg.Go(func() {
+			u, err := dc.Resource(chain.GatewayResource(chain.KindGateway)).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
+			var gw gatewayv1.Gateway
+			if err == nil {
+				err = runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &gw)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			snap.Requests++
+			switch {
+			case err == nil:
+				snap.Gateways = append(snap.Gateways, gw)
+			case apierrors.IsNotFound(err):
+			case apierrors.IsForbidden(err):
+				snap.Gaps = append(snap.Gaps, chain.Gap{Resource: chain.ResourceGateways, Verb: "get", Forbidden: true, Message: err.Error(),
+					Check: canI("get", "gateways."+chain.GatewayGroup+"/"+k.Name, k.Namespace)})
+			default:
+				errs = append(errs, fmt.Errorf("getting gateway %s/%s: %w", k.Namespace, k.Name, err))
+			}
+		})
+	}
+	wg.Wait()
+	for i := range snap.Gateways {
+		snap.Gateways[i].ManagedFields = nil
+	}
+	return errors.Join(errs...)
+}
+
+// settleCluster: a cluster-scoped list a user with a namespace's RBAC only
+// cannot make is a gap the link names, as are other failures.
+func settleCluster(snap *chain.Snapshot, res chain.Resource, resource string, err error) error {
+	if err != nil && apierrors.IsForbidden(err) {
+		snap.Gaps = append(snap.Gaps, chain.Gap{Resource: res, Verb: "list", Forbidden: true,
+			Message: err.Error(), Check: "kubectl auth can-i list " + resource})
+		return nil
+	}
+	return settleServing(snap, res, err)
+}
