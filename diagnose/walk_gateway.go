@@ -113,6 +113,12 @@ func (w *walker) gatewayLink() chain.Link {
 	c := &collector{}
 	var parts, notes []string
 	for _, gw := range w.judgedGateways() {
+		if !w.classAccepted(gw) {
+			// The class link has the cause; what the Gateway lacks
+			// follows from it.
+			parts = append(parts, fmt.Sprintf("%s not judged: its class is not accepted", gw.Name))
+			continue
+		}
 		gobj := objectName("gateway", gw.Name)
 		next := func(cause chain.CauseID) string {
 			return strings.ReplaceAll(mustCause(cause).NextStep, "GATEWAY", gw.Name)
@@ -158,6 +164,19 @@ func (w *walker) gatewayLink() chain.Link {
 	l := w.finish(id, strings.Join(parts, "; "), c, 0)
 	l.Notes = append(l.Notes, notes...)
 	return l
+}
+
+// classAccepted says a controller accepted the Gateway's class.
+func (w *walker) classAccepted(gw *gatewayv1.Gateway) bool {
+	gc := w.s.GatewayClassNamed(string(gw.Spec.GatewayClassName))
+	return gc != nil && meta.IsStatusConditionTrue(gc.Status.Conditions, string(gatewayv1.GatewayClassConditionStatusAccepted))
+}
+
+// gatewayReady says the Gateway's class is accepted and the Gateway is
+// accepted and programmed: its controller runs and has reconciled it.
+func (w *walker) gatewayReady(gw *gatewayv1.Gateway) bool {
+	return w.classAccepted(gw) && meta.IsStatusConditionTrue(gw.Status.Conditions, string(gatewayv1.GatewayConditionAccepted)) &&
+		meta.IsStatusConditionTrue(gw.Status.Conditions, string(gatewayv1.GatewayConditionProgrammed))
 }
 
 // listeners adds a finding for each listener of gw whose conditions say

@@ -155,3 +155,24 @@ func TestWalkGateway(t *testing.T) {
 		})
 	}
 }
+
+// TestGatewayConsequences: a class no controller accepted is the one
+// cause; the Gateway it leaves unprogrammed and the route status nobody
+// writes are not findings of their own (the links after it are not
+// reached, not broken).
+func TestGatewayConsequences(t *testing.T) {
+	s := &chain.Snapshot{Kind: chain.KindHTTPRoute, Namespace: "shop", Name: "web", Now: walkT0.Add(time.Minute), Route: httpRoute("web"),
+		GatewayClasses: []gatewayv1.GatewayClass{gatewayClass(waitingForController("Accepted")...)},
+		Gateways:       []gatewayv1.Gateway{gateway(waitingForController("Accepted", "Programmed"))}, ServicesRead: true,
+		Services: []corev1.Service{service("web", map[string]string{"app": "web"}, intstr.FromString("http"))},
+		Pods:     []corev1.Pod{servedPod()}, EndpointSlices: []discoveryv1.EndpointSlice{slice("web", true, servedPod().Name)}}
+	r := Walk(s, Options{})
+	for _, l := range r.Links {
+		if l.ID != chain.LinkClass && l.Status == chain.StatusBroken {
+			t.Errorf("link %s is broken (%s) by what the class link already names", l.ID, l.Summary)
+		}
+	}
+	if l := r.Link(chain.LinkClass); l == nil || l.Status != chain.StatusBroken {
+		t.Errorf("class link %+v, want broken", l)
+	}
+}

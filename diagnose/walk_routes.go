@@ -87,6 +87,10 @@ func (w *walker) parentsLink() chain.Link {
 		}
 		field := fmt.Sprintf("status.parents[%s].conditions[Accepted]", name)
 		switch {
+		case (acc == nil || acc.Status == metav1.ConditionUnknown) && !w.gatewayReady(gw):
+			// The class or gateway link has the cause: a Gateway its
+			// controller has not programmed writes no route status.
+			parts = append(parts, name+" not judged: its Gateway is not ready")
 		case acc == nil || acc.Status == metav1.ConditionUnknown:
 			ctl := "its class's controller"
 			if gc := w.s.GatewayClassNamed(string(gw.Spec.GatewayClassName)); gc != nil {

@@ -246,5 +246,20 @@ func clusterScopedLeft(ctx context.Context, t *testing.T, ns string) []string {
 	for _, o := range classes.Items {
 		keep("ingressclass", o.Name)
 	}
+	raw, err := client.Discovery().RESTClient().Get().AbsPath("/apis/gateway.networking.k8s.io/v1/gatewayclasses").DoRaw(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Items []struct {
+			Metadata metav1.ObjectMeta `json:"metadata"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(raw, &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range list.Items {
+		keep("gatewayclass", o.Metadata.Name)
+	}
 	return left
 }

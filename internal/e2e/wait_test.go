@@ -114,6 +114,7 @@ func TestWaitKinds(t *testing.T) {
 		// with no controller acting.
 		{"svc-no-ready-endpoint", verdict{Health: chain.Broken, Link: chain.LinkWorkloads, Cause: "ImageNotFound"}, 1},
 		{"ing-class-no-controller", verdict{Health: chain.Broken, Link: chain.LinkClass, Cause: "IngressClassNoController"}, 1},
+		{"httproute-class-no-controller", verdict{Health: chain.Broken, Link: chain.LinkClass, Cause: "GatewayClassNoController"}, 1},
 	} {
 		t.Run(tt.scenario, func(t *testing.T) {
 			t.Parallel()

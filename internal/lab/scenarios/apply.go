@@ -2,8 +2,10 @@ package scenarios
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"time"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -18,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
@@ -184,6 +187,7 @@ func supported(o runtime.Object) error {
 	switch o.(type) {
 	case *corev1.Namespace, *appsv1.Deployment, *appsv1.StatefulSet, *appsv1.DaemonSet, *batchv1.Job, *batchv1.CronJob, *corev1.ConfigMap, *corev1.Secret, *corev1.PersistentVolumeClaim, *corev1.Service,
 		*networkingv1.Ingress, *networkingv1.IngressClass,
+		*gatewayv1.GatewayClass, *gatewayv1.Gateway, *gatewayv1.HTTPRoute,
 		*corev1.ResourceQuota, *corev1.LimitRange, *storagev1.StorageClass, *nodev1.RuntimeClass,
 		*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding,
 		*admissionv1.ValidatingWebhookConfiguration:
@@ -235,6 +239,15 @@ func create(ctx context.Context, c kubernetes.Interface, ns string, o runtime.Ob
 	case *networkingv1.IngressClass:
 		o.Name = ClusterScopedName(ns, o.Name)
 		_, err = c.NetworkingV1().IngressClasses().Create(ctx, o, metav1.CreateOptions{})
+	case *gatewayv1.GatewayClass:
+		o.Name = ClusterScopedName(ns, o.Name)
+		err = createGatewayAPI(ctx, c, "", "gatewayclasses", o)
+	case *gatewayv1.Gateway:
+		// Of the scenario's GatewayClass, renamed.
+		o.Spec.GatewayClassName = gatewayv1.ObjectName(ClusterScopedName(ns, string(o.Spec.GatewayClassName)))
+		err = createGatewayAPI(ctx, c, ns, "gateways", o)
+	case *gatewayv1.HTTPRoute:
+		err = createGatewayAPI(ctx, c, ns, "httproutes", o)
 	case *corev1.ResourceQuota:
 		_, err = c.CoreV1().ResourceQuotas(ns).Create(ctx, o, metav1.CreateOptions{})
 	case *corev1.LimitRange:
@@ -344,6 +357,8 @@ func Delete(ctx context.Context, c kubernetes.Interface, s Scenario, ns string) 
 			errs = append(errs, ignoreNotFound(c.NodeV1().RuntimeClasses().Delete(ctx, ClusterScopedName(ns, o.Name), metav1.DeleteOptions{})))
 		case *networkingv1.IngressClass:
 			errs = append(errs, ignoreNotFound(c.NetworkingV1().IngressClasses().Delete(ctx, ClusterScopedName(ns, o.Name), metav1.DeleteOptions{})))
+		case *gatewayv1.GatewayClass:
+			errs = append(errs, ignoreNotFound(c.Discovery().RESTClient().Delete().AbsPath(gatewayAPIPath("", "gatewayclasses"), ClusterScopedName(ns, o.Name)).Do(ctx).Error()))
 		}
 	}
 	errs = append(errs, ignoreNotFound(c.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})))
@@ -355,4 +370,31 @@ func ignoreNotFound(err error) error {
 		return nil
 	}
 	return err
+}
+
+// gatewayAPIPath is the REST path of a Gateway API resource ("" namespace:
+// cluster-scoped).
+func gatewayAPIPath(ns, resource string) string {
+	if ns == "" {
+		return path.Join("/apis", gatewayv1.GroupVersion.String(), resource)
+	}
+	return path.Join("/apis", gatewayv1.GroupVersion.String(), "namespaces", ns, resource)
+}
+
+// createGatewayAPI creates a Gateway API object as JSON (client-go has no
+// typed client for it; the lab installs its CRDs at up).
+func createGatewayAPI(ctx context.Context, c kubernetes.Interface, ns, resource string, o runtime.Object) error {
+	gvks, _, err := kinds.ObjectKinds(o)
+	if err != nil {
+		return err
+	}
+	o.GetObjectKind().SetGroupVersionKind(gvks[0])
+	if m, ok := o.(metav1.Object); ok {
+		m.SetNamespace(ns)
+	}
+	body, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	return c.Discovery().RESTClient().Post().AbsPath(gatewayAPIPath(ns, resource)).SetHeader("Content-Type", "application/json").Body(body).Do(ctx).Error()
 }

@@ -7,12 +7,30 @@ import (
 	"io"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// kinds are client-go's kinds and the Gateway API's, whose CRDs the lab
+// installs; codecs decode them.
+var (
+	kinds = func() *runtime.Scheme {
+		s := runtime.NewScheme()
+		if err := scheme.AddToScheme(s); err != nil {
+			panic(err)
+		}
+		if err := gatewayv1.Install(s); err != nil {
+			panic(err)
+		}
+		return s
+	}()
+	codecs = serializer.NewCodecFactory(kinds)
 )
 
 // Decode splits a YAML stream into typed objects (the client-go scheme's
-// kinds); documents that hold nothing but comments are skipped.
+// kinds and the Gateway API's); documents that hold nothing but comments are skipped.
 func Decode(raw []byte) ([]runtime.Object, error) {
 	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
 	var out []runtime.Object
@@ -27,7 +45,7 @@ func Decode(raw []byte) ([]runtime.Object, error) {
 		if commentsOnly(doc) {
 			continue
 		}
-		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(doc, nil, nil)
+		obj, _, err := codecs.UniversalDeserializer().Decode(doc, nil, nil)
 		if err != nil {
 			return nil, err
 		}
