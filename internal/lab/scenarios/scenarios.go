@@ -192,6 +192,7 @@ var all = []Scenario{
 	{Name: "svc-no-ready-endpoint", Kind: chain.KindService, Summary: "svc/web asked about: its Deployment's image does not exist, so no pod it selects is ready", Health: chain.Broken, Link: chain.LinkWorkloads, Cause: "ImageNotFound", LabOnly: labImages, NotOnRealNode: sameAsImageNotFound},
 	{Name: "ing-class-no-controller", Kind: chain.KindIngress, Summary: "ing/web of an IngressClass whose controller runs nowhere: no address, no event, ever", Health: chain.Broken, Link: chain.LinkClass, Cause: "IngressClassNoController", NotOnRealNode: notKubelet},
 	{Name: "httproute-class-no-controller", Kind: chain.KindHTTPRoute, Summary: "httproute/web under a Gateway whose GatewayClass's controller runs nowhere: every status stays the CRDs' default, Waiting for controller", Health: chain.Broken, Link: chain.LinkClass, Cause: "GatewayClassNoController", NotOnRealNode: notKubelet},
+	{Name: "httproute-parent-missing", Kind: chain.KindHTTPRoute, Summary: "httproute/web whose parentRef names Gateway edge, which does not exist", Health: chain.Broken, Link: chain.LinkParents, Cause: "RouteParentNotFound", NotOnRealNode: notKubelet},
 	{Name: "svc-lb-no-controller", Summary: "a Service of type LoadBalancer on a cluster with no load-balancer controller: no address, ever", Health: chain.Broken, Link: chain.LinkServing, Cause: "LoadBalancerNoController", NotOnRealNode: notKubelet,
 		// Progress for the walk's 30 s grace, then a failure.
 		Deadline: 90 * time.Second},
