@@ -26,6 +26,10 @@ func translate(err error) error {
 	if errors.As(err, &exit) {
 		return err
 	}
+	var ns *kube.NotServedError
+	if errors.As(err, &ns) {
+		return &ExitError{Code: ExitNotFound, Err: ns}
+	}
 	var nf *kube.NotFoundError
 	if errors.As(err, &nf) {
 		resource := nf.What() + "s"

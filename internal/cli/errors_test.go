@@ -68,6 +68,22 @@ func TestClusterErrors(t *testing.T) {
 			t.Errorf("code %d, stderr %q; want %d, %q", r.code, r.stderr, ExitCluster, want)
 		}
 	})
+	t.Run("Gateway API not installed", func(t *testing.T) {
+		// An API server answers a resource it does not serve with a 404
+		// that names no object.
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			w.Write([]byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}`))
+		}))
+		defer srv.Close()
+		kubeconfig(t, srv.URL, "default")
+		r := runWith(t, nil, "httproute/web")
+		want := "error: this cluster does not serve httproutes.gateway.networking.k8s.io/v1: the Gateway API's CRDs are not installed (kubectl get crd httproutes.gateway.networking.k8s.io)\n"
+		if r.code != ExitNotFound || r.stderr != want {
+			t.Errorf("code %d, stderr %q; want %d, %q", r.code, r.stderr, ExitNotFound, want)
+		}
+	})
 	t.Run("no kubeconfig", func(t *testing.T) {
 		t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "missing"))
 		t.Setenv("HOME", t.TempDir())
