@@ -128,6 +128,7 @@ const (
 	ResourceEndpointSlices      Resource = "endpointslices"
 	ResourceNetworkPolicies     Resource = "networkpolicies"
 	ResourceIngressClasses      Resource = "ingressclasses"
+	ResourceIngresses           Resource = "ingresses"
 )
 
 // Gap is evidence that could not be read, and why.

@@ -61,6 +61,16 @@ var trafficTitles = map[LinkID]string{
 	LinkEndpoints: "endpoints (EndpointSlice controller, load balancers)",
 }
 
+// TrafficKinds are the traffic kinds, in the order a table of several
+// lists them (after the workload kinds).
+func TrafficKinds() []Kind {
+	out := make([]Kind, len(trafficKinds))
+	for i, t := range trafficKinds {
+		out[i] = t.kind
+	}
+	return out
+}
+
 // IsTraffic says the kind is a traffic kind.
 func IsTraffic(k Kind) bool { return trafficChain(k) != nil }
 

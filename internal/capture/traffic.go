@@ -103,3 +103,52 @@ func appendTemplate(ts []chain.Template, kind chain.Kind, obj metav1.Object) []c
 	}
 	return ts
 }
+
+// Traffic are the bundle's traffic objects in namespace ("" for any) that
+// -A, --all and a selector judge beside the workloads: every Ingress,
+// Gateway and route, and the Services no workload's chain covers, those
+// that select no workload's pod template and seem meant for none (a
+// Service meant for a workload is judged on that workload's serving link).
+func (b *Bundle) Traffic(namespace string) []Workload {
+	var out []Workload
+	add := func(k chain.Kind, m metav1.Object) {
+		if namespace == "" || m.GetNamespace() == namespace {
+			out = append(out, Workload{Namespace: m.GetNamespace(), Ref: chain.Ref{Kind: k, Name: m.GetName()}, Object: m})
+		}
+	}
+	var tmpls []chain.Template
+	for _, w := range b.Workloads(namespace) {
+		if t, ok := chain.TemplateOf(w.Kind, w.Object); ok {
+			tmpls = append(tmpls, t)
+		}
+	}
+	for i := range b.Services {
+		if svc := &b.Services[i]; orphan(svc, tmpls) {
+			add(chain.KindService, svc)
+		}
+	}
+	for i := range b.Ingresses {
+		add(chain.KindIngress, &b.Ingresses[i])
+	}
+	for i := range b.Gateways {
+		add(chain.KindGateway, &b.Gateways[i])
+	}
+	for _, r := range b.Routes {
+		add(r.Kind, r)
+	}
+	return out
+}
+
+// orphan says a Service with a selector relates to no workload template of
+// its namespace: no workload's serving link judges it.
+func orphan(svc *corev1.Service, tmpls []chain.Template) bool {
+	if len(svc.Spec.Selector) == 0 || svc.Spec.Type == corev1.ServiceTypeExternalName {
+		return false
+	}
+	for _, t := range tmpls {
+		if t.Object.GetNamespace() == svc.Namespace && chain.RelationOf(svc, t.Template.Labels, t.Ref.Name) != chain.Unrelated {
+			return false
+		}
+	}
+	return true
+}

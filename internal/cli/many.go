@@ -74,7 +74,10 @@ func (o *Options) targetsOf(bundle *capture.Bundle, gaps []chain.Gap, requests i
 	t := &targets{requests: requests}
 	// Namespace, kind, then name, whatever order the API server listed
 	// them in.
-	for _, w := range sortedWorkloads(bundle, "") {
+	for _, w := range sortedWorkloads(bundle, "", bundle.Traffic("")...) {
+		if chain.IsTraffic(w.Kind) && !o.selects(w.Object.GetLabels()) {
+			continue // Gateways and Services are listed whole
+		}
 		snap, err := bundle.Read(w.Namespace, w.Ref)
 		if err != nil {
 			return nil, err
@@ -96,17 +99,19 @@ func (o *Options) targetsOf(bundle *capture.Bundle, gaps []chain.Gap, requests i
 		if o.Selector != "" {
 			where += " matching " + o.Selector
 		}
-		return nil, &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no Deployments, StatefulSets, DaemonSets, Jobs or CronJobs in %s", where)}
+		return nil, &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no Deployments, StatefulSets, DaemonSets, Jobs, CronJobs, Ingresses, Gateways or routes in %s", where)}
 	}
 	return t, nil
 }
 
-// sortedWorkloads are the bundle's workloads of namespace ("" for all) by
-// namespace, kind and name, whatever order they were listed or written in.
-func sortedWorkloads(b *capture.Bundle, namespace string) []capture.Workload {
-	all := b.Workloads(namespace)
+// sortedWorkloads are the bundle's workloads of namespace ("" for all),
+// with more (its traffic objects), by namespace, kind and name, whatever
+// order they were listed or written in.
+func sortedWorkloads(b *capture.Bundle, namespace string, more ...capture.Workload) []capture.Workload {
+	all := append(b.Workloads(namespace), more...)
+	order := append(slices.Clone(chain.Kinds), chain.TrafficKinds()...)
 	slices.SortFunc(all, func(a, b capture.Workload) int {
-		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), cmp.Compare(slices.Index(chain.Kinds, a.Kind), slices.Index(chain.Kinds, b.Kind)),
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), cmp.Compare(slices.Index(order, a.Kind), slices.Index(order, b.Kind)),
 			strings.Compare(a.Name, b.Name))
 	})
 	return all

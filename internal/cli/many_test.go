@@ -2,17 +2,20 @@ package cli
 
 import (
 	"encoding/xml"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
@@ -41,11 +44,11 @@ func TestAllNamespaces(t *testing.T) {
 	if r.code != ExitBroken || l.Health != chain.Broken || len(l.Items) != 2 || l.Kind != "ReportList" {
 		t.Fatalf("code %d, health %s, %d items; want %d, broken, 2\n%s", r.code, l.Health, len(l.Items), ExitBroken, r.stdout)
 	}
-	// One list per kind (five workload kinds, ReplicaSets, Pods, Services,
-	// EndpointSlices, NetworkPolicies, events), whatever the number of
-	// workloads.
-	if l.Requests != 11 || len(c.Actions()) != 11 {
-		t.Errorf("requests %d, actions %d; want 11", l.Requests, len(c.Actions()))
+	// One list per kind (five workload kinds, Ingresses, IngressClasses,
+	// ReplicaSets, Pods, Services, EndpointSlices, NetworkPolicies,
+	// events), whatever the number of workloads.
+	if l.Requests != 13 || len(c.Actions()) != 13 {
+		t.Errorf("requests %d, actions %d; want 13", l.Requests, len(c.Actions()))
 	}
 	got := map[string]chain.CauseID{}
 	for _, it := range l.Items {
@@ -71,7 +74,7 @@ func TestAllInNamespaceText(t *testing.T) {
 func TestSelectorMatchesNothing(t *testing.T) {
 	kubeconfig(t, "https://127.0.0.1:1", "shop")
 	r := runFixture(t, "healthy.yaml", nil, "-l", "app=nothing")
-	if r.code != ExitNotFound || !strings.Contains(r.stderr, "no Deployments, StatefulSets, DaemonSets, Jobs or CronJobs in namespace shop matching app=nothing") {
+	if r.code != ExitNotFound || !strings.Contains(r.stderr, "no Deployments, StatefulSets, DaemonSets, Jobs, CronJobs, Ingresses, Gateways or routes in namespace shop matching app=nothing") {
 		t.Errorf("code %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -202,5 +205,48 @@ func TestManyWaitAcrossNamespacesWatches(t *testing.T) {
 		if lists[res] != 1 || !watched[res] {
 			t.Errorf("%s listed %d times, watched %v; want once, and watched", res, lists[res], watched[res])
 		}
+	}
+}
+
+// TestAllJudgesTraffic: --all and -A judge the Ingresses (and Gateways and
+// routes) of the scope, and the Services no workload's serving link
+// covers; a Service that selects a workload's pods is judged on that
+// workload's serving link only, and -l keeps the traffic objects it
+// matches.
+func TestAllJudgesTraffic(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	objs := fixtureObjects(t, "healthy.yaml") // deployment/web, pods app=web
+	objs = append(objs,
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", Labels: map[string]string{"team": "a"}},
+			Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80}}}},
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "legacy", Labels: map[string]string{"team": "a"}},
+			Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "legacy-api"}, Ports: []corev1.ServicePort{{Port: 80}}}},
+		&networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "front", Labels: map[string]string{"team": "b"}},
+			Spec: networkingv1.IngressSpec{IngressClassName: ptr.To("nginx"), DefaultBackend: &networkingv1.IngressBackend{
+				Service: &networkingv1.IngressServiceBackend{Name: "gone", Port: networkingv1.ServiceBackendPort{Number: 80}}}},
+			Status: networkingv1.IngressStatus{LoadBalancer: networkingv1.IngressLoadBalancerStatus{Ingress: []networkingv1.IngressLoadBalancerIngress{{IP: "192.0.2.7"}}}}},
+		&networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "nginx"}, Spec: networkingv1.IngressClassSpec{Controller: "k8s.io/ingress-nginx"}})
+	verdicts := func(args ...string) map[string]chain.CauseID {
+		t.Helper()
+		r := runFixture(t, "healthy.yaml", fake.NewClientset(objs...), append(args, "-o", "json")...)
+		var l chain.ReportList
+		decodeJSON(t, r.stdout, &l)
+		got := map[string]chain.CauseID{}
+		for _, it := range l.Items {
+			got[string(it.Kind)+"/"+it.Name] = it.Verdict.Cause
+		}
+		return got
+	}
+	// Service web (no EndpointSlice in the fixture) is judged on
+	// deployment/web's serving link, not as a row of its own.
+	want := map[string]chain.CauseID{"Deployment/web": "EndpointsMissing", "Service/legacy": "ServiceSelectsNoPods", "Ingress/front": "IngressBackendNotFound"}
+	if got := verdicts("--all"); !maps.Equal(got, want) {
+		t.Errorf("--all judged %v, want %v", got, want)
+	}
+	if got := verdicts("-A"); !maps.Equal(got, want) {
+		t.Errorf("-A judged %v, want %v", got, want)
+	}
+	if got, want := verdicts("-l", "team=b"), map[string]chain.CauseID{"Ingress/front": "IngressBackendNotFound"}; !maps.Equal(got, want) {
+		t.Errorf("-l team=b judged %v, want %v", got, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -160,5 +162,34 @@ func TestReadGatewayAPIErrors(t *testing.T) {
 	r = &Reader{Client: fake.NewClientset(cluster()...), Now: func() time.Time { return t0 }}
 	if _, err := r.Read(context.Background(), "prod", chain.Ref{Kind: chain.KindGateway, Name: "web"}); err == nil || !strings.Contains(err.Error(), "Gateway API") {
 		t.Errorf("a client without a dynamic client: %v, want an error naming the Gateway API", err)
+	}
+}
+
+// TestManyGatewayAPI: a namespace's read holds its Gateways, GatewayClasses
+// and routes (one list each), and a cluster without the CRDs, whose lists
+// answer 404, reads as one without such objects.
+func TestManyGatewayAPI(t *testing.T) {
+	c := newGatewayFake(t, cluster(), gatewayObjects())
+	r := &Reader{Client: c, Now: func() time.Time { return t0 }}
+	b, gaps, _, err := r.Many(context.Background(), "prod", "")
+	if err != nil || len(gaps) != 0 {
+		t.Fatalf("Many: %v, gaps %v", err, gaps)
+	}
+	if len(b.Gateways) != 1 || len(b.GatewayClasses) != 1 || len(b.Routes) != 3 {
+		t.Errorf("%d Gateways, %d classes, %d routes; want 1 (prod's), 1, 3", len(b.Gateways), len(b.GatewayClasses), len(b.Routes))
+	}
+	want := []string{"list gatewayclasses", "list gateways prod", "list grpcroutes prod", "list httproutes prod", "list tlsroutes prod"}
+	if got := gatewayRequests(c); !slices.Equal(got, want) {
+		t.Errorf("Gateway API requests %v, want %v", got, want)
+	}
+
+	c = newGatewayFake(t, cluster(), nil)
+	c.dyn.PrependReactor("list", "*", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewNotFound(schema.GroupResource{}, "")
+	})
+	r = &Reader{Client: c, Now: func() time.Time { return t0 }}
+	b, gaps, _, err = r.Many(context.Background(), "prod", "")
+	if err != nil || len(gaps) != 0 || len(b.Routes) != 0 || len(b.Deployments) != 2 {
+		t.Errorf("without the CRDs: err %v, gaps %v, %d routes, %d Deployments; want none, none, 0, 2", err, gaps, len(b.Routes), len(b.Deployments))
 	}
 }

@@ -10,9 +10,10 @@ import (
 )
 
 // TestManyOneListPerKind: reading a namespace costs one list per kind
-// (the five workload kinds, then ReplicaSets, Pods, Services,
-// EndpointSlices, NetworkPolicies and events; revisions, claims and nodes only when a
-// StatefulSet or DaemonSet needs them),
+// (the five workload kinds, Ingresses and IngressClasses, then
+// ReplicaSets, Pods, Services, EndpointSlices, NetworkPolicies and events;
+// revisions, claims and nodes only when a StatefulSet or DaemonSet needs
+// them; the Gateway API's kinds with a client that reads them),
 // however many workloads it holds, and keeps only that namespace.
 func TestManyOneListPerKind(t *testing.T) {
 	cs := fake.NewClientset(cluster()...)
@@ -20,8 +21,8 @@ func TestManyOneListPerKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 11 || len(cs.Actions()) != 11 || len(gaps) != 0 {
-		t.Errorf("requests %d, actions %d, gaps %v; want 11, 11, none", n, len(cs.Actions()), gaps)
+	if n != 13 || len(cs.Actions()) != 13 || len(gaps) != 0 {
+		t.Errorf("requests %d, actions %d, gaps %v; want 13, 13, none", n, len(cs.Actions()), gaps)
 	}
 	if len(b.Deployments) != 2 || len(b.Pods) != 3 {
 		t.Errorf("%d deployments, %d pods; want 2 and 3 (prod only)", len(b.Deployments), len(b.Pods))

@@ -12,6 +12,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/watch"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/internal/capture"
@@ -66,13 +67,14 @@ func (r *Reader) Mirror(ctx context.Context, namespace, selector string, follow 
 	if namespace == "" {
 		scope = "all namespaces"
 	}
-	first := r.workloadSources(namespace, selector)
+	first := append(r.workloadSources(namespace, selector), r.trafficSources(namespace, selector)...)
 	if err := m.read(ctx, r, first, follow, changed, scope, namespace); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
-	n := func(res string) bool { return len(m.stores[res].vals) > 0 }
+	n := func(res string) bool { return m.stores[res] != nil && len(m.stores[res].vals) > 0 }
 	deps, sts, ds := n("deployments"), n("statefulsets"), n("daemonsets")
+	traffic := n("ingresses") || n("gateways") || n("httproutes") || n("grpcroutes") || n("tlsroutes")
 	m.mu.Unlock()
 	// The objects the workloads own, and the first page of the events.
 	var (
@@ -81,7 +83,7 @@ func (r *Reader) Mirror(ctx context.Context, namespace, selector string, follow 
 		evs   = r.eventSource(namespace)
 	)
 	wg.Go(func() { probe = probeEvents(ctx, evs) })
-	err := m.read(ctx, r, r.ownedSources(namespace, deps, sts || ds, sts, ds), follow, changed, scope, namespace)
+	err := m.read(ctx, r, r.ownedSources(namespace, deps, sts || ds, sts, ds, traffic), follow, changed, scope, namespace)
 	wg.Wait()
 	if err != nil {
 		return nil, err
@@ -132,6 +134,8 @@ func (m *Mirror) read(ctx context.Context, r *Reader, srcs []source, follow bool
 				check = "kubectl auth can-i list nodes"
 			}
 			m.Gaps = append(m.Gaps, chain.Gap{Resource: s.res, Verb: "list", Forbidden: true, Message: err.Error(), Check: check})
+		case notServed(err):
+			// The Gateway API's CRDs are not installed: no such objects.
 		case s.res == chain.ResourceEvents && ctxAlive(err):
 			m.Gaps = append(m.Gaps, chain.Gap{Resource: s.res, Verb: "list", Message: err.Error()})
 		default:
@@ -170,6 +174,12 @@ func (m *Mirror) Bundle() *capture.Bundle {
 		EndpointSlices: values[discoveryv1.EndpointSlice](st["endpointslices"]),
 		ServicesRead:   st["services"] != nil,
 		Policies:       values[networkingv1.NetworkPolicy](st["networkpolicies"]),
+		Ingresses:      values[networkingv1.Ingress](st["ingresses"]),
+		IngressClasses: values[networkingv1.IngressClass](st["ingressclasses"]),
+		Gateways:       values[gatewayv1.Gateway](st["gateways"]),
+		GatewayClasses: values[gatewayv1.GatewayClass](st["gatewayclasses"]),
+		Routes: routesOf(values[gatewayv1.HTTPRoute](st["httproutes"]), values[gatewayv1.GRPCRoute](st["grpcroutes"]),
+			values[gatewayv1.TLSRoute](st["tlsroutes"])),
 	}
 	m.bundleAt = m.changes
 	return m.bundle

@@ -117,10 +117,11 @@ func keyOf(o runtime.Object) string {
 	return m.GetNamespace() + "/" + m.GetName()
 }
 
-// sources are the resources of a scope: the workloads first, then what
-// they own (ReplicaSets only with Deployments, revisions, claims and nodes
-// only with the StatefulSets or DaemonSets that need them, Services and
-// EndpointSlices with any workload that serves).
+// sources are the resources of a scope: the workloads (and the traffic
+// objects, trafficSources) first, then what they own (ReplicaSets only
+// with Deployments, revisions, claims and nodes only with the StatefulSets
+// or DaemonSets that need them, Services and EndpointSlices with any
+// workload that serves or traffic object).
 func (r *Reader) workloadSources(ns, selector string) []source {
 	apps, batch := r.Client.AppsV1(), r.Client.BatchV1()
 	bySel := metav1.ListOptions{LabelSelector: selector}
@@ -134,7 +135,7 @@ func (r *Reader) workloadSources(ns, selector string) []source {
 	}
 }
 
-func (r *Reader) ownedSources(ns string, deployments, sets, statefulSets, daemonSets bool) []source {
+func (r *Reader) ownedSources(ns string, deployments, sets, statefulSets, daemonSets, traffic bool) []source {
 	apps, core, disc, net := r.Client.AppsV1(), r.Client.CoreV1(), r.Client.DiscoveryV1(), r.Client.NetworkingV1()
 	all := metav1.ListOptions{}
 	out := []source{
@@ -149,9 +150,10 @@ func (r *Reader) ownedSources(ns string, deployments, sets, statefulSets, daemon
 	if statefulSets {
 		out = append(out, source{chain.ResourceClaims, "persistentvolumeclaims", typed(core.PersistentVolumeClaims(ns).List, func(l *corev1.PersistentVolumeClaimList) []corev1.PersistentVolumeClaim { return l.Items }), core.PersistentVolumeClaims(ns).Watch, all, slim})
 	}
-	if deployments || statefulSets || daemonSets {
+	if deployments || statefulSets || daemonSets || traffic {
 		// The serving link's evidence: the Services, and the slices the
-		// EndpointSlice controller writes for them.
+		// EndpointSlice controller writes for them; the traffic objects'
+		// backends.
 		out = append(out,
 			source{chain.ResourceServices, "services", typed(core.Services(ns).List, func(l *corev1.ServiceList) []corev1.Service { return l.Items }), core.Services(ns).Watch, all, slim},
 			source{chain.ResourceEndpointSlices, "endpointslices", typed(disc.EndpointSlices(ns).List, func(l *discoveryv1.EndpointSliceList) []discoveryv1.EndpointSlice { return l.Items }), disc.EndpointSlices(ns).Watch, all, slim},

@@ -28,7 +28,7 @@ func (r *Reader) initial(ctx context.Context, s source, follow bool) (*store, st
 				w = nil
 			}
 			return st, rv, w, 1, nil
-		case !ctxAlive(err):
+		case !ctxAlive(err) || notServed(err):
 			return nil, "", nil, 1, err
 		}
 		// Refused (an older server, the feature off, watch not granted):

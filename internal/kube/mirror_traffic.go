@@ -1,0 +1,90 @@
+package kube
+
+import (
+	"context"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// trafficSources are the traffic objects of a scope, which -A, --all and a
+// selector judge beside the workloads: the Ingresses and their classes
+// and, where the Gateway API's CRDs are installed, the GatewayClasses,
+// Gateways and routes. Ingresses and routes match the selector; classes
+// and Gateways are read whole, as a route's parent need not carry its
+// labels. A cluster without the CRDs answers those lists 404: no objects,
+// no gap.
+func (r *Reader) trafficSources(ns, selector string) []source {
+	net := r.Client.NetworkingV1()
+	bySel, all := metav1.ListOptions{LabelSelector: selector}, metav1.ListOptions{}
+	out := []source{
+		{chain.ResourceIngresses, "ingresses", typed(net.Ingresses(ns).List, func(l *networkingv1.IngressList) []networkingv1.Ingress { return l.Items }), net.Ingresses(ns).Watch, bySel, slim},
+		{chain.ResourceIngressClasses, "ingressclasses", typed(net.IngressClasses().List, func(l *networkingv1.IngressClassList) []networkingv1.IngressClass { return l.Items }), net.IngressClasses().Watch, all, slim},
+	}
+	dc, err := r.dynamicOf()
+	if err != nil {
+		return out
+	}
+	gw := func(res chain.Resource, k chain.Kind, ns string, opts metav1.ListOptions, keep func(runtime.Object) (any, bool)) source {
+		ri := dc.Resource(chain.GatewayResource(k)).Namespace(ns)
+		list := func(ctx context.Context, o metav1.ListOptions) ([]runtime.Object, string, string, error) {
+			l, err := ri.List(ctx, o)
+			if err != nil {
+				return nil, "", "", err
+			}
+			items := make([]runtime.Object, len(l.Items))
+			for i := range l.Items {
+				items[i] = &l.Items[i]
+			}
+			return items, l.GetContinue(), l.GetResourceVersion(), nil
+		}
+		return source{res, chain.GatewayResource(k).Resource, list, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return ri.Watch(ctx, o) }, opts, keep}
+	}
+	return append(out,
+		gw(chain.ResourceGatewayClasses, "GatewayClass", "", all, fromUnstructured[gatewayv1.GatewayClass]),
+		gw(chain.ResourceGateways, chain.KindGateway, ns, all, fromUnstructured[gatewayv1.Gateway]),
+		gw("httproutes", chain.KindHTTPRoute, ns, bySel, fromUnstructured[gatewayv1.HTTPRoute]),
+		gw("grpcroutes", chain.KindGRPCRoute, ns, bySel, fromUnstructured[gatewayv1.GRPCRoute]),
+		gw("tlsroutes", chain.KindTLSRoute, ns, bySel, fromUnstructured[gatewayv1.TLSRoute]))
+}
+
+// fromUnstructured keeps a Gateway API object, as the dynamic client sends
+// it, as its typed *T.
+func fromUnstructured[T any](o runtime.Object) (any, bool) {
+	u, ok := o.(*unstructured.Unstructured)
+	if !ok {
+		return nil, false
+	}
+	var t T
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &t); err != nil {
+		return nil, false
+	}
+	p := any(&t).(runtime.Object)
+	return slim(p)
+}
+
+// routesOf are a mirror's routes of every kind, as the walk sees them.
+func routesOf(https []gatewayv1.HTTPRoute, grpcs []gatewayv1.GRPCRoute, tlss []gatewayv1.TLSRoute) []*chain.Route {
+	var out []*chain.Route
+	add := func(o metav1.Object) {
+		if r, err := chain.RouteOf(o); err == nil {
+			out = append(out, r)
+		}
+	}
+	for i := range https {
+		add(&https[i])
+	}
+	for i := range grpcs {
+		add(&grpcs[i])
+	}
+	for i := range tlss {
+		add(&tlss[i])
+	}
+	return out
+}
