@@ -115,3 +115,45 @@ func PoliciesSelecting(all []networkingv1.NetworkPolicy, podLabels map[string]st
 	}
 	return out
 }
+
+// ReleaseMeant says, of a release's Services and the pod templates of its
+// workloads (all of one namespace), which Service is meant for which
+// workload by membership alone: a Service with a selector that selects
+// none of the templates is meant for the release's only workload, or, of
+// several, for the one whose pod labels match the most of its selector
+// (none on a tie, or when none matches any).
+func ReleaseMeant(svcs []*corev1.Service, tmpls []Template) map[Ref][]string {
+	out := map[Ref][]string{}
+	for _, svc := range svcs {
+		if len(svc.Spec.Selector) == 0 || svc.Spec.Type == corev1.ServiceTypeExternalName {
+			continue
+		}
+		best, bestN, tie, selects := -1, 0, false, false
+		for i, t := range tmpls {
+			if RelationOf(svc, t.Template.Labels, t.Ref.Name) == Selects {
+				selects = true
+				break
+			}
+			n := 0
+			for k, v := range svc.Spec.Selector {
+				if t.Template.Labels[k] == v {
+					n++
+				}
+			}
+			switch {
+			case n > bestN:
+				best, bestN, tie = i, n, false
+			case n == bestN:
+				tie = true
+			}
+		}
+		switch {
+		case selects:
+		case len(tmpls) == 1:
+			out[tmpls[0].Ref] = append(out[tmpls[0].Ref], svc.Name)
+		case best >= 0 && !tie:
+			out[tmpls[best].Ref] = append(out[tmpls[best].Ref], svc.Name)
+		}
+	}
+	return out
+}

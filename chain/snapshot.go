@@ -105,6 +105,13 @@ type Snapshot struct {
 	// Via is what the user named to reach this workload, "pod/NAME" or
 	// "replicaset/NAME"; empty when they named the workload.
 	Via string
+
+	// Meant are the Services a --manifests release holds beside this
+	// workload that are taken as meant for its pods by membership
+	// (ReleaseMeant); MeantFor, on a Service's snapshot, the workloads
+	// it is meant for that way.
+	Meant    []string
+	MeantFor []Ref
 }
 
 // Resource names a kind of object the walk reads.

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -43,7 +44,11 @@ func (w *walker) serving() chain.Link {
 	pods := w.servedPods()
 	for i := range w.s.Services {
 		svc := &w.s.Services[i]
-		switch chain.RelationOf(svc, tmpl.Labels, w.s.Name) {
+		rel := chain.RelationOf(svc, tmpl.Labels, w.s.Name)
+		if rel == chain.Unrelated && slices.Contains(w.s.Meant, svc.Name) {
+			rel = chain.MaybeMeant // of the same --manifests release
+		}
+		switch rel {
 		case chain.Selects:
 			selecting = append(selecting, svc.Name)
 			w.servicePorts(c, svc, tmpl)

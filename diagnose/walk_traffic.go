@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -124,7 +125,7 @@ func (w *walker) selectorLink() chain.Link {
 // One meant for a workload (chain.MaybeMeant) gets the label difference.
 func (w *walker) selectsNothing(c *collector, svc *corev1.Service) {
 	for _, t := range w.s.Templates {
-		if chain.RelationOf(svc, t.Template.Labels, t.Ref.Name) == chain.MaybeMeant {
+		if chain.RelationOf(svc, t.Template.Labels, t.Ref.Name) == chain.MaybeMeant || slices.Contains(w.s.MeantFor, t.Ref) {
 			w.selectorMismatch(c, svc, t.Template.Labels)
 			return
 		}

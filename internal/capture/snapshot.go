@@ -2,6 +2,7 @@ package capture
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -337,5 +338,24 @@ func (b *Bundle) serving(s *chain.Snapshot) {
 			}
 		}
 		s.NetworkPolicies = chain.PoliciesSelecting(pols, s.PodTemplate().Labels)
+	}
+}
+
+// AddMeant takes the named Services of the bundle as meant for the
+// workload of s (by --manifests membership): they, and their
+// EndpointSlices, join the snapshot's, which may not have kept them.
+func (b *Bundle) AddMeant(s *chain.Snapshot, names []string) {
+	s.Meant = names
+	for i := range b.Services {
+		svc := &b.Services[i]
+		if svc.Namespace != s.Namespace || !slices.Contains(names, svc.Name) || s.ServiceNamed(svc.Name) != nil {
+			continue
+		}
+		s.Services = append(s.Services, *svc)
+		for j := range b.EndpointSlices {
+			if sl := &b.EndpointSlices[j]; sl.Namespace == s.Namespace && sl.Labels[discoveryv1.LabelServiceName] == svc.Name {
+				s.EndpointSlices = append(s.EndpointSlices, *sl)
+			}
+		}
 	}
 }

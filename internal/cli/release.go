@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/internal/capture"
@@ -21,6 +24,9 @@ type release struct {
 	// optional are hooks their tool deletes once they succeed: gone is
 	// fine.
 	optional map[string]bool
+	// meant are, by namespace, the release's Services taken as meant for
+	// each of its workloads by membership (chain.ReleaseMeant).
+	meant map[string]map[chain.Ref][]string
 }
 
 // Annotations of the tools that render releases, on hooks.
@@ -42,7 +48,8 @@ func (o *Options) loadRelease() error {
 	if err != nil {
 		return err
 	}
-	r := &release{refs: map[string][]chain.Ref{}, optional: map[string]bool{}}
+	r := &release{refs: map[string][]chain.Ref{}, optional: map[string]bool{}, meant: map[string]map[chain.Ref][]string{}}
+	r.meantByMembership(b, o.namespace)
 	for _, w := range b.Workloads("") {
 		a := w.Object.GetAnnotations()
 		if slices.Contains(strings.Split(a[helmHook], ","), helmHookTest) {
@@ -112,8 +119,9 @@ func (o *Options) readRelease(ctx context.Context, reader *kube.Reader) (*target
 		}
 		for _, ref := range o.release.refs[ns] {
 			if chain.IsTraffic(ref.Kind) {
-				// Read as svc/NAME, ing/NAME or httproute/NAME are:
-				// the namespace's read holds none of their own kinds.
+				// Read as svc/NAME, ing/NAME or httproute/NAME are, on
+				// their own: a namespace with no workload has no
+				// Services in its read.
 				snap, err := reader.Read(ctx, ns, ref)
 				var nf *kube.NotFoundError
 				switch {
@@ -123,6 +131,9 @@ func (o *Options) readRelease(ctx context.Context, reader *kube.Reader) (*target
 					return nil, err
 				}
 				t.requests += snap.Requests
+				if ref.Kind == chain.KindService {
+					snap.MeantFor = o.release.meantFor(ns, ref.Name)
+				}
 				t.snaps = append(t.snaps, snap)
 				continue
 			}
@@ -133,9 +144,46 @@ func (o *Options) readRelease(ctx context.Context, reader *kube.Reader) (*target
 				}
 				snap = &chain.Snapshot{Kind: ref.Kind, Namespace: ns, Name: ref.Name}
 			}
+			if names := o.release.meant[ns][ref]; len(names) > 0 {
+				bundle.AddMeant(snap, names)
+			}
 			snap.Gaps = append(snap.Gaps, gaps...)
 			t.snaps = append(t.snaps, snap)
 		}
 	}
 	return t, nil
+}
+
+// meantByMembership fills meant from the release's Services and the pod
+// templates of its workloads, namespace by namespace (ns for objects that
+// name none).
+func (r *release) meantByMembership(b *capture.Bundle, ns string) {
+	svcs, tmpls := map[string][]*corev1.Service{}, map[string][]chain.Template{}
+	for i := range b.Services {
+		n := cmp.Or(b.Services[i].Namespace, ns)
+		svcs[n] = append(svcs[n], &b.Services[i])
+	}
+	for _, w := range b.Workloads("") {
+		if t, ok := chain.TemplateOf(w.Kind, w.Object); ok {
+			n := cmp.Or(w.Namespace, ns)
+			tmpls[n] = append(tmpls[n], t)
+		}
+	}
+	for n, ss := range svcs {
+		if m := chain.ReleaseMeant(ss, tmpls[n]); len(m) > 0 {
+			r.meant[n] = m
+		}
+	}
+}
+
+// meantFor are the release's workloads the Service is meant for by
+// membership.
+func (r *release) meantFor(ns, svc string) []chain.Ref {
+	var out []chain.Ref
+	for ref, names := range r.meant[ns] {
+		if slices.Contains(names, svc) {
+			out = append(out, ref)
+		}
+	}
+	return out
 }

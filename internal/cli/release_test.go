@@ -163,3 +163,66 @@ func TestReleaseGate(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseMeantByMembership: a Service of the release that selects no
+// pod of the release's one Deployment is taken as meant for it by
+// membership alone (no shared name, a one-label selector): the
+// Deployment's serving link and the Service's own chain both name the
+// label difference, where outside a release the Service would only select
+// nothing.
+func TestReleaseMeantByMembership(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	manifests := `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: registry.lab.internal/shop/web:1.5.0
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: frontend
+spec:
+  selector: {app: webapp}
+  ports:
+  - port: 80
+`
+	file := filepath.Join(t.TempDir(), "release.yaml")
+	if err := os.WriteFile(file, []byte(manifests), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := fakeClient(t, "healthy.yaml")
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "frontend"},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "webapp"}, Ports: []corev1.ServicePort{{Port: 80}}}}
+	if err := c.Tracker().Add(svc); err != nil {
+		t.Fatal(err)
+	}
+	r := runWith(t, c, "--manifests", file, "-o", "json")
+	var l chain.ReportList
+	decodeJSON(t, r.stdout, &l)
+	got := map[string]string{}
+	for _, it := range l.Items {
+		got[string(it.Kind)+"/"+it.Name] = string(it.Verdict.Cause) + ": " + it.Verdict.Summary
+	}
+	for _, k := range []string{"Deployment/web", "Service/frontend"} {
+		if !strings.HasPrefix(got[k], "ServiceSelectorMismatch") || !strings.Contains(got[k], "app=webapp") {
+			t.Errorf("%s: %q, want ServiceSelectorMismatch naming app=webapp (all: %v)", k, got[k], got)
+		}
+	}
+	// Judged alone, the Service is not taken as meant for deployment/web.
+	r = runWith(t, c, "svc/frontend", "-o", "json")
+	var one chain.Report
+	decodeJSON(t, r.stdout, &one)
+	if one.Verdict.Cause != "ServiceSelectsNoPods" {
+		t.Errorf("svc/frontend alone: %s, want ServiceSelectsNoPods", one.Verdict.Cause)
+	}
+}
