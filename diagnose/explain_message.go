@@ -19,6 +19,12 @@ func explainMessage(message string) []Decoded {
 	if d, ok := reasonWord(message); ok {
 		return []Decoded{d}
 	}
+	// Before validation's: Contour's route status wraps its cache's
+	// errors in `service "web" is invalid: ...`, as the API server words
+	// a refused manifest.
+	if d, ok := gatewayWords(message); ok {
+		return []Decoded{d}
+	}
 	if d, ok := Validation(message); ok {
 		return []Decoded{d}
 	}

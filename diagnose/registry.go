@@ -58,6 +58,7 @@ var registry = []decoder{
 			return []Decoded{d}
 		}},
 	{name: "Serving", family: "serving", reasons: servingReasons, explain: explainServing},
+	{name: "Gateway", family: "gateway", reasons: gatewayReasonNames, explain: explainGateway},
 	{name: "Termination", family: "crash", reasons: []string{"OOMKilled", "Error", "Completed", "ContainerCannotRun", "StartError"},
 		explain: explainTermination, thenKubelet: true},
 	{name: "ImagePull", family: "image", fallbacks: []chain.CauseID{ImagePullFailed}, decode: ImagePull, waiting: true},

@@ -51,6 +51,11 @@ var (
 // governing Service is missing. It claims its own wording, with or without
 // the reason.
 func Serving(reason, message string) (Decoded, bool) {
+	// A Gateway API controller's wording first: Contour words a route's
+	// missing port as it words an Ingress's, inside its own prefix.
+	if d, ok := gatewayWords(message); ok {
+		return d, true
+	}
 	if d, ok := ingressWords(message); ok {
 		return d, true
 	}

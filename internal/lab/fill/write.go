@@ -204,6 +204,7 @@ func writeWorkload(ctx context.Context, c kubernetes.Interface, wl Workload, t *
 
 	uids := map[string]types.UID{"Deployment/" + t.Deployment.Name: d.UID, "ReplicaSet/" + t.ReplicaSet.Name: rs.UID}
 	perPod := map[string][]podCopy{}
+	var served []servedPod
 	var mu sync.Mutex
 	g, pctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)
@@ -232,6 +233,7 @@ func writeWorkload(ctx context.Context, c kubernetes.Interface, wl Workload, t *
 		// pod's condition and events itself, with this cluster's nodes.
 		bound := pod.Spec.NodeName != ""
 		status := pod.Status
+		served = append(served, servedPod{name: pc.name, ip: status.PodIP, node: pod.Spec.NodeName, ready: podReady(status)})
 		g.Go(func() error {
 			var set func(*corev1.Pod)
 			if bound {
@@ -249,6 +251,9 @@ func writeWorkload(ctx context.Context, c kubernetes.Interface, wl Workload, t *
 		perPod[pc.from.Name] = append(perPod[pc.from.Name], pc)
 	}
 	if err := g.Wait(); err != nil {
+		return 0, 0, err
+	}
+	if err := writeService(ctx, c, wl.Namespace, wl.Name, &d.Spec.Template, served); err != nil {
 		return 0, 0, err
 	}
 	written := len(copiesOf)
