@@ -26,6 +26,21 @@ func waitingForController(types ...string) []metav1.Condition {
 	return out
 }
 
+// Condition messages of real controllers, as testdata/real/messages/
+// gateway.yaml records them with their sources.
+const (
+	// projectcontour/contour@v1.33.6 (gateway.yaml's #7, counting from 0)
+	msgContourParams = "Invalid ParametersRef, must be a reference to an existing namespaced projectcontour.io/ContourDeployment resource"
+	// Envoy Gateway: envoyproxy/gateway@v1.9.0's testdata (#25, #29, #44,
+	// #52, #61) and envoyproxy/gateway#8230 (#35)
+	msgEnvoyProtocolConflict = "All listeners for a given port must use a compatible protocol, conflicting listeners: envoy-gateway/gateway-1/http, envoy-gateway/gateway-1/tcp"
+	msgEnvoyNoSecret         = "No valid secrets exist: certificate refs 0: Secret envoy-gateway/does-not-exist does not exist."
+	msgEnvoyNotAllowed       = "No listeners included by this parent ref allowed this attachment."
+	msgEnvoyBackendNotFound  = "Failed to process route rule 0 backendRef 1: service default/service-not-exist not found."
+	msgEnvoyRefNotPermitted  = "Backend ref to Service gateway-conformance-app-backend/tls-backend not permitted by any ReferenceGrant."
+	msgEnvoyHostnames        = "There were no hostname intersections between the HTTPRoute and this parent ref's Listener(s)."
+)
+
 func cond(t string, st metav1.ConditionStatus, reason, msg string) metav1.Condition {
 	return metav1.Condition{Type: t, Status: st, Reason: reason, Message: msg, LastTransitionTime: metav1.NewTime(walkT0)}
 }
@@ -100,7 +115,7 @@ func TestWalkGateway(t *testing.T) {
 		{name: "class without a controller, past grace", gateway: ptr.To(gateway(waitingForController("Accepted", "Programmed"))),
 			classes: []gatewayv1.GatewayClass{gatewayClass(waitingForController("Accepted")...)}, after: time.Minute,
 			health: chain.Broken, link: chain.LinkClass, cause: GatewayClassNoController, summary: "example.net/edge does not seem to run"},
-		{name: "class refused", gateway: &gw[0], classes: []gatewayv1.GatewayClass{gatewayClass(cond("Accepted", metav1.ConditionFalse, "InvalidParameters", ""))},
+		{name: "class refused", gateway: &gw[0], classes: []gatewayv1.GatewayClass{gatewayClass(cond("Accepted", metav1.ConditionFalse, "InvalidParameters", msgContourParams))},
 			health: chain.Broken, link: chain.LinkClass, cause: GatewayClassNotAccepted},
 		{name: "gateway not programmed yet", gateway: ptr.To(gateway([]metav1.Condition{cond("Accepted", metav1.ConditionTrue, "Accepted", ""),
 			cond("Programmed", metav1.ConditionFalse, "AddressNotAssigned", "")})), classes: ok, health: chain.Progressing, link: chain.LinkGateway, cause: GatewayNotProgrammed},
@@ -108,10 +123,10 @@ func TestWalkGateway(t *testing.T) {
 			cond("Programmed", metav1.ConditionFalse, "AddressNotAssigned", "")})), classes: ok, after: time.Minute,
 			health: chain.Broken, link: chain.LinkGateway, cause: GatewayNotProgrammed},
 		{name: "listener conflicted", gateway: ptr.To(gateway([]metav1.Condition{cond("Accepted", metav1.ConditionFalse, "ListenersNotValid", "")},
-			gatewayv1.ListenerStatus{Name: "http", Conditions: []metav1.Condition{cond("Conflicted", metav1.ConditionTrue, "ProtocolConflict", "")}})),
+			gatewayv1.ListenerStatus{Name: "http", Conditions: []metav1.Condition{cond("Conflicted", metav1.ConditionTrue, "ProtocolConflict", msgEnvoyProtocolConflict)}})),
 			classes: ok, health: chain.Broken, after: time.Minute, link: chain.LinkGateway, cause: GatewayListenerConflicted, summary: "listener http of Gateway web"},
 		{name: "listener certificate", gateway: ptr.To(gateway(programmed(),
-			gatewayv1.ListenerStatus{Name: "https", Conditions: []metav1.Condition{cond("ResolvedRefs", metav1.ConditionFalse, "InvalidCertificateRef", "")}})),
+			gatewayv1.ListenerStatus{Name: "https", Conditions: []metav1.Condition{cond("ResolvedRefs", metav1.ConditionFalse, "InvalidCertificateRef", msgEnvoyNoSecret)}})),
 			classes: ok, health: chain.Broken, after: time.Minute, link: chain.LinkGateway, cause: GatewayListenerCertificateInvalid},
 		{name: "gateway refused", gateway: ptr.To(gateway([]metav1.Condition{cond("Accepted", metav1.ConditionFalse, "UnsupportedAddress", "")})),
 			classes: ok, health: chain.Broken, after: time.Minute, link: chain.LinkGateway, cause: GatewayNotAccepted},
@@ -122,17 +137,17 @@ func TestWalkGateway(t *testing.T) {
 			gateways: []gatewayv1.Gateway{gateway(waitingForController("Accepted", "Programmed"))}, after: time.Minute,
 			health: chain.Broken, link: chain.LinkClass, cause: GatewayClassNoController},
 		{name: "route without status", route: httpRoute("web"), classes: ok, gateways: gw, health: chain.Progressing, link: chain.LinkParents, cause: RouteNoController},
-		{name: "route not allowed", route: httpRoute("web", []metav1.Condition{cond("Accepted", metav1.ConditionFalse, "NotAllowedByListeners", "")}),
+		{name: "route not allowed", route: httpRoute("web", []metav1.Condition{cond("Accepted", metav1.ConditionFalse, "NotAllowedByListeners", msgEnvoyNotAllowed)}),
 			classes: ok, gateways: gw, after: time.Minute, health: chain.Broken, link: chain.LinkParents, cause: RouteNotAllowedByListeners},
-		{name: "route hostname", route: httpRoute("web", []metav1.Condition{cond("Accepted", metav1.ConditionFalse, "NoMatchingListenerHostname", "")}),
+		{name: "route hostname", route: httpRoute("web", []metav1.Condition{cond("Accepted", metav1.ConditionFalse, "NoMatchingListenerHostname", msgEnvoyHostnames)}),
 			classes: ok, gateways: gw, after: time.Minute, health: chain.Broken, link: chain.LinkParents, cause: RouteHostnameMismatch},
 		{name: "route backend missing, seen by kubectl chain", route: httpRoute("api", accepted()), classes: ok, gateways: gw, after: time.Minute,
 			health: chain.Broken, link: chain.LinkBackends, cause: RouteBackendNotFound, summary: "sends to Service api, which does not exist"},
 		{name: "route backend missing, said by the controller once", route: httpRoute("api", []metav1.Condition{cond("Accepted", metav1.ConditionTrue, "Accepted", ""),
-			cond("ResolvedRefs", metav1.ConditionFalse, "BackendNotFound", "")}), classes: ok, gateways: gw, after: time.Minute,
+			cond("ResolvedRefs", metav1.ConditionFalse, "BackendNotFound", msgEnvoyBackendNotFound)}), classes: ok, gateways: gw, after: time.Minute,
 			health: chain.Broken, link: chain.LinkBackends, cause: RouteBackendNotFound, summary: "sends to Service api, which does not exist"},
 		{name: "route reference not permitted", route: httpRoute("web", []metav1.Condition{cond("Accepted", metav1.ConditionTrue, "Accepted", ""),
-			cond("ResolvedRefs", metav1.ConditionFalse, "RefNotPermitted", "")}), classes: ok, gateways: gw, after: time.Minute,
+			cond("ResolvedRefs", metav1.ConditionFalse, "RefNotPermitted", msgEnvoyRefNotPermitted)}), classes: ok, gateways: gw, after: time.Minute,
 			health: chain.Broken, link: chain.LinkBackends, cause: RouteRefNotPermitted},
 		{name: "route backend port missing", route: func() *chain.Route {
 			r := httpRoute("web", accepted())
