@@ -31,7 +31,7 @@ func RelationOf(svc *corev1.Service, podLabels map[string]string, workload strin
 	if len(svc.Spec.Selector) == 0 || svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return Unrelated
 	}
-	if labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(podLabels)) {
+	if selectsLabels(svc.Spec.Selector, podLabels) {
 		return Selects
 	}
 	if svc.Name == workload {
@@ -156,4 +156,16 @@ func ReleaseMeant(svcs []*corev1.Service, tmpls []Template) map[Ref][]string {
 		}
 	}
 	return out
+}
+
+// selectsLabels says a Service's selector (equality on each pair, as
+// labels.SelectorFromSet matches) picks labels, without building the
+// selector: -A asks it for every Service and workload of a namespace.
+func selectsLabels(selector, podLabels map[string]string) bool {
+	for k, v := range selector {
+		if got, ok := podLabels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -20,6 +21,11 @@ type index struct {
 	pods   labelIndex
 	rss    labelIndex
 	events map[chain.ObjectRef][]int // by kind and name, UID left empty
+	// services are each namespace's Services (those of none, a capture's,
+	// in every namespace's), and slices the EndpointSlices by namespace
+	// and Service name ("ns\x00name").
+	services map[string][]corev1.Service
+	slices   map[string][]int
 }
 
 // labelIndex holds a list's positions by namespace ("ns") and by
@@ -69,6 +75,16 @@ func (b *Bundle) indexed() *index {
 		for i, e := range b.Events {
 			k := chain.ObjectRef{Kind: e.Object.Kind, Name: e.Object.Name}
 			b.ix.events[k] = append(b.ix.events[k], i)
+		}
+		b.ix.services, b.ix.slices = map[string][]corev1.Service{}, map[string][]int{}
+		for i := range b.Services {
+			ns := b.Services[i].Namespace
+			b.ix.services[ns] = append(b.ix.services[ns], b.Services[i])
+		}
+		for i := range b.EndpointSlices {
+			sl := &b.EndpointSlices[i]
+			k := sl.Namespace + "\x00" + sl.Labels[discoveryv1.LabelServiceName]
+			b.ix.slices[k] = append(b.ix.slices[k], i)
 		}
 	})
 	return b.ix
@@ -144,4 +160,28 @@ func (b *Bundle) eventsAbout(s *chain.Snapshot) []chain.Event {
 		out = append(out, b.Events[i])
 	}
 	return out
+}
+
+// servicesIn are the Services of namespace, with those that name none (a
+// capture's objects may not), in the bundle's order.
+func (b *Bundle) servicesIn(namespace string) []corev1.Service {
+	ix := b.indexed()
+	if namespace == "" || len(ix.services[""]) == 0 {
+		return ix.services[namespace]
+	}
+	return append(slices.Clone(ix.services[namespace]), ix.services[""]...)
+}
+
+// slicesOf are the EndpointSlices of the Service namespace/name (or of no
+// namespace), in the bundle's order.
+func (b *Bundle) slicesOf(namespace, name string) []int {
+	ix := b.indexed()
+	at := ix.slices[namespace+"\x00"+name]
+	if namespace != "" {
+		if more := ix.slices["\x00"+name]; len(more) > 0 {
+			at = append(slices.Clone(at), more...)
+			slices.Sort(at)
+		}
+	}
+	return at
 }

@@ -313,22 +313,14 @@ func (b *Bundle) serving(s *chain.Snapshot) {
 		return
 	}
 	s.ServicesRead = b.ServicesRead
-	var inNS []corev1.Service
-	for i := range b.Services {
-		if b.Services[i].Namespace == s.Namespace || b.Services[i].Namespace == "" {
-			inNS = append(inNS, b.Services[i])
-		}
-	}
-	s.Services = s.ServingServices(inNS)
-	owners := map[string]bool{}
+	s.Services = s.ServingServices(b.servicesIn(s.Namespace))
+	var at []int
 	for _, n := range s.EndpointSliceOwners() {
-		owners[n] = true
+		at = append(at, b.slicesOf(s.Namespace, n)...)
 	}
-	for i := range b.EndpointSlices {
-		sl := &b.EndpointSlices[i]
-		if (sl.Namespace == s.Namespace || sl.Namespace == "") && owners[sl.Labels[discoveryv1.LabelServiceName]] {
-			s.EndpointSlices = append(s.EndpointSlices, *sl)
-		}
+	slices.Sort(at)
+	for _, i := range slices.Compact(at) {
+		s.EndpointSlices = append(s.EndpointSlices, b.EndpointSlices[i])
 	}
 	if s.Served() {
 		var pols []networkingv1.NetworkPolicy

@@ -116,14 +116,14 @@ func (b *Bundle) Traffic(namespace string) []Workload {
 			out = append(out, Workload{Namespace: m.GetNamespace(), Ref: chain.Ref{Kind: k, Name: m.GetName()}, Object: m})
 		}
 	}
-	var tmpls []chain.Template
+	tmpls := map[string][]chain.Template{} // by namespace
 	for _, w := range b.Workloads(namespace) {
 		if t, ok := chain.TemplateOf(w.Kind, w.Object); ok {
-			tmpls = append(tmpls, t)
+			tmpls[w.Namespace] = append(tmpls[w.Namespace], t)
 		}
 	}
 	for i := range b.Services {
-		if svc := &b.Services[i]; orphan(svc, tmpls) {
+		if svc := &b.Services[i]; orphan(svc, tmpls[svc.Namespace]) {
 			add(chain.KindService, svc)
 		}
 	}
@@ -139,14 +139,14 @@ func (b *Bundle) Traffic(namespace string) []Workload {
 	return out
 }
 
-// orphan says a Service with a selector relates to no workload template of
-// its namespace: no workload's serving link judges it.
+// orphan says a Service with a selector relates to none of its
+// namespace's workload templates: no workload's serving link judges it.
 func orphan(svc *corev1.Service, tmpls []chain.Template) bool {
 	if len(svc.Spec.Selector) == 0 || svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return false
 	}
 	for _, t := range tmpls {
-		if t.Object.GetNamespace() == svc.Namespace && chain.RelationOf(svc, t.Template.Labels, t.Ref.Name) != chain.Unrelated {
+		if chain.RelationOf(svc, t.Template.Labels, t.Ref.Name) != chain.Unrelated {
 			return false
 		}
 	}
