@@ -124,14 +124,10 @@ func (w *walker) gatewayLink() chain.Link {
 			return strings.ReplaceAll(mustCause(cause).NextStep, "GATEWAY", gw.Name)
 		}
 		add := func(cause chain.CauseID, progressing bool, summary string, cond *metav1.Condition, field string) {
-			since := gw.CreationTimestamp.Time
-			if cond != nil && cond.Status != metav1.ConditionUnknown {
-				since = cond.LastTransitionTime.Time
-			}
 			ev := condEvidence(gobj, cond, field)
 			ev.Field = "status." + field
 			c.add(sighting{d: Decoded{Cause: cause, Progressing: progressing, Summary: summary, NextStep: next(cause)},
-				object: gobj, since: since, evidence: []chain.Evidence{ev}})
+				object: gobj, since: conditionSince(cond, gw), evidence: []chain.Evidence{ev}})
 		}
 		before := len(c.order)
 		w.listeners(gw, add)
@@ -146,7 +142,7 @@ func (w *walker) gatewayLink() chain.Link {
 			progressing := prog.Reason == string(gatewayv1.GatewayReasonPending) || prog.Reason == string(gatewayv1.GatewayReasonAddressNotAssigned)
 			add(GatewayNotProgrammed, progressing, fmt.Sprintf("Gateway %s not programmed (%s): %s", gw.Name, prog.Reason, prog.Message), prog, "conditions[Programmed]")
 		case acc == nil || acc.Status == metav1.ConditionUnknown || prog == nil || prog.Status == metav1.ConditionUnknown:
-			add(GatewayNotProgrammed, true, fmt.Sprintf("Gateway %s: its class's controller has not programmed it yet", gw.Name), cmpCond(prog, acc), "conditions[Programmed]")
+			add(GatewayNotProgrammed, true, fmt.Sprintf("Gateway %s: its class's controller has not programmed it yet", gw.Name), cmp.Or(prog, acc), "conditions[Programmed]")
 		}
 		if len(c.order) > before {
 			parts = append(parts, fmt.Sprintf("%s not ready", gw.Name))
@@ -218,13 +214,6 @@ func condEvidence(obj string, c *metav1.Condition, typ string) chain.Evidence {
 	return conditionEvidence(obj, c.Type, string(c.Status), c.Reason, c.Message)
 }
 
-func cmpCond(a, b *metav1.Condition) *metav1.Condition {
-	if a != nil {
-		return a
-	}
-	return b
-}
-
 func uniq(s []string) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -237,9 +226,11 @@ func uniq(s []string) []string {
 	return out
 }
 
-// conditionSince is when a condition last changed, else when obj was made.
+// conditionSince is when a condition last changed, else (none, or the
+// API's Unknown default of 1970, which no controller wrote) when obj was
+// made.
 func conditionSince(c *metav1.Condition, obj metav1.Object) time.Time {
-	if c != nil && !c.LastTransitionTime.IsZero() {
+	if c != nil && c.Status != metav1.ConditionUnknown && !c.LastTransitionTime.IsZero() {
 		return c.LastTransitionTime.Time
 	}
 	return obj.GetCreationTimestamp().Time

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -41,15 +42,11 @@ func parentStatus(r *chain.Route, p gatewayv1.ParentReference) *gatewayv1.RouteP
 	want := chain.ParentKeyOf(r.Namespace, p)
 	for i := range r.Status.Parents {
 		st := &r.Status.Parents[i]
-		if chain.ParentKeyOf(r.Namespace, st.ParentRef) == want && ptrEq(st.ParentRef.SectionName, p.SectionName) && ptrEq(st.ParentRef.Port, p.Port) {
+		if chain.ParentKeyOf(r.Namespace, st.ParentRef) == want && ptr.Equal(st.ParentRef.SectionName, p.SectionName) && ptr.Equal(st.ParentRef.Port, p.Port) {
 			return st
 		}
 	}
 	return nil
-}
-
-func ptrEq[T comparable](a, b *T) bool {
-	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
 
 // parentsLink: each parent Gateway exists and its controller accepted the
@@ -64,7 +61,7 @@ func (w *walker) parentsLink() chain.Link {
 	for _, p := range r.ParentRefs {
 		key := chain.ParentKeyOf(r.Namespace, p)
 		if !chain.IsGatewayParent(p) {
-			notes = append(notes, fmt.Sprintf("parent %s %s is not a Gateway: not judged", cmp.Or(string(ptrVal(p.Kind)), "?"), p.Name))
+			notes = append(notes, fmt.Sprintf("parent %s %s is not a Gateway: not judged", cmp.Or(string(ptr.Deref(p.Kind, "")), "?"), p.Name))
 			continue
 		}
 		name := parentName(r, p)
@@ -146,14 +143,6 @@ func parentName(r *chain.Route, p gatewayv1.ParentReference) string {
 	return name
 }
 
-func ptrVal[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
-}
-
 // routeBackends: each parent's controller resolved the route's backends
 // (ResolvedRefs), and each Service backend of the route's namespace exists
 // with the port it names, which kubectl chain checks itself, with or
@@ -168,10 +157,10 @@ func (w *walker) routeBackends() chain.Link {
 	var notes, named []string
 	own := map[chain.CauseID]bool{}
 	for _, b := range r.BackendRefs {
-		ns := string(ptrVal(b.Namespace))
+		ns := string(ptr.Deref(b.Namespace, ""))
 		switch {
 		case !chain.IsServiceBackend(b):
-			notes = append(notes, fmt.Sprintf("backend %s %s is not a Service: not judged", cmp.Or(string(ptrVal(b.Kind)), "?"), b.Name))
+			notes = append(notes, fmt.Sprintf("backend %s %s is not a Service: not judged", cmp.Or(string(ptr.Deref(b.Kind, "")), "?"), b.Name))
 			continue
 		case ns != "" && ns != r.Namespace:
 			notes = append(notes, fmt.Sprintf("backend Service %s/%s is in another namespace: not read (a ReferenceGrant there must allow it; the controller's ResolvedRefs says whether one does)", ns, b.Name))

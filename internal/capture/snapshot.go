@@ -8,7 +8,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -338,16 +337,13 @@ func (b *Bundle) serving(s *chain.Snapshot) {
 // EndpointSlices, join the snapshot's, which may not have kept them.
 func (b *Bundle) AddMeant(s *chain.Snapshot, names []string) {
 	s.Meant = names
-	for i := range b.Services {
-		svc := &b.Services[i]
-		if svc.Namespace != s.Namespace || !slices.Contains(names, svc.Name) || s.ServiceNamed(svc.Name) != nil {
+	for _, svc := range b.servicesIn(s.Namespace) {
+		if !slices.Contains(names, svc.Name) || s.ServiceNamed(svc.Name) != nil {
 			continue
 		}
-		s.Services = append(s.Services, *svc)
-		for j := range b.EndpointSlices {
-			if sl := &b.EndpointSlices[j]; sl.Namespace == s.Namespace && sl.Labels[discoveryv1.LabelServiceName] == svc.Name {
-				s.EndpointSlices = append(s.EndpointSlices, *sl)
-			}
+		s.Services = append(s.Services, svc)
+		for _, i := range b.slicesOf(s.Namespace, svc.Name) {
+			s.EndpointSlices = append(s.EndpointSlices, b.EndpointSlices[i])
 		}
 	}
 }

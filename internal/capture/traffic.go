@@ -2,6 +2,7 @@ package capture
 
 import (
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -104,28 +105,17 @@ func appendTemplate(ts []chain.Template, kind chain.Kind, obj metav1.Object) []c
 	return ts
 }
 
-// Traffic are the bundle's traffic objects in namespace ("" for any) that
-// -A, --all and a selector judge beside the workloads: every Ingress,
-// Gateway and route, and the Services no workload's chain covers, those
-// that select no workload's pod template and seem meant for none (a
-// Service meant for a workload is judged on that workload's serving link).
-func (b *Bundle) Traffic(namespace string) []Workload {
+// TrafficObjects are the bundle's traffic objects in namespace ("" for
+// any): every Service, Ingress, Gateway and route, in that order.
+func (b *Bundle) TrafficObjects(namespace string) []Workload {
 	var out []Workload
 	add := func(k chain.Kind, m metav1.Object) {
 		if namespace == "" || m.GetNamespace() == namespace {
 			out = append(out, Workload{Namespace: m.GetNamespace(), Ref: chain.Ref{Kind: k, Name: m.GetName()}, Object: m})
 		}
 	}
-	tmpls := map[string][]chain.Template{} // by namespace
-	for _, w := range b.Workloads(namespace) {
-		if t, ok := chain.TemplateOf(w.Kind, w.Object); ok {
-			tmpls[w.Namespace] = append(tmpls[w.Namespace], t)
-		}
-	}
 	for i := range b.Services {
-		if svc := &b.Services[i]; orphan(svc, tmpls[svc.Namespace]) {
-			add(chain.KindService, svc)
-		}
+		add(chain.KindService, &b.Services[i])
 	}
 	for i := range b.Ingresses {
 		add(chain.KindIngress, &b.Ingresses[i])
@@ -137,6 +127,24 @@ func (b *Bundle) Traffic(namespace string) []Workload {
 		add(r.Kind, r)
 	}
 	return out
+}
+
+// Traffic are the traffic objects in namespace ("" for any) that -A,
+// --all and a selector judge beside the workloads: every Ingress, Gateway
+// and route, and the Services no workload's chain covers, those that
+// select no workload's pod template and seem meant for none (a Service
+// meant for a workload is judged on that workload's serving link).
+func (b *Bundle) Traffic(namespace string) []Workload {
+	tmpls := map[string][]chain.Template{} // by namespace
+	for _, w := range b.Workloads(namespace) {
+		if t, ok := chain.TemplateOf(w.Kind, w.Object); ok {
+			tmpls[w.Namespace] = append(tmpls[w.Namespace], t)
+		}
+	}
+	return slices.DeleteFunc(b.TrafficObjects(namespace), func(w Workload) bool {
+		svc, ok := w.Object.(*corev1.Service)
+		return ok && !orphan(svc, tmpls[svc.Namespace])
+	})
 }
 
 // orphan says a Service with a selector relates to none of its

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 )
 
@@ -32,10 +33,7 @@ func translate(err error) error {
 	}
 	var nf *kube.NotFoundError
 	if errors.As(err, &nf) {
-		resource := nf.What() + "s"
-		if strings.HasSuffix(nf.What(), "s") {
-			resource = nf.What() + "es" // ingresses
-		}
+		resource := chain.Kind(nf.What()).Plural()
 		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf(
 			"%s %q not found in namespace %q: pass -n NAMESPACE if it lives elsewhere (kubectl get %s -A --field-selector metadata.name=%s)",
 			nf.What(), nf.Name, nf.Namespace, resource, nf.Name)}

@@ -72,20 +72,7 @@ func (o *Options) loadRelease() error {
 	}
 	// The traffic objects: each Service, Ingress, Gateway and route of
 	// the release.
-	var traffic []capture.Workload
-	for i := range b.Services {
-		traffic = append(traffic, capture.Workload{Namespace: b.Services[i].Namespace, Ref: chain.Ref{Kind: chain.KindService, Name: b.Services[i].Name}, Object: &b.Services[i]})
-	}
-	for i := range b.Ingresses {
-		traffic = append(traffic, capture.Workload{Namespace: b.Ingresses[i].Namespace, Ref: chain.Ref{Kind: chain.KindIngress, Name: b.Ingresses[i].Name}, Object: &b.Ingresses[i]})
-	}
-	for i := range b.Gateways {
-		traffic = append(traffic, capture.Workload{Namespace: b.Gateways[i].Namespace, Ref: chain.Ref{Kind: chain.KindGateway, Name: b.Gateways[i].Name}, Object: &b.Gateways[i]})
-	}
-	for _, rt := range b.Routes {
-		traffic = append(traffic, capture.Workload{Namespace: rt.Namespace, Ref: chain.Ref{Kind: rt.Kind, Name: rt.Name}, Object: rt})
-	}
-	for _, w := range traffic {
+	for _, w := range b.TrafficObjects("") {
 		ns := w.Namespace
 		if ns == "" {
 			ns = o.namespace

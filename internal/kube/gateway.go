@@ -101,27 +101,35 @@ func (r *Reader) startGatewayReads(ctx context.Context, wg *sync.WaitGroup, dc d
 	}
 }
 
+// getGatewayAPI GETs one Gateway API object of kind into obj.
+func getGatewayAPI(ctx context.Context, dc dynamic.Interface, kind chain.Kind, ns, name string, obj any) error {
+	gvr := chain.GatewayResource(kind)
+	u, err := dc.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case err != nil && notServed(err):
+		return &NotServedError{Resource: gvr, Err: err}
+	case err != nil:
+		return err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
+		return fmt.Errorf("decoding %s %s/%s: %w", kind.Resource(), ns, name, err)
+	}
+	return nil
+}
+
 // getGatewayTarget GETs the Gateway or route the snapshot is for.
 func (r *Reader) getGatewayTarget(ctx context.Context, dc dynamic.Interface, snap *chain.Snapshot, ns string, ref chain.Ref) (metav1.Object, error) {
-	gvr := chain.GatewayResource(ref.Kind)
-	u, err := dc.Resource(gvr).Namespace(ns).Get(ctx, ref.Name, metav1.GetOptions{})
-	if err != nil {
-		if notServed(err) {
-			return nil, &NotServedError{Resource: gvr, Err: err}
-		}
-		return nil, err
-	}
 	if ref.Kind == chain.KindGateway {
 		var g gatewayv1.Gateway
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &g); err != nil {
-			return nil, fmt.Errorf("decoding gateway %s: %w", ref.Name, err)
+		if err := getGatewayAPI(ctx, dc, ref.Kind, ns, ref.Name, &g); err != nil {
+			return nil, err
 		}
 		snap.Gateway = &g
 		return snap.Gateway, nil
 	}
 	obj := chain.NewRouteObject(ref.Kind)
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
-		return nil, fmt.Errorf("decoding %s %s: %w", ref.Kind.Resource(), ref.Name, err)
+	if err := getGatewayAPI(ctx, dc, ref.Kind, ns, ref.Name, obj); err != nil {
+		return nil, err
 	}
 	route, err := chain.RouteOf(obj)
 	if err != nil {
@@ -157,11 +165,8 @@ func (r *Reader) settleGateway(ctx context.Context, dc dynamic.Interface, snap *
 	}
 	for _, k := range other {
 		wg.Go(func() {
-			u, err := dc.Resource(chain.GatewayResource(chain.KindGateway)).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
 			var gw gatewayv1.Gateway
-			if err == nil {
-				err = runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &gw)
-			}
+			err := getGatewayAPI(ctx, dc, chain.KindGateway, k.Namespace, k.Name, &gw)
 			mu.Lock()
 			defer mu.Unlock()
 			snap.Requests++
