@@ -94,6 +94,39 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// TestValidateTrafficController checks --traffic-controller: an executable
+// file, on the lab's own engine, not frozen; each refusal says what to do.
+func TestValidateTrafficController(t *testing.T) {
+	dir := t.TempDir()
+	prog, plain := filepath.Join(dir, "lab-traefik"), filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(plain, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ok := UpOptions{Nodes: 3, NodeCPU: "4", NodeMemory: "8Gi", NodePods: 110, TrafficController: prog}
+	if err := ok.Validate(); err != nil {
+		t.Errorf("Validate(%+v) = %v", ok, err)
+	}
+	for _, c := range []struct {
+		change func(*UpOptions)
+		want   string
+	}{
+		{func(o *UpOptions) { o.TrafficController = filepath.Join(dir, "missing") }, "go build -C internal/lab/trafficbin"},
+		{func(o *UpOptions) { o.TrafficController = plain }, "not an executable file"},
+		{func(o *UpOptions) { o.TrafficController = dir }, "not an executable file"},
+		{func(o *UpOptions) { o.Engine = EngineKind }, "neither --engine kind nor --frozen"},
+		{func(o *UpOptions) { o.Frozen, o.Nodes = true, 0 }, "neither --engine kind nor --frozen"},
+	} {
+		o := ok
+		c.change(&o)
+		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Validate(%+v) = %v, want an error saying %q", o, err, c.want)
+		}
+	}
+}
+
 func TestLastLines(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.log")
 	if err := os.WriteFile(path, []byte("a\nb\nc\nd\n"), 0o600); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/proc"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/realnode"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/traffic"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/webhook"
 )
 
@@ -57,6 +59,9 @@ type UpOptions struct {
 	// filled nodes have no kubelet), pod and object garbage collection. A
 	// frozen lab has no simulated nodes: fill writes its own.
 	Frozen bool
+	// TrafficController is the path of lab-traefik, the lab's Ingress and
+	// Gateway API controller (internal/lab/traffic); empty runs none.
+	TrafficController string
 }
 
 // MaxRealNodes bounds --real-nodes: each is a kubelet and a containerd on
@@ -70,6 +75,14 @@ func (o UpOptions) Validate() error {
 	}
 	if o.RealNodes < 0 || o.RealNodes > MaxRealNodes {
 		return fmt.Errorf("--real-nodes must be between 0 and %d, got %d", MaxRealNodes, o.RealNodes)
+	}
+	if o.TrafficController != "" {
+		if o.Engine == EngineKind || o.Frozen {
+			return errors.New("--traffic-controller runs beside the lab's own control plane: it takes neither --engine kind nor --frozen")
+		}
+		if err := traffic.CheckProgram(o.TrafficController); err != nil {
+			return err
+		}
 	}
 	if o.Frozen {
 		if o.Engine == EngineKind || o.Nodes+o.RealNodes > 0 {
@@ -205,6 +218,11 @@ func (l Lab) writeState(o UpOptions, now time.Time) (state.Spec, error) {
 		Ports:   ports,
 		Frozen:  o.Frozen,
 	}
+	if o.TrafficController != "" {
+		if spec.TrafficController, err = filepath.Abs(o.TrafficController); err != nil {
+			return spec, err
+		}
+	}
 	if o.RealNodes > 0 {
 		if err := l.planRealNodes(&spec, o); err != nil {
 			return spec, err
@@ -273,7 +291,13 @@ func (l Lab) waitHealthy(ctx context.Context, spec state.Spec, o UpOptions, exit
 	wctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	start := time.Now()
-	return waitHealthy(wctx, client, healthChecks(spec.Nodes.Count+len(spec.RealNodes), hook), exits, func(name string) {
+	checks := healthChecks(spec.Nodes.Count+len(spec.RealNodes), hook)
+	if spec.TrafficController != "" {
+		checks = append(checks, check{"traffic controller (Traefik) accepted GatewayClass " + traffic.Class, func(ctx context.Context, c kubernetes.Interface) (bool, error) {
+			return traffic.Install(ctx, c, pki.TrafficControllerUser)
+		}})
+	}
+	return waitHealthy(wctx, client, checks, exits, func(name string) {
 		fmt.Fprintf(o.Progress, " ✓ %s (%.1fs)\n", name, time.Since(start).Seconds())
 	})
 }

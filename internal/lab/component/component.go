@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/kubelet"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/storage"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/traffic"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/webhook"
 )
 
@@ -32,6 +33,7 @@ var runners = map[string]runner{
 	state.Kubelet:            runKubelet,
 	state.AdmissionWebhook:   runAdmissionWebhook,
 	state.StorageProvisioner: runStorageProvisioner,
+	state.TrafficController:  runTrafficController,
 }
 
 // Run runs the named component of the lab in dir until it stops or ctx ends.
@@ -92,4 +94,14 @@ func runStorageProvisioner(ctx context.Context, l state.Layout, _ state.Spec) er
 		return err
 	}
 	return storage.Run(ctx, kc, l.Volumes())
+}
+
+// runTrafficController runs lab-traefik (up --traffic-controller) as its
+// own user once the API server answers.
+func runTrafficController(ctx context.Context, l state.Layout, s state.Spec) error {
+	kc := l.ComponentKubeconfig(state.TrafficController)
+	if err := awaitAPIServer(ctx, kc); err != nil {
+		return err
+	}
+	return runChild(ctx, traffic.Program, traffic.Command(s.TrafficController, kc, state.Host))
 }

@@ -36,17 +36,23 @@ func runRealNodeComponent(ctx context.Context, name string, l state.Layout, s st
 	return runRealKubelet(ctx, n)
 }
 
-// runContainerd writes the node's configuration and runs containerd as a
-// child that dies with this process; SIGTERM is passed on.
+// runContainerd writes the node's configuration and runs containerd.
 func runContainerd(ctx context.Context, n realnode.Node, bin string) error {
-	ctx, stop := withTermination(ctx)
-	defer stop()
 	if err := n.WriteContainerdFiles(bin); err != nil {
 		return err
 	}
 	cmd := exec.Command(filepath.Join(bin, "containerd"), "--config", n.ContainerdConfig())
 	// containerd finds its shim on PATH.
 	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return runChild(ctx, "containerd", cmd)
+}
+
+// runChild runs cmd as a child that dies with this process, its output
+// this component's log, until it exits (an error) or SIGTERM, which is
+// passed on.
+func runChild(ctx context.Context, name string, cmd *exec.Cmd) error {
+	ctx, stop := withTermination(ctx)
+	defer stop()
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -56,7 +62,7 @@ func runContainerd(ctx context.Context, n realnode.Node, bin string) error {
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		return fmt.Errorf("containerd exited: %v", err)
+		return fmt.Errorf("%s exited: %v", name, err)
 	case <-ctx.Done():
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {

@@ -43,6 +43,9 @@ func Identities(s state.Spec) []Identity {
 		{state.AdmissionWebhook, Request{CommonName: "kubectl-chain-lab-admission-webhook", DNSNames: []string{"localhost"}, IPs: loopback, Server: true}},
 		{state.StorageProvisioner, Request{CommonName: StorageProvisionerUser, Client: true}},
 	}
+	if s.TrafficController != "" {
+		ids = append(ids, Identity{state.TrafficController, Request{CommonName: TrafficControllerUser, Client: true}})
+	}
 	for _, n := range s.NodeNames() {
 		ids = append(ids, Identity{state.NodeIdentity(n), Request{
 			CommonName: "system:node:" + n, Organization: []string{"system:nodes"}, Client: true,
@@ -84,6 +87,9 @@ func Generate(l state.Layout, s state.Spec, now time.Time) error {
 		state.Scheduler:          l.ComponentKubeconfig(state.Scheduler),
 		state.StorageProvisioner: l.ComponentKubeconfig(state.StorageProvisioner),
 	}
+	if s.TrafficController != "" {
+		kubeconfigs[state.TrafficController] = l.ComponentKubeconfig(state.TrafficController)
+	}
 	for _, n := range s.RealNodes {
 		kubeconfigs[state.RealKubelet(n.Name)] = l.ComponentKubeconfig(state.RealKubelet(n.Name))
 	}
@@ -114,6 +120,10 @@ func Generate(l state.Layout, s state.Spec, now time.Time) error {
 // client certificate, the subject of its ClusterRoleBinding. Not in the
 // "system:" namespace of names, which Kubernetes reserves for itself.
 const StorageProvisionerUser = "kubectl-chain-lab:storage-provisioner"
+
+// TrafficControllerUser is the user of the lab's traffic controller, whom
+// `up` grants what Traefik's documented RBAC grants its providers.
+const TrafficControllerUser = "kubectl-chain-lab:traffic-controller"
 
 // FrontProxyClientName is the identity the API server proxies to aggregated
 // API servers with, and the only name their request-header auth accepts.

@@ -16,6 +16,10 @@ const (
 	// StorageProvisioner serves the default StorageClass: it provisions a
 	// hostPath PersistentVolume under the lab's state directory per claim.
 	StorageProvisioner = "storage-provisioner"
+	// TrafficController is the lab's Ingress and Gateway API controller
+	// (up --traffic-controller): Traefik's Kubernetes providers, built by
+	// the module internal/lab/trafficbin.
+	TrafficController = "traffic-controller"
 )
 
 // EngineLabel is on every node of a lab: EngineSimulated on the simulated
@@ -70,5 +74,5 @@ func IsComponent(name string) bool {
 		}
 	}
 	_, real := RealNodeOf(name)
-	return real || name == Registry
+	return real || name == Registry || name == TrafficController
 }

@@ -29,6 +29,9 @@ type Spec struct {
 	// Frozen is a lab whose controllers leave written statuses alone, for
 	// `lab fill` (up --frozen).
 	Frozen bool `json:"frozen,omitempty"`
+	// TrafficController is the path of the lab's traffic controller
+	// program (lab-traefik), empty when the lab runs none.
+	TrafficController string `json:"trafficController,omitempty"`
 }
 
 // RealNode is one real node: its name, and the bridge that is its pods'
@@ -116,6 +119,9 @@ func (s Spec) RegistryStalledAddr() string { return hostPort(s.Ports.RegistrySta
 // kubelet.
 func (s Spec) ComponentNames() []string {
 	names := append([]string(nil), Components...)
+	if s.TrafficController != "" {
+		names = append(names, TrafficController)
+	}
 	if len(s.RealNodes) == 0 {
 		return names
 	}
