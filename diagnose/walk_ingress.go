@@ -118,7 +118,7 @@ func (w *walker) ingressBackends() chain.Link {
 				Summary:  fmt.Sprintf("Ingress %s sends to Service %s, which does not exist", ing.Name, b.Service.Name),
 				NextStep: mustCause(IngressBackendNotFound).NextStep},
 				object: obj, since: ing.CreationTimestamp.Time,
-				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "backend.service", Message: fmt.Sprintf("service %s port %s; no Service %s in namespace %s", b.Service.Name, port, b.Service.Name, ing.Namespace)}}})
+				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "backend.service", Message: noServiceMessage(w.s, b.Service.Name, port, ing.Namespace)}}})
 			continue
 		}
 		if !servicePortExists(svc, b.Service.Port) {

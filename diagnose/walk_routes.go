@@ -3,6 +3,8 @@ package diagnose
 import (
 	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -156,6 +158,9 @@ func (w *walker) routeBackends() chain.Link {
 	c := &collector{}
 	var notes, named []string
 	own := map[chain.CauseID]bool{}
+	// What the parents' controllers say of the references, quoted beside
+	// a cause kubectl chain found itself, or a cause of its own.
+	said := w.resolvedRefs(obj)
 	for _, b := range r.BackendRefs {
 		ns := string(ptr.Deref(b.Namespace, ""))
 		switch {
@@ -177,7 +182,7 @@ func (w *walker) routeBackends() chain.Link {
 			c.add(sighting{d: Decoded{Cause: RouteBackendNotFound,
 				Summary: fmt.Sprintf("%s %s sends to Service %s, which does not exist", r.Kind, r.Name, b.Name)},
 				object: obj, since: r.CreationTimestamp.Time,
-				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.rules[].backendRefs", Message: fmt.Sprintf("service %s port %s; no Service %s in namespace %s", b.Name, port, b.Name, r.Namespace)}}})
+				evidence: append([]chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.rules[].backendRefs", Message: noServiceMessage(w.s, string(b.Name), port, r.Namespace)}}, said[RouteBackendNotFound].evidence...)})
 			continue
 		}
 		if b.Port != nil && !hasServicePort(svc, int32(*b.Port)) {
@@ -186,11 +191,34 @@ func (w *walker) routeBackends() chain.Link {
 				Summary:  fmt.Sprintf("%s %s sends to port %s of Service %s, which has no such port (it has %s)", r.Kind, r.Name, port, svc.Name, orNone(servicePorts(svc))),
 				NextStep: strings.ReplaceAll(mustCause(RouteBackendPortNotFound).NextStep, "SERVICE", svc.Name)},
 				object: obj, since: laterOf(r.CreationTimestamp.Time, svc.CreationTimestamp.Time),
-				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.rules[].backendRefs[].port", Message: fmt.Sprintf("port %s; Service %s ports: %s", port, svc.Name, orNone(servicePorts(svc)))}}})
+				evidence: append([]chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.rules[].backendRefs[].port", Message: fmt.Sprintf("port %s; Service %s ports: %s", port, svc.Name, orNone(servicePorts(svc)))}}, said[RouteBackendPortNotFound].evidence...)})
 		}
 	}
-	// What the parents' controllers say of the references: a cause
-	// kubectl chain found itself already names the backend.
+	for _, cause := range slices.Sorted(maps.Keys(said)) {
+		if !own[cause] {
+			c.add(said[cause].sighting)
+		}
+	}
+	summary := fmt.Sprintf("%s: %s", plural(int32(len(named)), "Service backend"), strings.Join(firstN(named, 4), ", "))
+	if len(named) == 0 {
+		summary = "no Service backend in the route's namespace"
+	}
+	return w.finishNoted(id, summary, c, notes)
+}
+
+// controllerSaid is what the parents' controllers wrote of a cause: its
+// sighting, should kubectl chain not have found the cause itself, and the
+// conditions to quote beside its own.
+type controllerSaid struct {
+	sighting sighting
+	evidence []chain.Evidence
+}
+
+// resolvedRefs reads each parent's ResolvedRefs False condition as a cause
+// of the backends link.
+func (w *walker) resolvedRefs(obj string) map[chain.CauseID]controllerSaid {
+	r := w.s.Route
+	said := map[chain.CauseID]controllerSaid{}
 	for _, st := range r.Status.Parents {
 		ref := meta.FindStatusCondition(st.Conditions, string(gatewayv1.RouteConditionResolvedRefs))
 		if ref == nil || ref.Status != metav1.ConditionFalse {
@@ -203,20 +231,31 @@ func (w *walker) routeBackends() chain.Link {
 				cause = ds[0].Cause
 			}
 		}
-		if own[cause] {
-			continue
-		}
 		ev := conditionEvidence(obj, ref.Type, string(ref.Status), ref.Reason, ref.Message)
 		ev.Field = fmt.Sprintf("status.parents[%s].conditions[ResolvedRefs]", parentName(r, st.ParentRef))
-		c.add(sighting{d: Decoded{Cause: cause,
-			Summary: fmt.Sprintf("%s %s: %s cannot resolve its backends (%s): %s", r.Kind, r.Name, st.ControllerName, ref.Reason, ref.Message)},
-			object: obj, since: conditionSince(ref, r), evidence: []chain.Evidence{ev}})
+		cs, seen := said[cause]
+		if !seen {
+			cs.sighting = sighting{d: Decoded{Cause: cause,
+				Summary: fmt.Sprintf("%s %s: %s cannot resolve its backends (%s): %s", r.Kind, r.Name, st.ControllerName, ref.Reason, ref.Message)},
+				object: obj, since: conditionSince(ref, r)}
+		}
+		cs.evidence = append(cs.evidence, ev)
+		cs.sighting.evidence = cs.evidence
+		said[cause] = cs
 	}
-	summary := fmt.Sprintf("%s: %s", plural(int32(len(named)), "Service backend"), strings.Join(firstN(named, 4), ", "))
-	if len(named) == 0 {
-		summary = "no Service backend in the route's namespace"
+	return said
+}
+
+// noServiceMessage is the evidence of a backend that names a Service the
+// namespace does not have, with the Services it has (the one meant is
+// often among them, a letter or a suffix away).
+func noServiceMessage(s *chain.Snapshot, name, port, ns string) string {
+	var have []string
+	for i := range s.Services {
+		have = append(have, s.Services[i].Name)
 	}
-	return w.finishNoted(id, summary, c, notes)
+	slices.Sort(have)
+	return fmt.Sprintf("service %s port %s; no Service %s in namespace %s (its Services: %s)", name, port, name, ns, orNone(have))
 }
 
 func hasServicePort(svc *corev1.Service, port int32) bool {
