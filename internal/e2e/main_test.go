@@ -1,6 +1,8 @@
 // Package e2e runs the real binaries against a real lab: TestMain builds
-// kubectl-chain-lab and kubectl-chain, starts one lab in a temporary state
-// directory, runs the tests and always tears the lab down.
+// kubectl-chain-lab, kubectl-chain and the lab's traffic controller
+// (lab-traefik, module internal/lab/trafficbin), starts one lab with it in
+// a temporary state directory, runs the tests and always tears the lab
+// down.
 package e2e
 
 import (
@@ -20,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/traffic"
 )
 
 // The lab every test of the package shares.
@@ -62,7 +65,13 @@ func run(m *testing.M) int {
 	defer os.RemoveAll(tmp)
 	labBin, chainBin = filepath.Join(tmp, "kubectl-chain-lab"), filepath.Join(tmp, "kubectl-chain")
 	stateDir, faultsDir, realDir = filepath.Join(tmp, "lab"), filepath.Join(tmp, "faults"), filepath.Join(tmp, "real")
+	trafficBin := filepath.Join(tmp, traffic.Program)
+	trafficBuilt := make(chan error, 1)
+	go func() { trafficBuilt <- buildTrafficController(trafficBin) }()
 	if err := build(map[string]string{labBin: "./cmd/kubectl-chain-lab", chainBin: "./cmd/kubectl-chain"}); err != nil {
+		return fail("%v", err)
+	}
+	if err := <-trafficBuilt; err != nil {
 		return fail("%v", err)
 	}
 	// Components run detached from this process. The reaper tears the lab
@@ -84,7 +93,7 @@ func run(m *testing.M) int {
 	}()
 
 	start := time.Now()
-	if out, err := lab("up", "--nodes", "3"); err != nil {
+	if out, err := lab("up", "--nodes", "3", "--traffic-controller", trafficBin); err != nil {
 		status, _ := lab("status")
 		return fail("the lab did not start: %v\n%s\n%s\n%s", err, out, status, componentLogs())
 	}
@@ -107,19 +116,43 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-// build compiles each package to its output path from the module root.
-func build(targets map[string]string) error {
+// moduleRoot is the main module's directory.
+func moduleRoot() (string, error) {
 	gomod, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
-		return fmt.Errorf("finding the module root: %w", err)
+		return "", fmt.Errorf("finding the module root: %w", err)
 	}
-	root := filepath.Dir(strings.TrimSpace(string(gomod)))
+	return filepath.Dir(strings.TrimSpace(string(gomod))), nil
+}
+
+// build compiles each package to its output path from the module root.
+func build(targets map[string]string) error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
 	for out, pkg := range targets {
 		cmd := exec.Command("go", "build", "-o", out, pkg)
 		cmd.Dir = root
 		if b, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
 		}
+	}
+	return nil
+}
+
+// buildTrafficController builds lab-traefik, Traefik's Kubernetes
+// providers, from its own module (internal/lab/trafficbin) into out.
+func buildTrafficController(out string) error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(root, "internal", "lab", "trafficbin")
+	cmd := exec.Command("go", "build", "-o", out, "./cmd/"+traffic.Program)
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s in %s: %v\n%s", traffic.Program, dir, err, b)
 	}
 	return nil
 }

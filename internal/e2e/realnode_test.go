@@ -124,11 +124,10 @@ func nodePrograms(tb testing.TB) string {
 // buildNodePrograms builds containerd, its shim, runc (with seccomp), the
 // CNI plugins and chain-workload into dir.
 func buildNodePrograms(dir string) error {
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	root, err := moduleRoot()
 	if err != nil {
 		return err
 	}
-	root := filepath.Dir(strings.TrimSpace(string(gomod)))
 	cmds := [][]string{
 		{"go", "build", "-C", filepath.Join(root, "internal", "lab", "nodebin"), "-tags", "seccomp", "-o", dir + "/", "tool"},
 		{"go", "build", "-o", filepath.Join(dir, "chain-workload"), "./cmd/chain-workload"},

@@ -23,6 +23,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/traffic"
 )
 
 // Options adapt a scenario to the cluster it is applied on.
@@ -47,6 +48,15 @@ func (e *LabOnlyError) Error() string {
 		e.Scenario.Name, e.Scenario.LabOnly)
 }
 
+// NoTrafficControllerError is a Traffic scenario applied on a lab whose
+// traffic controller does not run.
+type NoTrafficControllerError struct{ Scenario Scenario }
+
+func (e *NoTrafficControllerError) Error() string {
+	return fmt.Sprintf("scenario %q needs the lab's traffic controller, which has not accepted GatewayClass %s on this lab: start the lab with `up --traffic-controller PATH` (build %s %s)",
+		e.Scenario.Name, traffic.Class, traffic.Program, traffic.BuildHint)
+}
+
 // Apply creates the scenario in namespace ns on the lab's simulated
 // kubelet; see ApplyWith.
 func Apply(ctx context.Context, c kubernetes.Interface, s Scenario, ns string) error {
@@ -60,6 +70,11 @@ func Apply(ctx context.Context, c kubernetes.Interface, s Scenario, ns string) e
 func ApplyWith(ctx context.Context, c kubernetes.Interface, s Scenario, ns string, o Options) error {
 	if o.RealKubelet && s.LabOnly != "" {
 		return &LabOnlyError{Scenario: s}
+	}
+	if s.Traffic {
+		if ok, err := traffic.Accepted(ctx, c); err != nil || !ok {
+			return &NoTrafficControllerError{Scenario: s}
+		}
 	}
 	raw, err := s.Manifest()
 	if err != nil {

@@ -58,6 +58,10 @@ type Scenario struct {
 	// ready at one revision.
 	Then          string
 	ThenWhenReady bool
+	// Traffic is a scenario whose statuses only an Ingress or Gateway
+	// controller writes: it is played on a lab with the traffic
+	// controller (up --traffic-controller), and refused on one without.
+	Traffic bool
 }
 
 // KindOf is the scenario's workload kind.
@@ -124,6 +128,7 @@ const (
 	labImages           = "its failure comes from the lab's image catalogue (registry.lab.internal), which a real node cannot reach at all"
 	labProgram          = "its failure is asked of the lab's chain-workload program by its arguments, and a kind lab replaces the lab's image with a pause image"
 	labExec             = "its probe command runs in the lab's image, which a kind lab replaces with the pause image (no shell, no cat)"
+	labTraffic          = "its statuses are written by the lab's traffic controller (up --traffic-controller), which a kind lab does not run"
 	labWebhook          = "its webhook is served by the lab's admission-webhook component, which a kind lab does not run"
 	notOnNode           = "it breaks before a node is chosen, the same whatever the nodes run"
 	notKubelet          = "it breaks past the pods, at a Service, the same whatever the nodes run"
@@ -192,6 +197,8 @@ var all = []Scenario{
 	{Name: "svc-no-ready-endpoint", Kind: chain.KindService, Summary: "svc/web asked about: its Deployment's image does not exist, so no pod it selects is ready", Health: chain.Broken, Link: chain.LinkWorkloads, Cause: "ImageNotFound", LabOnly: labImages, NotOnRealNode: sameAsImageNotFound},
 	{Name: "ing-class-no-controller", Kind: chain.KindIngress, Summary: "ing/web of an IngressClass whose controller runs nowhere: no address, no event, ever", Health: chain.Broken, Link: chain.LinkClass, Cause: "IngressClassNoController", NotOnRealNode: notKubelet},
 	{Name: "httproute-class-no-controller", Kind: chain.KindHTTPRoute, Summary: "httproute/web under a Gateway whose GatewayClass's controller runs nowhere: every status stays the CRDs' default, Waiting for controller", Health: chain.Broken, Link: chain.LinkClass, Cause: "GatewayClassNoController", NotOnRealNode: notKubelet},
+	{Name: "ing-backend-missing", Kind: chain.KindIngress, Summary: "ing/web, to which the lab's Traefik gives an address, sending to Service web-frontend, which does not exist", Health: chain.Broken, Link: chain.LinkBackends, Cause: "IngressBackendNotFound", Traffic: true, LabOnly: labTraffic, NotOnRealNode: notKubelet},
+	{Name: "httproute-backend-missing", Kind: chain.KindHTTPRoute, Summary: "httproute/web, accepted by the lab's Traefik, sending to Service web-frontend, which does not exist: ResolvedRefs False, BackendNotFound", Health: chain.Broken, Link: chain.LinkBackends, Cause: "RouteBackendNotFound", Traffic: true, LabOnly: labTraffic, NotOnRealNode: notKubelet},
 	{Name: "httproute-parent-missing", Kind: chain.KindHTTPRoute, Summary: "httproute/web whose parentRef names Gateway edge, which does not exist", Health: chain.Broken, Link: chain.LinkParents, Cause: "RouteParentNotFound", NotOnRealNode: notKubelet},
 	{Name: "svc-lb-no-controller", Summary: "a Service of type LoadBalancer on a cluster with no load-balancer controller: no address, ever", Health: chain.Broken, Link: chain.LinkServing, Cause: "LoadBalancerNoController", NotOnRealNode: notKubelet,
 		// Progress for the walk's 30 s grace, then a failure.

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,7 +18,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/diagnose"
@@ -151,6 +156,38 @@ func TestLabOnlyRefusedOnRealKubelets(t *testing.T) {
 	healthy, _ := Get("healthy")
 	if healthy.LabOnly != "" {
 		t.Errorf("healthy is lab-only: %s", healthy.LabOnly)
+	}
+}
+
+// TestTrafficScenarioRefusedWithoutController checks that a scenario whose
+// statuses only a controller writes is refused, with what to do, on a lab
+// whose traffic controller has not accepted its GatewayClass: here an API
+// server that answers 404 for it, as a lab started without
+// --traffic-controller does.
+func TestTrafficScenarioRefusedWithoutController(t *testing.T) {
+	sc, err := Get("httproute-backend-missing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.Method+" "+r.URL.Path)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`)
+	}))
+	defer srv.Close()
+	c, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Apply(context.Background(), c, sc, "ns1")
+	var nt *NoTrafficControllerError
+	if !errors.As(err, &nt) || !strings.Contains(err.Error(), "--traffic-controller") {
+		t.Fatalf("error = %v, want a NoTrafficControllerError that says --traffic-controller", err)
+	}
+	if want := []string{"GET /apis/gateway.networking.k8s.io/v1/gatewayclasses/traefik"}; !slices.Equal(asked, want) {
+		t.Errorf("requests %v, want only %v (nothing created)", asked, want)
 	}
 }
 
