@@ -73,6 +73,12 @@ func Concerning(evs []Event, o Owned) []Event {
 
 // Workload is the snapshot's workload object, nil when it was not found.
 func (s *Snapshot) Workload() metav1.Object {
+	if IsResource(s.KindOf()) {
+		if s.Object != nil {
+			return s.Object
+		}
+		return nil
+	}
 	switch s.KindOf() {
 	case KindService:
 		if s.Service != nil {

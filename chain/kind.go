@@ -58,17 +58,27 @@ func (k Kind) Plural() string {
 	return k.Resource() + "s"
 }
 
-// Ref names one workload of a namespace.
+// Ref names one workload of a namespace, or one object of a resource kind
+// (IsResource) with its API group.
 type Ref struct {
 	Kind Kind
 	Name string
+	// Group is a resource kind's API group ("cert-manager.io"), empty for
+	// the kinds kubectl chain knows and for the core group.
+	Group string
 }
 
-// String is kubectl's TYPE/NAME ("deployment/web").
-func (r Ref) String() string { return fmt.Sprintf("%s/%s", r.Kind.Resource(), r.Name) }
+// String is kubectl's TYPE/NAME ("deployment/web",
+// "certificate.cert-manager.io/web").
+func (r Ref) String() string { return fmt.Sprintf("%s/%s", r.typeName(), r.Name) }
 
 // Ref is the workload the snapshot was read for.
-func (s *Snapshot) Ref() Ref { return Ref{Kind: s.KindOf(), Name: s.Name} }
+func (s *Snapshot) Ref() Ref {
+	if s.API != nil {
+		return ResourceRef(*s.API, s.Name)
+	}
+	return Ref{Kind: s.KindOf(), Name: s.Name}
+}
 
 // KindOf is the snapshot's kind; a snapshot that names none (every capture
 // written before kinds existed) is a Deployment's.
@@ -87,6 +97,9 @@ func ChainOf(k Kind) []LinkID {
 	if c := trafficChain(k); c != nil {
 		return c
 	}
+	if IsResource(k) {
+		return resourceChain
+	}
 	switch k {
 	case KindStatefulSet:
 		return []LinkID{LinkStored, LinkRevision, LinkPods, LinkClaims, LinkNodeAssignment, LinkContainers, LinkReady, LinkServing}
@@ -104,7 +117,7 @@ func ChainOf(k Kind) []LinkID {
 
 // AllLinks is every link ID in the order chains run them, so findings of
 // several kinds sort alike.
-var AllLinks = []LinkID{LinkStored, LinkSchedule, LinkReplicaSet, LinkRevision, LinkNodes, LinkPods, LinkClaims,
+var AllLinks = []LinkID{LinkStored, LinkStatus, LinkOwned, LinkSchedule, LinkReplicaSet, LinkRevision, LinkNodes, LinkPods, LinkClaims,
 	LinkNodeAssignment, LinkContainers, LinkReady, LinkServing, LinkCompletion,
 	LinkClass, LinkGateway, LinkParents, LinkBackends, LinkSelector, LinkWorkloads, LinkEndpoints}
 

@@ -46,6 +46,9 @@ func (l LinkID) TitleFor(k Kind) string {
 	if t, ok := trafficTitles[l]; ok {
 		return t
 	}
+	if t, ok := resourceTitle(l, k); ok {
+		return t
+	}
 	switch l {
 	case LinkStored:
 		if k == KindPod || IsTraffic(k) {
@@ -117,12 +120,14 @@ type CauseID string
 type Report struct {
 	Schema string `json:"schema"`
 	// Kind is the workload's kind; its chain is ChainOf(Kind).
-	Kind      Kind      `json:"kind"`
-	Namespace string    `json:"namespace"`
-	Name      string    `json:"name"`
-	Time      time.Time `json:"time"`
-	Verdict   Verdict   `json:"verdict"`
-	Links     []Link    `json:"links"`
+	Kind Kind `json:"kind"`
+	// API is where a resource kind's object is served (IsResource).
+	API       *APIResource `json:"api,omitempty"`
+	Namespace string       `json:"namespace"`
+	Name      string       `json:"name"`
+	Time      time.Time    `json:"time"`
+	Verdict   Verdict      `json:"verdict"`
+	Links     []Link       `json:"links"`
 	// ReplicaSets lists the Deployment's ReplicaSets, new first.
 	ReplicaSets []ReplicaSetSummary `json:"replicaSets,omitempty"`
 	// Gaps name the evidence that could not be read (a forbidden events

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -82,6 +83,12 @@ type Snapshot struct {
 	GatewayClasses []gatewayv1.GatewayClass
 	Templates      []Template
 	Behind         []*Snapshot
+
+	// A resource kind's object (IsResource), as the API returned it, nil
+	// when it was not found, and where it is served. Its owned workloads'
+	// snapshots are in Behind.
+	Object *unstructured.Unstructured
+	API    *APIResource
 
 	// ReplicaSets and Pods are those matching the workload's selector (a
 	// CronJob's: those of its Jobs).

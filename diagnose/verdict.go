@@ -172,7 +172,7 @@ func gapNotes(r *chain.Report, s *chain.Snapshot) {
 // serving link past it is about Services.
 func lastPodLink(links []chain.Link) *chain.Link {
 	for i := len(links) - 1; i > 0; i-- {
-		if links[i].ID != chain.LinkServing {
+		if links[i].ID != chain.LinkServing && links[i].ID != chain.LinkOwned {
 			return &links[i]
 		}
 	}

@@ -70,6 +70,9 @@ func Walk(s *chain.Snapshot, o Options) *chain.Report {
 	}
 	if chain.IsTraffic(s.KindOf()) {
 		r.Links = w.trafficLinks()
+	} else if chain.IsResource(s.KindOf()) {
+		r.API = s.API
+		r.Links = w.resourceLinks()
 	} else if s.KindOf() == chain.KindDeployment {
 		// Each link is judged with what the ones before it established;
 		// the ready link also reads their statuses: it judges the rollout

@@ -73,7 +73,7 @@ func JUnit(w io.Writer, l *chain.ReportList) error {
 	}
 	s := testsuite{Name: "kubectl-chain", Tests: len(l.Items)}
 	for _, r := range l.Items {
-		tc := testcase{Name: r.Namespace + "/" + r.Name, Classname: kindOf(&r)}
+		tc := testcase{Name: qualified(&r), Classname: kindOf(&r)}
 		if r.Verdict.Health != chain.Healthy {
 			s.Failures++
 			var text strings.Builder
@@ -104,14 +104,14 @@ func Markdown(w io.Writer, l *chain.ReportList) error {
 	fmt.Fprintf(&b, "### kubectl chain: %s\n\n", l.Health)
 	b.WriteString("| workload | health | link | cause | summary |\n|---|---|---|---|---|\n")
 	for _, r := range l.Items {
-		fmt.Fprintf(&b, "| `%s %s/%s` | %s | %s | %s | %s |\n", kindOf(&r), r.Namespace, r.Name, r.Verdict.Health,
+		fmt.Fprintf(&b, "| `%s %s` | %s | %s | %s | %s |\n", kindOf(&r), qualified(&r), r.Verdict.Health,
 			mdCell(dash(string(r.Verdict.Link))), mdCell(dash(string(r.Verdict.Cause))), mdCell(r.Verdict.Summary))
 	}
 	for _, r := range l.Items {
 		if r.Verdict.Health == chain.Healthy {
 			continue
 		}
-		fmt.Fprintf(&b, "\n#### `%s/%s`: %s\n\n", r.Namespace, r.Name, mdCell(escape(verdictLine(r.Verdict))))
+		fmt.Fprintf(&b, "\n#### `%s`: %s\n\n", qualified(&r), mdCell(escape(verdictLine(r.Verdict))))
 		if r.Verdict.NextStep != "" {
 			fmt.Fprintf(&b, "**Next step:** %s\n\n", mdCell(r.Verdict.NextStep))
 		}
@@ -144,7 +144,7 @@ func Annotations(w io.Writer, l *chain.ReportList) error {
 		if r.Verdict.NextStep != "" {
 			msg += "\n" + "next: " + r.Verdict.NextStep
 		}
-		fmt.Fprintf(&b, "::%s title=%s %s/%s::%s\n", kind, kindOf(&r), r.Namespace, r.Name, workflowEscape(msg))
+		fmt.Fprintf(&b, "::%s title=%s %s::%s\n", kind, kindOf(&r), qualified(&r), workflowEscape(msg))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

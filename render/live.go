@@ -14,7 +14,7 @@ import (
 // change. elapsed is the caller's; rendering never reads the clock.
 func Progress(r *chain.Report, elapsed time.Duration) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[%s] %s/%s %s", elapsedString(elapsed), r.Namespace, r.Name, r.Verdict.Health)
+	fmt.Fprintf(&b, "[%s] %s %s", elapsedString(elapsed), qualified(r), r.Verdict.Health)
 	if r.Verdict.Link != "" {
 		fmt.Fprintf(&b, " at %s", r.Verdict.Link)
 	}

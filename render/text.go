@@ -28,7 +28,7 @@ func Text(w io.Writer, r *chain.Report, o Options) error {
 // writeHeader prints which Deployment, when, and the verdict with its next
 // step: the three lines a reader needs when nothing else is read.
 func writeHeader(p *printer, r *chain.Report) {
-	head := []span{{role: roleBold, text: kindOf(r) + " " + r.Namespace + "/" + r.Name}}
+	head := []span{{role: roleBold, text: kindOf(r) + " " + qualified(r)}}
 	if r.Via != "" {
 		head = append(head, span{role: rolePlain, text: " (of " + r.Via + ")"})
 	}
@@ -201,4 +201,13 @@ func kindOf(r *chain.Report) string {
 		return "deployment"
 	}
 	return r.Kind.Resource()
+}
+
+// qualified is the report's object as NAMESPACE/NAME, or NAME for a
+// cluster-scoped one.
+func qualified(r *chain.Report) string {
+	if r.Namespace == "" {
+		return r.Name
+	}
+	return r.Namespace + "/" + r.Name
 }

@@ -47,6 +47,9 @@ func newCaptureCommand(o *Options) *cobra.Command {
 				return usageErrorf("capture one workload at a time")
 			}
 			o.targets = targets
+			if err := o.liveOnly("capture"); err != nil {
+				return err
+			}
 			if err := o.useKubeconfig(); err != nil {
 				return err
 			}

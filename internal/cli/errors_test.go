@@ -163,7 +163,9 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"cm/web"}, `unknown resource type "cm"`},
+		{[]string{"bogus/web"}, `unknown resource type "bogus": this cluster serves no such resource`},
+		{[]string{"certificate/web", "-f", "capture.yaml"}, "any other kind is walked live: kubectl chain certificate/web"},
+		{[]string{"capture", "certificate/web"}, "any other kind is walked live"},
 		{[]string{"deploy/web", "-o", "xml"}, `unknown output format "xml"`},
 		{[]string{"deploy/web", "--color", "sometimes"}, `unknown --color "sometimes"`},
 		{[]string{"deploy/web", "--bogus"}, "unknown flag: --bogus"},

@@ -71,6 +71,9 @@ func (o *Options) open(name string) (io.Reader, string, func(), error) {
 // readFiles reads the targets from captured files: the same snapshots as
 // live, with no cluster, each judged at the capture's own time.
 func (o *Options) readFiles() (*targets, error) {
+	if err := o.liveOnly("-f"); err != nil {
+		return nil, err
+	}
 	b, err := o.loadFiles()
 	if err != nil {
 		return nil, err

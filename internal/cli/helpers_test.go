@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"os"
 	"path/filepath"
 	"testing"
@@ -62,12 +64,35 @@ func runWith(t *testing.T, client kube.Client, args ...string) result {
 	if client != nil {
 		o.NewClient = func() (kube.Client, error) { return client, nil }
 	}
+	o.NewMapper = func() (meta.RESTMapper, error) { return testMapper(), nil }
 	o.Now = func() time.Time { return now }
 	err := ExecuteWith(context.Background(), o, args)
 	return result{stdout: out.String(), stderr: errOut.String(), code: ExitCode(err)}
 }
 
 var now = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+
+// testMapper is what discovery would resolve on a cluster with
+// cert-manager installed, besides some built-in kinds.
+func testMapper() meta.RESTMapper {
+	m := meta.NewDefaultRESTMapper(nil)
+	for _, k := range []struct {
+		gvk        schema.GroupVersionKind
+		namespaced bool
+	}{
+		{schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "Certificate"}, true},
+		{schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "ClusterIssuer"}, false},
+		{schema.GroupVersionKind{Version: "v1", Kind: "PersistentVolumeClaim"}, true},
+		{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, true},
+	} {
+		scope := meta.RESTScopeRoot
+		if k.namespaced {
+			scope = meta.RESTScopeNamespace
+		}
+		m.Add(k.gvk, scope)
+	}
+	return m
+}
 
 // fixtureObjects reads a testdata snapshot (a kind: List as kubectl get -o
 // yaml prints it) into typed objects for a fake clientset.

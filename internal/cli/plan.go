@@ -64,7 +64,7 @@ func (o *Options) Run(ctx context.Context) error {
 	reader := &kube.Reader{Client: client, Now: o.Now}
 	if len(o.Manifests) > 0 {
 		err = o.loadRelease()
-	} else {
+	} else if err = o.resolveResources(reader); err == nil {
 		err = o.resolveLive(ctx, reader)
 	}
 	if err != nil {

@@ -42,7 +42,9 @@ func (o *Options) resolve(owner func(target) (chain.Ref, error)) error {
 	seen := map[chain.Ref]bool{}
 	for _, t := range o.targets {
 		ref, walked := chain.Ref{Kind: workloadKinds[t.kind], Name: t.name}, true
-		if ref.Kind == "" {
+		if t.api != nil {
+			ref = chain.ResourceRef(*t.api, t.name)
+		} else if ref.Kind == "" {
 			var err error
 			if ref, err = owner(t); err != nil {
 				return translate(err)

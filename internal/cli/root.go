@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"os"
 	"time"
 
@@ -45,6 +46,9 @@ type Options struct {
 
 	// NewClient builds the clientset; tests replace it.
 	NewClient func() (kube.Client, error)
+	// NewMapper resolves resource types through discovery, with kubectl's
+	// on-disk cache; tests replace it.
+	NewMapper func() (meta.RESTMapper, error)
 	// Now is the clock used to stamp snapshots; nil means time.Now.
 	Now func() time.Time
 
@@ -82,6 +86,7 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 		}
 		return kube.NewClient(cfg)
 	}
+	o.NewMapper = func() (meta.RESTMapper, error) { return o.ConfigFlags.ToRESTMapper() }
 	return o
 }
 

@@ -10,8 +10,12 @@ import (
 // target is one thing named on the command line: a workload, or a pod or
 // ReplicaSet whose workload is walked.
 type target struct {
-	kind string // kindDeployment ... kindCronJob, kindPod or kindReplicaSet
+	kind string // kindDeployment ... kindCronJob, kindPod, kindReplicaSet or kindResource
 	name string
+	// typ is a kindResource's type as typed ("certificate",
+	// "certificates.cert-manager.io"), which discovery resolves into api.
+	typ string
+	api *chain.APIResource
 }
 
 const (
@@ -28,6 +32,9 @@ const (
 	kindHTTPRoute   = "httproute"
 	kindGRPCRoute   = "grpcroute"
 	kindTLSRoute    = "tlsroute"
+	// kindResource is any other type: resolved through discovery, walked
+	// as a resource (chain.IsResource).
+	kindResource = "resource"
 )
 
 // workloadKinds are the targets walked as they are named.
@@ -91,7 +98,7 @@ func kindOf(typ string) string { return resourceTypes[strings.ToLower(typ)] }
 func parseTargets(args []string) ([]target, error) {
 	switch len(args) {
 	case 0:
-		return nil, usageErrorf("name a workload: kubectl chain deploy/NAME, sts/NAME, ds/NAME, job/NAME or cj/NAME (a bare NAME is a Deployment), one of its pods, pod/NAME, or what sends it traffic, svc/NAME, ing/NAME, gateway/NAME, httproute/NAME, grpcroute/NAME or tlsroute/NAME")
+		return nil, usageErrorf("name a workload: kubectl chain deploy/NAME, sts/NAME, ds/NAME, job/NAME or cj/NAME (a bare NAME is a Deployment), one of its pods, pod/NAME, or what sends it traffic, svc/NAME, ing/NAME, gateway/NAME, httproute/NAME, grpcroute/NAME or tlsroute/NAME, or any other kind the cluster serves as KIND/NAME (certificate/web-tls)")
 	case 1:
 		t, err := parseOne(args[0])
 		return []target{t}, err
@@ -105,7 +112,7 @@ func parseTargets(args []string) ([]target, error) {
 			if err := validName(kind, a); err != nil {
 				return nil, err
 			}
-			out = append(out, target{kind, a})
+			out = append(out, target{kind: kind, name: a})
 		}
 		return out, nil
 	}
@@ -126,20 +133,24 @@ func parseOne(arg string) (target, error) {
 		if kindOf(arg) != "" {
 			return target{}, usageErrorf("%q is a resource type: name the object too, as %s/NAME or %s NAME", arg, arg, arg)
 		}
-		return target{kindDeployment, arg}, validName(kindDeployment, arg)
+		return target{kind: kindDeployment, name: arg}, validName(kindDeployment, arg)
 	}
 	kind := kindOf(typ)
 	if kind == "" {
-		return target{}, usageErrorf("unknown resource type %q: kubectl chain walks deploy/NAME (or NAME), sts/NAME, ds/NAME, job/NAME and cj/NAME, svc/NAME and ing/NAME, and finds the workload of a pod (pod/NAME) or ReplicaSet (rs/NAME)", typ)
+		if typ == "" {
+			return target{}, usageErrorf("%q names no type: use TYPE/NAME, as deploy/web", arg)
+		}
+		// Any other type is the cluster's to resolve (resolveResources).
+		return target{kind: kindResource, name: name, typ: typ}, validName(kindResource, name)
 	}
-	return target{kind, name}, validName(kind, name)
+	return target{kind: kind, name: name}, validName(kind, name)
 }
 
 // validName checks a name the way the API server would, so a typo fails here
 // with a clear message instead of as a confusing 404.
 func validName(kind, name string) error {
 	what := map[string]string{kindDeployment: "Deployment", kindStatefulSet: "StatefulSet", kindDaemonSet: "DaemonSet",
-		kindJob: "Job", kindCronJob: "CronJob", kindPod: "pod", kindReplicaSet: "ReplicaSet", kindService: "Service", kindIngress: "Ingress"}[kind]
+		kindJob: "Job", kindCronJob: "CronJob", kindPod: "pod", kindReplicaSet: "ReplicaSet", kindService: "Service", kindIngress: "Ingress", kindResource: "object"}[kind]
 	if name == "" {
 		return usageErrorf("empty %s name: use %s/NAME", what, kind)
 	}

@@ -33,6 +33,10 @@ type Reader struct {
 	// response; each extra page is one more request. Zero lists at once.
 	EventsPageSize int64
 
+	// APIs are where the resource kinds named are served (APIKey), as
+	// discovery resolved them: the reader of any other kind uses none.
+	APIs map[string]chain.APIResource
+
 	// read is where the reads leave off, for Watch and WatchNamespace.
 	read versions
 }

@@ -224,6 +224,12 @@ func (r *Reader) readBehind(ctx context.Context, snap *chain.Snapshot) error {
 	if len(refs) > maxBehind {
 		refs = refs[:maxBehind]
 	}
+	return r.readRefs(ctx, snap, refs)
+}
+
+// readRefs reads the workloads refs of snap's namespace in parallel into
+// snap.Behind; one deleted since it was listed is left out.
+func (r *Reader) readRefs(ctx context.Context, snap *chain.Snapshot, refs []chain.Ref) error {
 	out, errs := make([]*chain.Snapshot, len(refs)), make([]error, len(refs))
 	var wg sync.WaitGroup
 	for i, ref := range refs {

@@ -44,6 +44,15 @@ type stream struct {
 func (r *Reader) Watch(ctx context.Context, snap *chain.Snapshot, changed chan<- struct{}) <-chan string {
 	ns, name := snap.Namespace, snap.Name
 	byName := metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()}
+	if chain.IsResource(snap.KindOf()) && snap.API != nil {
+		// The object, and whatever it may own: the namespace's
+		// workloads, their ReplicaSets and pods, and events.
+		streams := []stream{r.apiStream(*snap.API, ns, byName)}
+		for _, res := range []string{"events", "deployments", "statefulsets", "daemonsets", "jobs", "cronjobs", "replicasets", "pods"} {
+			streams = append(streams, r.streamOf(res, ns, metav1.ListOptions{}, nil))
+		}
+		return r.start(ctx, streams, ns, changed)
+	}
 	if chain.IsTraffic(snap.KindOf()) {
 		// Whatever the Services select may change: the object, the
 		// namespace's Services, slices, workloads, pods and events.
@@ -144,6 +153,23 @@ func (r *Reader) streamOf(resource, ns string, opts metav1.ListOptions, keep fun
 		return r.Client.CoreV1().Pods(ns).Watch(ctx, o)
 	}
 	return stream{resource: resource, options: opts, keep: keep, openCtx: open}
+}
+
+// apiStream is a watch of a resource kind's objects, through the dynamic
+// client.
+func (r *Reader) apiStream(api chain.APIResource, ns string, opts metav1.ListOptions) stream {
+	open := func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+		dc, err := r.dynamicOf()
+		if err != nil {
+			return nil, err
+		}
+		res := dc.Resource(schema.GroupVersionResource{Group: api.Group, Version: api.Version, Resource: api.Resource})
+		if !api.Namespaced {
+			return res.Watch(ctx, o)
+		}
+		return res.Namespace(ns).Watch(ctx, o)
+	}
+	return stream{resource: api.Type(), options: opts, openCtx: open}
 }
 
 // WatchNamespace is Watch for several workloads of one namespace: the

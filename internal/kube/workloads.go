@@ -31,6 +31,9 @@ func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*ch
 	if chain.IsTraffic(ref.Kind) {
 		return r.readTraffic(ctx, namespace, ref)
 	}
+	if chain.IsResource(ref.Kind) {
+		return r.readResource(ctx, namespace, ref)
+	}
 	snap := &chain.Snapshot{Kind: ref.Kind, Namespace: namespace, Name: ref.Name}
 	var (
 		obj metav1.Object

@@ -1,0 +1,88 @@
+package chain
+
+// Any other kind the cluster serves, custom or built in, is walked as a
+// resource: its own status as kstatus judges it, then the workloads it
+// owns, each by its own chain. Its Kind is the API kind ("Certificate"),
+// its API the resource discovery resolved it to.
+const (
+	// LinkStatus is the object's own status, judged as kstatus judges it
+	// (Current, InProgress, Failed) from its conditions.
+	LinkStatus LinkID = "status"
+	// LinkOwned is what the object owns (ownerReferences): each workload
+	// walked by its own chain, the first not healthy quoted.
+	LinkOwned LinkID = "owned"
+)
+
+var resourceChain = []LinkID{LinkStored, LinkStatus, LinkOwned}
+
+var resourceTitles = map[LinkID]string{
+	LinkStatus: "status (the object's controller: its conditions, as kstatus reads them)",
+	LinkOwned:  "owned (the workloads it owns, each by its own chain)",
+}
+
+// APIResource is where a resource kind is served, as discovery says.
+type APIResource struct {
+	Group      string `json:"group,omitempty"`
+	Version    string `json:"version"`
+	Resource   string `json:"resource"`
+	Kind       string `json:"kind"`
+	Namespaced bool   `json:"namespaced"`
+}
+
+// APIVersion is "group/version", or "version" for the core group.
+func (a APIResource) APIVersion() string {
+	if a.Group == "" {
+		return a.Version
+	}
+	return a.Group + "/" + a.Version
+}
+
+// Type is the resource as kubectl names it unambiguously: "resource.group"
+// ("certificates.cert-manager.io"), or the resource of the core group.
+func (a APIResource) Type() string {
+	if a.Group == "" {
+		return a.Resource
+	}
+	return a.Resource + "." + a.Group
+}
+
+// IsResource says the kind is walked as any resource: neither a workload
+// kind, a pod, nor a traffic kind.
+func IsResource(k Kind) bool {
+	if k == "" || k == KindPod || IsTraffic(k) {
+		return false
+	}
+	for _, w := range Kinds {
+		if w == k {
+			return false
+		}
+	}
+	return true
+}
+
+// ResourceRef is the Ref of a resource of api: its kind lower-cased, with
+// the group, as kubectl prints it ("certificate.cert-manager.io/web").
+func ResourceRef(api APIResource, name string) Ref {
+	return Ref{Kind: Kind(api.Kind), Group: api.Group, Name: name}
+}
+
+// typeName is the ref's TYPE as kubectl writes it: the kind lower-cased,
+// with its group when it has one.
+func (r Ref) typeName() string {
+	if r.Group == "" {
+		return r.Kind.Resource()
+	}
+	return r.Kind.Resource() + "." + r.Group
+}
+
+// resourceTitle is the title of a resource chain's own link.
+func resourceTitle(l LinkID, k Kind) (string, bool) {
+	if !IsResource(k) {
+		return "", false
+	}
+	if l == LinkStored {
+		return "stored (API server)", true
+	}
+	t, ok := resourceTitles[l]
+	return t, ok
+}

@@ -1,0 +1,37 @@
+package diagnose
+
+import "github.com/kubectl-chain/kubectl-chain/chain"
+
+// Causes of a resource kind's chain (any kind the cluster serves, walked
+// as KIND/NAME): the object, its own status as kstatus reads it, and the
+// workloads it owns, which are quoted with their own causes.
+const (
+	ResourceNotFound    chain.CauseID = "ResourceNotFound"
+	ResourceFailed      chain.CauseID = "ResourceFailed"
+	ResourceInProgress  chain.CauseID = "ResourceInProgress"
+	ResourceTerminating chain.CauseID = "ResourceTerminating"
+	OwnedNotHealthy     chain.CauseID = "OwnedNotHealthy"
+)
+
+var resourceCauses = []Cause{
+	{ID: ResourceNotFound, Link: chain.LinkStored,
+		Summary:  "the object does not exist in this namespace",
+		NextStep: "check the name and namespace: kubectl get TYPE -n NAMESPACE (or pass -n)",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: ResourceFailed, Link: chain.LinkStatus,
+		Summary:  "kstatus reads the object as Failed: its controller says it cannot reach the state its spec asks for (a Stalled condition, or its kind's own failed state)",
+		NextStep: "read its conditions and events: kubectl describe TYPE NAME -n NAMESPACE; then its controller's logs",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: ResourceInProgress, Link: chain.LinkStatus,
+		Summary:  "kstatus reads the object as InProgress: its controller has not reached the state its spec asks for yet (Ready not True, Reconciling, or a generation not yet observed)",
+		NextStep: "wait, or read what it waits for: kubectl describe TYPE NAME -n NAMESPACE",
+		Terminal: TerminalRule{Mode: Transient}},
+	{ID: ResourceTerminating, Link: chain.LinkStatus,
+		Summary:  "the object is being deleted: its finalizers have not all been removed yet",
+		NextStep: "kubectl get TYPE NAME -n NAMESPACE -o jsonpath='{.metadata.finalizers}', and the controllers that own them",
+		Terminal: TerminalRule{Mode: Transient}},
+	{ID: OwnedNotHealthy, Link: chain.LinkOwned,
+		Summary:  "a workload the object owns is not healthy yet and its own chain names no cause",
+		NextStep: "kubectl chain the owned workload it names",
+		Terminal: TerminalRule{Mode: Transient}},
+}

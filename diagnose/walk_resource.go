@@ -1,0 +1,169 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// resourceLinks walks any other kind: stored, its own status as kstatus
+// computes it, then the workloads it owns.
+func (w *walker) resourceLinks() []chain.Link {
+	obj := w.s.Object
+	if obj == nil {
+		return w.notFound(ResourceNotFound)
+	}
+	stored := chain.Link{ID: chain.LinkStored, Status: chain.StatusOK, Summary: w.s.API.Kind + " " + w.s.API.APIVersion()}
+	return []chain.Link{stored, w.resourceStatus(obj), w.ownedLink()}
+}
+
+// resourceStatus is kstatus's verdict on the object, its conditions
+// quoted: Current is ok, Failed broken, InProgress and Terminating
+// progress, anything else unknown.
+func (w *walker) resourceStatus(obj *unstructured.Unstructured) chain.Link {
+	id := chain.LinkStatus
+	res, err := status.Compute(obj)
+	if err != nil {
+		return chain.Link{ID: id, Status: chain.StatusUnknown, Summary: "kstatus cannot read its status: " + err.Error()}
+	}
+	summary := string(res.Status)
+	if res.Message != "" {
+		summary += ": " + res.Message
+	}
+	var cause chain.CauseID
+	progressing := true
+	switch res.Status {
+	case status.CurrentStatus:
+		l := chain.Link{ID: id, Status: chain.StatusOK, Summary: summary}
+		return l
+	case status.FailedStatus:
+		cause, progressing = ResourceFailed, false
+	case status.InProgressStatus:
+		cause = ResourceInProgress
+	case status.TerminatingStatus:
+		cause = ResourceTerminating
+	default:
+		return chain.Link{ID: id, Status: chain.StatusUnknown, Summary: summary}
+	}
+	ref := w.s.Ref().String()
+	c := &collector{}
+	c.add(sighting{d: Decoded{Cause: cause, Progressing: progressing,
+		Summary:  fmt.Sprintf("%s is %s: %s", ref, res.Status, res.Message),
+		NextStep: resourceStep(cause, w.s)},
+		object: ref, since: obj.GetCreationTimestamp().Time, evidence: conditionsEvidence(ref, obj)})
+	return w.finish(id, summary, c, 0)
+}
+
+// conditionsEvidence quotes the object's conditions, those not in their
+// healthy state first, or its status as kstatus saw it when it has none.
+func conditionsEvidence(ref string, obj *unstructured.Unstructured) []chain.Evidence {
+	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	var bad, good []chain.Evidence
+	for _, raw := range conds {
+		m, ok := raw.(map[string]any)
+		if !ok {
+			continue
+		}
+		str := func(k string) string { s, _ := m[k].(string); return s }
+		ev := conditionEvidence(ref, str("type"), str("status"), str("reason"), str("message"))
+		ev.Field = fmt.Sprintf("status.conditions[%s]", str("type"))
+		if healthyCondition(str("type"), str("status")) {
+			good = append(good, ev)
+		} else {
+			bad = append(bad, ev)
+		}
+	}
+	out := append(bad, good...)
+	if len(out) > 4 {
+		out = out[:4]
+	}
+	if len(out) == 0 {
+		phase, _, _ := unstructured.NestedString(obj.Object, "status", "phase")
+		msg := "no status.conditions"
+		if phase != "" {
+			msg = "status.phase " + phase
+		}
+		out = []chain.Evidence{{Source: chain.SourceObjectStatus, Object: ref, Field: "status", Message: msg}}
+	}
+	return out
+}
+
+// healthyCondition says a condition reads as all is well: the
+// abnormal-true ones kstatus knows (Reconciling, Stalled) False, any other
+// True.
+func healthyCondition(typ, st string) bool {
+	switch typ {
+	case string(status.ConditionReconciling), string(status.ConditionStalled):
+		return st == "False"
+	}
+	return st == "True"
+}
+
+// resourceStep fills the catalogue's next step with the object's type,
+// name and namespace.
+func resourceStep(cause chain.CauseID, s *chain.Snapshot) string {
+	typ := s.KindOf().Resource()
+	if s.API != nil {
+		typ = s.API.Type()
+	}
+	return strings.NewReplacer("TYPE", typ, "NAME", s.Name).Replace(mustCause(cause).NextStep)
+}
+
+// ownedLink quotes the chains of the workloads the object owns: the first
+// not healthy is the cause below it.
+func (w *walker) ownedLink() chain.Link {
+	l := chain.Link{ID: chain.LinkOwned, Status: chain.StatusOK}
+	if w.s.API != nil && !w.s.API.Namespaced {
+		l.Summary = "not looked for: the workloads a cluster-scoped object owns would take cluster-wide lists"
+		return l
+	}
+	if len(w.s.Behind) == 0 {
+		l.Summary = "owns no workload"
+		return l
+	}
+	var parts []string
+	unjudged := false
+	for _, b := range w.s.Behind {
+		cp := *b
+		cp.Now = w.s.Now
+		r := Walk(&cp, w.o)
+		parts = append(parts, fmt.Sprintf("%s %s", b.Ref(), r.Verdict.Health))
+		if r.Verdict.Health == chain.Healthy {
+			continue
+		}
+		unjudged = unjudged || r.Verdict.Health == chain.Unknown
+		l.Findings = append(l.Findings, w.quoteOwned(b.Ref(), r))
+	}
+	l.Summary = strings.Join(firstN(parts, 4), "; ")
+	l.Status = statusOfFindings(l.Findings)
+	if l.Status == chain.StatusProgressing && unjudged {
+		l.Status = chain.StatusUnknown
+	}
+	return l
+}
+
+// quoteOwned is the finding that names an owned workload's first link not
+// ok and its cause, with its evidence.
+func (w *walker) quoteOwned(ref chain.Ref, r *chain.Report) chain.Finding {
+	v := r.Verdict
+	state := map[chain.Health]string{chain.Broken: "is broken", chain.Progressing: "is progressing", chain.Unknown: "cannot be judged"}[v.Health]
+	f := chain.Finding{
+		Cause:       v.Cause,
+		Summary:     fmt.Sprintf("%s owns %s, which %s at %s: %s", w.s.Ref(), ref, state, v.Link, v.Summary),
+		NextStep:    v.NextStep,
+		Terminal:    v.Terminal,
+		Progressing: v.Health != chain.Broken,
+		Objects:     []string{ref.String()},
+	}
+	if l := r.Link(v.Link); l != nil && len(l.Findings) > 0 {
+		f.Evidence, f.Since, f.Repeats = l.Findings[0].Evidence, l.Findings[0].Since, l.Findings[0].Repeats
+	}
+	if f.Cause == "" {
+		f.Cause = OwnedNotHealthy
+	}
+	return f
+}

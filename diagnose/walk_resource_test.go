@@ -1,0 +1,126 @@
+package diagnose
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// resourceObject is an object of a custom kind with the given status
+// conditions (type, status, reason, message each).
+func resourceObject(api chain.APIResource, name string, generation int64, conds ...[4]string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.SetAPIVersion(api.APIVersion())
+	u.SetKind(api.Kind)
+	u.SetNamespace("shop")
+	u.SetName(name)
+	u.SetUID(types.UID("uid-" + name))
+	u.SetGeneration(generation)
+	var cs []any
+	for _, c := range conds {
+		cs = append(cs, map[string]any{"type": c[0], "status": c[1], "reason": c[2], "message": c[3], "observedGeneration": generation})
+	}
+	if cs != nil {
+		u.Object["status"] = map[string]any{"conditions": cs, "observedGeneration": generation}
+	}
+	return u
+}
+
+var (
+	certificates = chain.APIResource{Group: "cert-manager.io", Version: "v1", Resource: "certificates", Kind: "Certificate", Namespaced: true}
+	helmReleases = chain.APIResource{Group: "helm.toolkit.fluxcd.io", Version: "v2", Resource: "helmreleases", Kind: "HelmRelease", Namespaced: true}
+)
+
+// TestWalkResource checks a resource kind's chain: its status judged as
+// kstatus judges it, then what it owns. Conditions are real controllers'
+// words: cert-manager's for a Certificate whose Secret is not issued yet
+// (cert-manager#6174), helm-controller's for a HelmRelease retrying an
+// upgrade (helm-controller#1337) and for one whose retries are exhausted
+// (Stalled, RetriesExceeded: helm-controller#1551).
+func TestWalkResource(t *testing.T) {
+	notIssued := resourceObject(certificates, "web-tls", 1,
+		[4]string{"Issuing", "True", "DoesNotExist", "Issuing certificate as Secret does not exist"},
+		[4]string{"Ready", "False", "DoesNotExist", "Issuing certificate as Secret does not exist"})
+	issued := resourceObject(certificates, "web-tls", 1, [4]string{"Ready", "True", "Ready", "Certificate is up to date and has not expired"})
+	retrying := resourceObject(helmReleases, "web", 2,
+		[4]string{"Ready", "False", "RetryAfterInterval", "Will retry after 3m0s"},
+		[4]string{"Released", "False", "UpgradeFailed", `Helm upgrade failed for release flux-system/flux-operator with chart flux-operator@0.32.0+e04786113bb9: failed to replace object: Deployment.apps "flux-operator" is invalid: spec.selector: Invalid value: {"matchLabels":{"app.kubernetes.io/instance":"flux-operator","app.kubernetes.io/name":"flux-operator"}}: field is immutable`})
+	stalled := resourceObject(helmReleases, "web", 2, [4]string{"Ready", "False", "RetriesExceeded", ""}, [4]string{"Stalled", "True", "RetriesExceeded", ""})
+	for _, tt := range []struct {
+		name     string
+		api      chain.APIResource
+		obj      *unstructured.Unstructured
+		owned    []*chain.Snapshot
+		health   chain.Health
+		link     chain.LinkID
+		cause    chain.CauseID
+		kstatus  status.Status
+		evidence string
+	}{
+		{name: "current", api: certificates, obj: issued, health: chain.Healthy, kstatus: status.CurrentStatus},
+		{name: "not found", api: certificates, health: chain.Broken, link: chain.LinkStored, cause: ResourceNotFound},
+		{name: "in progress", api: certificates, obj: notIssued, health: chain.Progressing, link: chain.LinkStatus, cause: ResourceInProgress,
+			kstatus: status.InProgressStatus, evidence: "Issuing certificate as Secret does not exist"},
+		{name: "in progress, its conditions quoted", api: helmReleases, obj: retrying, health: chain.Progressing, link: chain.LinkStatus, cause: ResourceInProgress,
+			kstatus: status.InProgressStatus, evidence: "field is immutable"},
+		{name: "failed", api: helmReleases, obj: stalled, health: chain.Broken, link: chain.LinkStatus, cause: ResourceFailed, kstatus: status.FailedStatus, evidence: "RetriesExceeded"},
+		{name: "owns a broken deployment", api: helmReleases, obj: retrying, owned: []*chain.Snapshot{quotaBroken()},
+			health: chain.Broken, link: chain.LinkOwned, cause: QuotaExceeded, kstatus: status.InProgressStatus, evidence: "exceeded quota"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &chain.Snapshot{Kind: chain.Kind(tt.api.Kind), Namespace: "shop", Name: "web", API: &tt.api, Object: tt.obj, Behind: tt.owned,
+				Now: time.Date(2026, 11, 30, 10, 5, 0, 0, time.UTC)}
+			r := Walk(s, Options{})
+			v := r.Verdict
+			if v.Health != tt.health || v.Link != tt.link || v.Cause != tt.cause {
+				t.Fatalf("verdict %s at %q cause %q (%s), want %s at %q cause %q", v.Health, v.Link, v.Cause, v.Summary, tt.health, tt.link, tt.cause)
+			}
+			if len(r.Links) != len(chain.ChainOf(s.Kind)) || r.Links[1].ID != chain.LinkStatus {
+				t.Errorf("links %v, want the resource chain %v", r.Links, chain.ChainOf(s.Kind))
+			}
+			if tt.obj != nil {
+				// The object's own verdict never disagrees with kstatus's.
+				res, err := status.Compute(tt.obj)
+				if err != nil || res.Status != tt.kstatus {
+					t.Errorf("kstatus says %v (%v), the test expects %s", res, err, tt.kstatus)
+				}
+				want := map[status.Status]chain.Status{status.CurrentStatus: chain.StatusOK, status.InProgressStatus: chain.StatusProgressing, status.FailedStatus: chain.StatusBroken}[res.Status]
+				if got := r.Links[1].Status; got != want {
+					t.Errorf("status link %s, kstatus %s wants %s", got, res.Status, want)
+				}
+			}
+			if tt.evidence != "" {
+				var all []string
+				for _, f := range r.Link(tt.link).Findings {
+					for _, e := range f.Evidence {
+						all = append(all, e.Reason+" "+e.Message)
+					}
+				}
+				if !strings.Contains(strings.Join(all, "\n"), tt.evidence) {
+					t.Errorf("evidence %q, want it to quote %q", all, tt.evidence)
+				}
+			}
+		})
+	}
+}
+
+// TestResourceRef checks how a resource kind's object is named: as
+// kubectl prints it, with its group.
+func TestResourceRef(t *testing.T) {
+	if got := chain.ResourceRef(certificates, "web-tls").String(); got != "certificate.cert-manager.io/web-tls" {
+		t.Errorf("ref %q", got)
+	}
+	core := chain.APIResource{Version: "v1", Resource: "persistentvolumeclaims", Kind: "PersistentVolumeClaim", Namespaced: true}
+	if got := chain.ResourceRef(core, "data").String(); got != "persistentvolumeclaim/data" {
+		t.Errorf("ref %q", got)
+	}
+	if chain.IsResource(chain.KindDeployment) || chain.IsResource(chain.KindService) || chain.IsResource(chain.KindPod) || !chain.IsResource("Certificate") {
+		t.Error("IsResource misclassifies")
+	}
+}

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/internal/kube"
+)
+
+// resolveResources resolves each type kubectl chain does not know itself
+// through discovery, as kubectl resolves it (short names, singulars,
+// plurals, TYPE.GROUP and TYPE.VERSION.GROUP), with kubectl's on-disk
+// cache of discovery. A type that turns out to be a kind kubectl chain
+// walks itself is walked as that kind.
+func (o *Options) resolveResources(reader *kube.Reader) error {
+	var mapper meta.RESTMapper
+	for i := range o.targets {
+		t := &o.targets[i]
+		if t.kind != kindResource || t.api != nil {
+			continue
+		}
+		if mapper == nil {
+			m, err := o.NewMapper()
+			if err != nil {
+				return translate(err)
+			}
+			mapper = m
+		}
+		api, err := resolveType(mapper, t.typ)
+		if err != nil {
+			return err
+		}
+		if own := ownKind(api); own != "" {
+			t.kind = own
+			continue
+		}
+		t.api = &api
+		if reader.APIs == nil {
+			reader.APIs = map[string]chain.APIResource{}
+		}
+		reader.APIs[kube.APIKey(chain.ResourceRef(api, t.name))] = api
+	}
+	return nil
+}
+
+// resolveType maps a type as typed to where it is served.
+func resolveType(mapper meta.RESTMapper, typ string) (chain.APIResource, error) {
+	gvr, gr := schema.ParseResourceArg(strings.ToLower(typ))
+	var (
+		gvk schema.GroupVersionKind
+		err error
+	)
+	if gvr != nil {
+		gvk, err = mapper.KindFor(*gvr)
+	}
+	if gvk.Empty() {
+		gvk, err = mapper.KindFor(gr.WithVersion(""))
+	}
+	if err != nil || gvk.Empty() {
+		if meta.IsNoMatchError(err) || err == nil {
+			return chain.APIResource{}, usageErrorf("unknown resource type %q: this cluster serves no such resource (kubectl api-resources lists what it serves); kubectl chain walks deploy/NAME (or NAME), sts/NAME, ds/NAME, job/NAME, cj/NAME, svc/NAME, ing/NAME and the Gateway API's kinds itself, and any other kind the cluster serves as KIND/NAME", typ)
+		}
+		return chain.APIResource{}, translate(fmt.Errorf("resolving resource type %q through discovery: %w", typ, err))
+	}
+	mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return chain.APIResource{}, translate(fmt.Errorf("resolving resource type %q through discovery: %w", typ, err))
+	}
+	return chain.APIResource{
+		Group: gvk.Group, Version: gvk.Version, Resource: mapping.Resource.Resource, Kind: gvk.Kind,
+		Namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace,
+	}, nil
+}
+
+// ownKind is the target kind of a resource kubectl chain walks itself
+// (a Deployment spelled "deployments.v1.apps", or by a short name a CRD
+// adds), "" for any other.
+func ownKind(api chain.APIResource) string {
+	kind, ok := resourceTypes[strings.ToLower(api.Kind)]
+	if ok && kindGroup(kind) == api.Group {
+		return kind
+	}
+	return ""
+}
+
+// kindGroup is the API group of a kind kubectl chain walks itself.
+func kindGroup(kind string) string {
+	switch kind {
+	case kindDeployment, kindStatefulSet, kindDaemonSet, kindReplicaSet:
+		return "apps"
+	case kindJob, kindCronJob:
+		return "batch"
+	case kindIngress:
+		return "networking.k8s.io"
+	case kindGateway, kindHTTPRoute, kindGRPCRoute, kindTLSRoute:
+		return chain.GatewayGroup
+	}
+	return ""
+}
+
+// liveOnly refuses a resource type where there is no cluster to resolve
+// it: captures (-f, capture) and releases (--manifests) hold the kinds
+// kubectl chain walks itself.
+func (o *Options) liveOnly(what string) error {
+	for _, t := range o.targets {
+		if t.kind == kindResource {
+			return usageErrorf("%s/%s: %s takes the kinds kubectl chain walks itself (deploy, sts, ds, job, cj, pod, rs, svc, ing and the Gateway API's); any other kind is walked live: kubectl chain %s/%s", t.typ, t.name, what, t.typ, t.name)
+		}
+	}
+	return nil
+}

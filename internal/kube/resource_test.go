@@ -1,0 +1,70 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+var widgets = chain.APIResource{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true}
+
+// TestReadResource checks a resource kind's read: the object through the
+// dynamic client, the namespace's workloads and the object's events in
+// the same round trip, then each workload it owns with its own chain.
+func TestReadResource(t *testing.T) {
+	w := &unstructured.Unstructured{}
+	w.SetAPIVersion(widgets.APIVersion())
+	w.SetKind(widgets.Kind)
+	w.SetNamespace("prod")
+	w.SetName("shop")
+	w.SetUID("uid-shop")
+	gvr := schema.GroupVersionResource{Group: widgets.Group, Version: widgets.Version, Resource: widgets.Resource}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "WidgetList"})
+	if err := dyn.Tracker().Create(gvr, w, "prod"); err != nil {
+		t.Fatal(err)
+	}
+	objs := cluster()
+	for _, o := range objs {
+		if d, ok := o.(*appsv1.Deployment); ok && d.Name == "web" {
+			d.OwnerReferences = []metav1.OwnerReference{{APIVersion: widgets.APIVersion(), Kind: widgets.Kind, Name: "shop", UID: "uid-shop"}}
+		}
+	}
+	c := gatewayFake{Clientset: fake.NewClientset(objs...), dyn: dyn}
+	ref := chain.ResourceRef(widgets, "shop")
+	r := &Reader{Client: c, Now: func() time.Time { return t0 }, APIs: map[string]chain.APIResource{APIKey(ref): widgets}}
+	snap, err := r.Read(context.Background(), "prod", ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Object == nil || snap.Object.GetUID() != "uid-shop" || snap.API == nil || snap.API.Resource != "widgets" {
+		t.Fatalf("object %v, api %v", snap.Object, snap.API)
+	}
+	if len(snap.Behind) != 1 || snap.Behind[0].Ref() != (chain.Ref{Kind: chain.KindDeployment, Name: "web"}) {
+		t.Fatalf("owned %d, want deployment/web only (deployment/api is not owned)", len(snap.Behind))
+	}
+	// GET, the five workload lists and the events: one round trip; then
+	// the owned Deployment's own reads.
+	if want := 7 + snap.Behind[0].Requests; snap.Requests != want {
+		t.Errorf("requests %d, want %d", snap.Requests, want)
+	}
+
+	_, err = r.Read(context.Background(), "prod", chain.ResourceRef(widgets, "nope"))
+	var nf *NotFoundError
+	if !errors.As(err, &nf) || nf.What() != "widget" {
+		t.Errorf("missing widget: %v, want a NotFoundError naming the widget", err)
+	}
+	if _, err := (&Reader{Client: c}).Read(context.Background(), "prod", ref); err == nil {
+		t.Error("a resource kind not resolved through discovery was read")
+	}
+}
