@@ -10,8 +10,11 @@ func TestSpawnAliveStop(t *testing.T) {
 	dir := t.TempDir()
 	marker := "\x00" + dir + "\x00"
 	// sh ignores nothing here: SIGTERM ends it. The directory is an argument
-	// so that the marker finds it in the command line.
-	cmd, err := Spawn("/bin/sh", []string{"-c", "sleep 30", "sh", dir}, filepath.Join(dir, "logs", "x.log"), filepath.Join(dir, "pids", "x.pid"))
+	// so that the marker finds it in the command line; the command after
+	// sleep keeps sh from replacing itself with sleep (dash execs a lone
+	// last command), which would drop the directory from the command line
+	// a moment after the start.
+	cmd, err := Spawn("/bin/sh", []string{"-c", "sleep 30; exit 0", "sh", dir}, filepath.Join(dir, "logs", "x.log"), filepath.Join(dir, "pids", "x.pid"))
 	if err != nil {
 		t.Fatal(err)
 	}
