@@ -90,6 +90,10 @@ type Snapshot struct {
 	Object *unstructured.Unstructured
 	API    *APIResource
 
+	// Produced are the objects of well-known producer kinds (Producers)
+	// that write a Secret the pods wait for, read only when one is missing.
+	Produced []Produced
+
 	// ReplicaSets and Pods are those matching the workload's selector (a
 	// CronJob's: those of its Jobs).
 	ReplicaSets []appsv1.ReplicaSet

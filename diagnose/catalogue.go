@@ -19,7 +19,7 @@ var catalogue = buildCatalogue(
 	causeGroup{"eviction", evictCauses}, causeGroup{"probe", probeCauses},
 	causeGroup{"hook", hookCauses}, causeGroup{"serving", servingCauses},
 	causeGroup{"traffic", trafficCauses}, causeGroup{"gateway", gatewayCauses},
-	causeGroup{"resource", resourceCauses},
+	causeGroup{"resource", resourceCauses}, causeGroup{"producer", producerCauses},
 )
 
 // causeGroup is one decoder subject's causes, declared beside its code.

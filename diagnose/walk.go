@@ -88,6 +88,7 @@ func Walk(s *chain.Snapshot, o Options) *chain.Report {
 	if chain.Serves(s.KindOf()) && len(r.Links) < len(chain.ChainOf(s.KindOf())) {
 		r.Links = append(r.Links, w.serving())
 	}
+	w.producedBy(r.Links)
 	afterBroken(r.Links)
 	w.viaNote(r.Links)
 	r.Verdict = w.verdict(r.Links)

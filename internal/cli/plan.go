@@ -112,6 +112,9 @@ func (o *Options) readOne(ctx context.Context, reader *kube.Reader) (*targets, e
 	if err != nil {
 		return nil, err
 	}
+	if err := o.readProducers(ctx, reader, snap); err != nil {
+		return nil, err
+	}
 	snap.Via = o.via[ref]
 	return &targets{snaps: []*chain.Snapshot{snap}, requests: snap.Requests}, nil
 }

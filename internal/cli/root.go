@@ -64,6 +64,9 @@ type Options struct {
 	// changed signals its changes.
 	mirror  *kube.Mirror
 	changed chan struct{}
+	// producers are the producer kinds the cluster serves, resolved once
+	// when a Secret is first found missing.
+	producers []chain.APIResource
 }
 
 // NewOptions returns Options reading the real cluster named by the kubeconfig.

@@ -142,6 +142,9 @@ func (w *waiter) walk(now time.Time) (bool, error) {
 func (w *waiter) read(ctx context.Context) error {
 	next, err := w.reader.Read(ctx, w.o.namespace, w.o.refs[0])
 	if err == nil {
+		err = w.o.readProducers(ctx, w.reader, next)
+	}
+	if err == nil {
 		next.Via = w.o.via[w.o.refs[0]]
 		w.snap = next
 	}

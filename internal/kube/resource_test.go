@@ -68,3 +68,33 @@ func TestReadResource(t *testing.T) {
 		t.Error("a resource kind not resolved through discovery was read")
 	}
 }
+
+// TestReadProduced checks that only the producers of the missing Secrets
+// are kept, one list per producer kind served.
+func TestReadProduced(t *testing.T) {
+	certs := chain.APIResource{Group: "cert-manager.io", Version: "v1", Resource: "certificates", Kind: "Certificate", Namespaced: true}
+	gvr := schema.GroupVersionResource{Group: certs.Group, Version: certs.Version, Resource: certs.Resource}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "CertificateList"})
+	for name, secret := range map[string]string{"web": "web-tls", "api": "api-tls"} {
+		c := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"secretName": secret}}}
+		c.SetAPIVersion(certs.APIVersion())
+		c.SetKind(certs.Kind)
+		c.SetNamespace("prod")
+		c.SetName(name)
+		if err := dyn.Tracker().Create(gvr, c, "prod"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := &Reader{Client: gatewayFake{Clientset: fake.NewClientset(), dyn: dyn}}
+	snap := &chain.Snapshot{Namespace: "prod"}
+	if err := r.ReadProduced(context.Background(), snap, []string{"web-tls"}, []chain.APIResource{certs}); err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Produced) != 1 || snap.Produced[0].Object.GetName() != "web" || snap.Produced[0].Secret != "web-tls" || snap.Requests != 1 {
+		t.Errorf("produced %+v, %d requests; want certificate web writing web-tls, 1 request", snap.Produced, snap.Requests)
+	}
+	snap = &chain.Snapshot{Namespace: "prod"}
+	if err := r.ReadProduced(context.Background(), snap, nil, []chain.APIResource{certs}); err != nil || snap.Requests != 0 {
+		t.Errorf("no Secret missing: %d requests (%v), want none", snap.Requests, err)
+	}
+}

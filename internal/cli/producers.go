@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/internal/kube"
+)
+
+// readProducers looks, when the snapshot's pods wait for Secrets that do
+// not exist, for the objects meant to write them (chain.Producers), of the
+// kinds the cluster serves as discovery says: no request for a kind whose
+// CRD is absent, and none at all when no Secret is missing.
+func (o *Options) readProducers(ctx context.Context, reader *kube.Reader, snap *chain.Snapshot) error {
+	secrets := diagnose.MissingSecrets(diagnose.Walk(snap, diagnose.Options{Grace: o.Grace}))
+	if len(secrets) == 0 {
+		return nil
+	}
+	if o.producers == nil {
+		o.producers = o.servedProducers()
+	}
+	return reader.ReadProduced(ctx, snap, secrets, o.producers)
+}
+
+// servedProducers are the producer kinds the cluster serves; none when
+// discovery cannot say.
+func (o *Options) servedProducers() []chain.APIResource {
+	out := []chain.APIResource{}
+	m, err := o.NewMapper()
+	if err != nil {
+		return out
+	}
+	for _, p := range chain.Producers {
+		mapping, err := m.RESTMapping(schema.GroupKind{Group: p.Group, Kind: p.Kind})
+		if err != nil {
+			continue
+		}
+		out = append(out, chain.APIResource{Group: p.Group, Version: mapping.Resource.Version, Resource: mapping.Resource.Resource,
+			Kind: p.Kind, Namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace})
+	}
+	return out
+}

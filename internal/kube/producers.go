@@ -1,0 +1,53 @@
+package kube
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// ReadProduced lists, in one round trip, the namespace's objects of each
+// producer kind the cluster serves (apis, as discovery resolved them) and
+// keeps those that write one of the secrets into snap.Produced. A list
+// that fails is left out: the Secret is then judged as missing, as
+// without producers.
+func (r *Reader) ReadProduced(ctx context.Context, snap *chain.Snapshot, secrets []string, apis []chain.APIResource) error {
+	if len(secrets) == 0 || len(apis) == 0 {
+		return nil
+	}
+	dc, err := r.dynamicOf()
+	if err != nil {
+		return err
+	}
+	found := make([][]chain.Produced, len(apis))
+	var wg sync.WaitGroup
+	for i, api := range apis {
+		p := chain.ProducerOf(api)
+		if p == nil {
+			continue
+		}
+		wg.Go(func() {
+			gvr := schema.GroupVersionResource{Group: api.Group, Version: api.Version, Resource: api.Resource}
+			l, err := dc.Resource(gvr).Namespace(snap.Namespace).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return
+			}
+			for j := range l.Items {
+				if name := p.Writes(&l.Items[j]); slices.Contains(secrets, name) {
+					found[i] = append(found[i], chain.Produced{API: api, Object: &l.Items[j], Secret: name})
+				}
+			}
+		})
+		snap.Requests++
+	}
+	wg.Wait()
+	for _, f := range found {
+		snap.Produced = append(snap.Produced, f...)
+	}
+	return nil
+}
