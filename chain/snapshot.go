@@ -89,6 +89,9 @@ type Snapshot struct {
 	// snapshots are in Behind.
 	Object *unstructured.Unstructured
 	API    *APIResource
+	// OwnedNotRead says the workloads the object owns were not looked for
+	// (a release's are judged on their own).
+	OwnedNotRead bool
 
 	// Produced are the objects of well-known producer kinds (Producers)
 	// that write a Secret the pods wait for, read only when one is missing.

@@ -117,6 +117,10 @@ func resourceStep(cause chain.CauseID, s *chain.Snapshot) string {
 // not healthy is the cause below it.
 func (w *walker) ownedLink() chain.Link {
 	l := chain.Link{ID: chain.LinkOwned, Status: chain.StatusOK}
+	if w.s.OwnedNotRead {
+		l.Summary = "not looked for: the release's workloads are judged on their own"
+		return l
+	}
 	if w.s.API != nil && !w.s.API.Namespaced {
 		l.Summary = "not looked for: the workloads a cluster-scoped object owns would take cluster-wide lists"
 		return l

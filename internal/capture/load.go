@@ -55,8 +55,10 @@ type Bundle struct {
 	Routes         []*chain.Route
 	// Target is what a kubectl chain capture was taken of (TargetComment).
 	Target chain.Ref
-	// Skipped counts objects of other kinds, by kind.
+	// Skipped counts objects of other kinds, by kind; Others names them
+	// (a release's objects of any kind, for --manifests).
 	Skipped map[string]int
+	Others  []Other
 	// CapturedAt is the capture time `kubectl chain capture` recorded; zero
 	// for plain kubectl output, which is judged at its newest timestamp.
 	CapturedAt time.Time
@@ -65,6 +67,11 @@ type Bundle struct {
 	EventsTargeted bool
 
 	ix *index
+}
+
+// Other is an object of a kind the bundle does not decode, by name.
+type Other struct {
+	APIVersion, Kind, Namespace, Name string
 }
 
 // TimeComment heads a kubectl chain capture, followed by its RFC 3339 time.
@@ -217,6 +224,12 @@ func (b *Bundle) add(raw json.RawMessage) error {
 		}
 	default:
 		b.Skipped[tm.Kind]++
+		var m struct {
+			Metadata struct{ Name, Namespace string } `json:"metadata"`
+		}
+		if json.Unmarshal(raw, &m) == nil && m.Metadata.Name != "" {
+			b.Others = append(b.Others, Other{APIVersion: tm.APIVersion, Kind: tm.Kind, Namespace: m.Metadata.Namespace, Name: m.Metadata.Name})
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", tm.Kind, err)
@@ -264,6 +277,7 @@ func (b *Bundle) Merge(o *Bundle) {
 	for k, n := range o.Skipped {
 		b.Skipped[k] += n
 	}
+	b.Others = append(b.Others, o.Others...)
 	if o.CapturedAt.After(b.CapturedAt) {
 		b.CapturedAt = o.CapturedAt
 	}

@@ -93,7 +93,11 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return translate(err)
 	}
-	return o.judge(ctx, p, reader, t)
+	o.noteUnjudged()
+	if err := o.judge(ctx, p, reader, t); err != nil {
+		return err
+	}
+	return o.gateUnjudged()
 }
 
 // readOne reads the one target live. A machine reading -o json gets a

@@ -27,6 +27,12 @@ type release struct {
 	// meant are, by namespace, the release's Services taken as meant for
 	// each of its workloads by membership (chain.ReleaseMeant).
 	meant map[string]map[chain.Ref][]string
+	// apis are where the release's objects of other kinds are served;
+	// cluster are those that are cluster-scoped; unjudged says, for each
+	// object that cannot be judged, why.
+	apis     map[string]chain.APIResource
+	cluster  []chain.Ref
+	unjudged []string
 }
 
 // Annotations of the tools that render releases, on hooks.
@@ -84,8 +90,11 @@ func (o *Options) loadRelease() error {
 			r.refs[ns] = append(r.refs[ns], w.Ref)
 		}
 	}
-	if len(r.namespaces) == 0 {
-		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no Deployment, StatefulSet, DaemonSet, Job, CronJob, Service, Ingress, Gateway or route in %v: nothing to judge", o.Manifests)}
+	if err := o.releaseOthers(b, r); err != nil {
+		return err
+	}
+	if len(r.namespaces) == 0 && len(r.cluster) == 0 {
+		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no object kubectl chain can judge in %v: nothing to judge", o.Manifests)}
 	}
 	slices.Sort(r.namespaces)
 	o.release = r
@@ -98,6 +107,9 @@ func (o *Options) loadRelease() error {
 // once it succeeded.
 func (o *Options) readRelease(ctx context.Context, reader *kube.Reader) (*targets, error) {
 	t := &targets{}
+	// The objects of other kinds: their status, not what they own (the
+	// release's workloads are judged on their own).
+	reader.APIs, reader.NoOwned = o.release.apis, true
 	for _, ns := range o.release.namespaces {
 		bundle, gaps, requests, err := reader.Many(ctx, ns, "")
 		t.requests += requests
@@ -105,7 +117,7 @@ func (o *Options) readRelease(ctx context.Context, reader *kube.Reader) (*target
 			return nil, err
 		}
 		for _, ref := range o.release.refs[ns] {
-			if chain.IsTraffic(ref.Kind) {
+			if chain.IsTraffic(ref.Kind) || chain.IsResource(ref.Kind) {
 				// Read as svc/NAME, ing/NAME or httproute/NAME are, on
 				// their own: a namespace with no workload has no
 				// Services in its read.
@@ -113,7 +125,7 @@ func (o *Options) readRelease(ctx context.Context, reader *kube.Reader) (*target
 				var nf *kube.NotFoundError
 				switch {
 				case errors.As(err, &nf):
-					snap = &chain.Snapshot{Kind: ref.Kind, Namespace: ns, Name: ref.Name, Requests: max(nf.Requests, 1)}
+					snap = o.release.notFound(ns, ref, nf)
 				case err != nil:
 					return nil, err
 				}
@@ -138,7 +150,28 @@ func (o *Options) readRelease(ctx context.Context, reader *kube.Reader) (*target
 			t.snaps = append(t.snaps, snap)
 		}
 	}
+	for _, ref := range o.release.cluster {
+		snap, err := reader.Read(ctx, "", ref)
+		var nf *kube.NotFoundError
+		switch {
+		case errors.As(err, &nf):
+			snap = o.release.notFound("", ref, nf)
+		case err != nil:
+			return nil, err
+		}
+		t.requests += snap.Requests
+		t.snaps = append(t.snaps, snap)
+	}
 	return t, nil
+}
+
+// notFound is the snapshot of a release's object the cluster lacks.
+func (r *release) notFound(ns string, ref chain.Ref, nf *kube.NotFoundError) *chain.Snapshot {
+	snap := &chain.Snapshot{Kind: ref.Kind, Namespace: ns, Name: ref.Name, Requests: max(nf.Requests, 1)}
+	if api, ok := r.apis[kube.APIKey(ref)]; ok {
+		snap.API = &api
+	}
+	return snap
 }
 
 // meantByMembership fills meant from the release's Services and the pod

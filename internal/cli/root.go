@@ -38,6 +38,9 @@ type Options struct {
 	Files []string
 	// Manifests are a rendered release whose workloads are judged live.
 	Manifests []string
+	// Unjudged says whether a release's objects that cannot be judged fail
+	// the gate (unjudgedFail) or are only listed (unjudgedNote).
+	Unjudged string
 
 	// Selector, All and AllNamespaces choose many Deployments at once.
 	Selector      string
@@ -137,6 +140,7 @@ cause, the verbatim evidence and the next step. It only reads (get and list).`,
 	cmd.Flags().BoolVar(&o.Wait, "wait", false, "follow the rollout until it is complete, a cause is terminal, or --timeout passes")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 5*time.Minute, "with --wait, how long to wait before giving up with the last verdict")
 	cmd.Flags().StringArrayVarP(&o.Files, "filename", "f", nil, "walk captured objects instead of a cluster: a kubectl chain capture, or kubectl get deploy,rs,pods,events -o yaml output (repeatable; - reads stdin)")
+	cmd.Flags().StringVar(&o.Unjudged, "unjudged", unjudgedNote, "with --manifests, what an object that cannot be judged does (a Secret, never read; a kind the cluster does not serve): note lists it on standard error, fail also fails the gate (exit 3 when nothing is broken)")
 	cmd.Flags().StringArrayVar(&o.Manifests, "manifests", nil, "judge live every workload of a rendered release: helm template, helm get manifest or kustomize build output, or plain YAML (repeatable; - reads stdin)")
 	cmd.Flags().StringVarP(&o.Selector, "selector", "l", "", "judge the workloads matching this label selector (e.g. app=web)")
 	cmd.Flags().BoolVar(&o.All, "all", false, "judge every workload in the namespace")
@@ -187,6 +191,9 @@ func (o *Options) Validate() error {
 	}
 	if len(o.Files) > 0 && o.Wait {
 		return usageErrorf("--wait follows a live rollout; it cannot be used with -f")
+	}
+	if o.Unjudged != unjudgedNote && o.Unjudged != unjudgedFail {
+		return usageErrorf("unknown --unjudged %q: use note (list what cannot be judged) or fail (also fail the gate on it)", o.Unjudged)
 	}
 	if o.Timeout <= 0 {
 		return usageErrorf("--timeout must be positive, got %s", o.Timeout)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +83,7 @@ func TestResourceKinds(t *testing.T) {
 		}
 	}
 
+	var ee *exec.ExitError
 	// --wait ends on the owned Deployment's terminal cause, and exits 1.
 	if v, o, code, err := diagnose(ctx, "widget/shop", "-n", ns, "--wait", "--timeout", "60s"); err != nil || code != 1 || v != last {
 		t.Errorf("--wait: exit %d, verdict %+v (%v); want %+v\n%s", code, v, err, last, o)
@@ -100,9 +103,27 @@ func TestResourceKinds(t *testing.T) {
 		return err == nil && code == 2 && v.Health == "progressing" && v.Link == "status" && v.Cause == "ResourceInProgress"
 	})
 
+	// A release of those objects: the Widget (Current), the Pending
+	// claim (InProgress: the gate says progressing, exit 2) and a Secret,
+	// listed as not judged.
+	release := filepath.Join(t.TempDir(), "release.yaml")
+	manifests := "apiVersion: e2e.kubectl-chain.io/v1\nkind: Widget\nmetadata:\n  name: shop\n---\n" +
+		"apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\n---\n" +
+		"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db-creds\n"
+	if err := os.WriteFile(release, []byte(manifests), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gate := exec.CommandContext(ctx, chainBin, "--manifests", release, "-n", ns, "--kubeconfig", kubeconfig)
+	var gateOut, gateErr strings.Builder
+	gate.Stdout, gate.Stderr = &gateOut, &gateErr
+	err := gate.Run()
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(gateErr.String(), "secret/db-creds: not read") ||
+		!strings.Contains(gateOut.String(), "persistentvolumeclaim/data") {
+		t.Errorf("--manifests: %v\nstdout:\n%s\nstderr:\n%s", err, gateOut.String(), gateErr.String())
+	}
+
 	cmd := exec.CommandContext(ctx, chainBin, "nosuchkind/web", "-n", ns, "--kubeconfig", kubeconfig)
 	stderr, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 4 || !strings.Contains(string(stderr), "kubectl api-resources") {
 		t.Errorf("nosuchkind/web: %v\n%s", err, stderr)
 	}

@@ -36,6 +36,9 @@ type Reader struct {
 	// APIs are where the resource kinds named are served (APIKey), as
 	// discovery resolved them: the reader of any other kind uses none.
 	APIs map[string]chain.APIResource
+	// NoOwned reads a resource kind's object without looking for the
+	// workloads it owns (a release's workloads are judged on their own).
+	NoOwned bool
 
 	// read is where the reads leave off, for Watch and WatchNamespace.
 	read versions

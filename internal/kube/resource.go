@@ -46,8 +46,10 @@ func (r *Reader) readResource(ctx context.Context, namespace string, ref chain.R
 		evs  []corev1.Event
 		eErr error
 	)
-	if api.Namespaced {
+	if api.Namespaced && !r.NoOwned {
 		w.start(ctx, r, &wg, namespace)
+	}
+	if api.Namespaced {
 		wg.Go(func() {
 			evs, eErr = r.eventsOf(ctx, namespace, []chain.ObjectRef{{Kind: api.Kind, Name: ref.Name}})
 		})
@@ -70,6 +72,7 @@ func (r *Reader) readResource(ctx context.Context, namespace string, ref chain.R
 		return snap, nil
 	}
 	snap.Requests += w.requests() + 1
+	snap.OwnedNotRead = r.NoOwned
 	of := fmt.Sprintf("of %s %s/%s", api.Type(), namespace, ref.Name)
 	if err := errors.Join(settle(snap, chain.ResourceEvents, of, eErr), w.settle(snap, of)); err != nil {
 		return nil, err

@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// dynamicFake is a fake clientset with a fake dynamic client beside it, as
+// kube.NewClient's is: resource kinds are read through the latter.
+type dynamicFake struct {
+	*fake.Clientset
+	dyn dynamic.Interface
+}
+
+func (d dynamicFake) Dynamic() dynamic.Interface { return d.dyn }
+
+// readyObject is an object of kind in ns (cluster-scoped when "") whose
+// Ready condition is True, as cert-manager writes it.
+func readyObject(apiVersion, kind, ns, name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"status": map[string]any{"conditions": []any{
+		map[string]any{"type": "Ready", "status": "True", "reason": "Ready", "message": "Certificate is up to date and has not expired"},
+	}}}}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	u.SetNamespace(ns)
+	u.SetName(name)
+	return u
+}
+
+const releaseOthersYAML = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: registry.lab.internal/shop/web:1.5.0
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: db-creds
+---
+apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata:
+  name: web-tls
+spec:
+  secretName: web-tls
+---
+apiVersion: cert-manager.io/v1
+kind: ClusterIssuer
+metadata:
+  name: letsencrypt
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata:
+  name: web
+`
+
+// TestReleaseOtherKinds: --manifests judges the release's objects of every
+// other kind the cluster serves by their status (a Certificate, a
+// cluster-scoped ClusterIssuer), and lists what it cannot judge, with why:
+// a Secret (never read), a kind the cluster does not serve. --unjudged fail
+// fails a gate that would pass on them.
+func TestReleaseOtherKinds(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "release.yaml")
+	if err := os.WriteFile(file, []byte(releaseOthersYAML), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	certs := schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: "certificates"}
+	issuers := schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: "clusterissuers"}
+	kinds := map[schema.GroupVersionResource]string{certs: "CertificateList", issuers: "ClusterIssuerList"}
+	// The namespace's read lists the Gateway API's kinds too.
+	for _, k := range []chain.Kind{chain.KindGateway, chain.KindHTTPRoute, chain.KindGRPCRoute, chain.KindTLSRoute, "GatewayClass"} {
+		kinds[chain.GatewayResource(k)] = string(k) + "List"
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), kinds)
+	if err := dyn.Tracker().Create(certs, readyObject("cert-manager.io/v1", "Certificate", "shop", "web-tls"), "shop"); err != nil {
+		t.Fatal(err)
+	}
+	if err := dyn.Tracker().Create(issuers, readyObject("cert-manager.io/v1", "ClusterIssuer", "", "letsencrypt"), ""); err != nil {
+		t.Fatal(err)
+	}
+	c := dynamicFake{Clientset: fakeClient(t, "image-not-found.yaml"), dyn: dyn}
+	r := runWith(t, c, "--manifests", file, "-o", "json")
+	var l chain.ReportList
+	decodeJSON(t, r.stdout, &l)
+	got := map[string]string{}
+	for _, it := range l.Items {
+		got[string(it.Kind)+"/"+it.Namespace+"/"+it.Name] = string(it.Verdict.Health)
+	}
+	want := map[string]string{"Deployment/shop/web": "broken", "Certificate/shop/web-tls": "healthy", "ClusterIssuer//letsencrypt": "healthy"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %q, want %q (all: %v)", k, got[k], v, got)
+		}
+	}
+	if r.code != ExitBroken {
+		t.Errorf("exit %d, want %d", r.code, ExitBroken)
+	}
+	for _, s := range []string{"not judged (2", "secret/db-creds: not read (kubectl chain never reads Secrets)", "rollout/web: this cluster does not serve Rollout in argoproj.io/v1alpha1"} {
+		if !strings.Contains(r.stderr, s) {
+			t.Errorf("stderr %q, want %q", r.stderr, s)
+		}
+	}
+
+	// Without the broken Deployment the gate passes, unless --unjudged
+	// fail.
+	passing := filepath.Join(dir, "passing.yaml")
+	if err := os.WriteFile(passing, []byte(releaseOthersYAML[strings.Index(releaseOthersYAML, "---\n")+4:]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runWith(t, c, "--manifests", passing); r.code != ExitHealthy {
+		t.Errorf("exit %d, want %d\n%s\n%s", r.code, ExitHealthy, r.stdout, r.stderr)
+	}
+	if r := runWith(t, c, "--manifests", passing, "--unjudged", "fail"); r.code != ExitUnknown || !strings.Contains(r.stderr, "could not be judged") {
+		t.Errorf("--unjudged fail: exit %d, want %d\n%s", r.code, ExitUnknown, r.stderr)
+	}
+	if r := runWith(t, c, "--manifests", passing, "--unjudged", "maybe"); r.code != ExitUsage {
+		t.Errorf("--unjudged maybe: exit %d, want %d", r.code, ExitUsage)
+	}
+}
