@@ -153,19 +153,7 @@ func (w *walker) ownedLink() chain.Link {
 // quoteOwned is the finding that names an owned workload's first link not
 // ok and its cause, with its evidence.
 func (w *walker) quoteOwned(ref chain.Ref, r *chain.Report) chain.Finding {
-	v := r.Verdict
-	state := map[chain.Health]string{chain.Broken: "is broken", chain.Progressing: "is progressing", chain.Unknown: "cannot be judged"}[v.Health]
-	f := chain.Finding{
-		Cause:       v.Cause,
-		Summary:     fmt.Sprintf("%s owns %s, which %s at %s: %s", w.s.Ref(), ref, state, v.Link, v.Summary),
-		NextStep:    v.NextStep,
-		Terminal:    v.Terminal,
-		Progressing: v.Health != chain.Broken,
-		Objects:     []string{ref.String()},
-	}
-	if l := r.Link(v.Link); l != nil && len(l.Findings) > 0 {
-		f.Evidence, f.Since, f.Repeats = l.Findings[0].Evidence, l.Findings[0].Since, l.Findings[0].Repeats
-	}
+	f := quoteWalk(ref, r, fmt.Sprintf("%s owns %s, which %s", w.s.Ref(), ref, verdictState(r.Verdict)))
 	if f.Cause == "" {
 		f.Cause = OwnedNotHealthy
 	}

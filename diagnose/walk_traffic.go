@@ -194,15 +194,31 @@ func (w *walker) behind(b *chain.Snapshot) *chain.Report {
 // quoteVerdict is the finding that names a selected workload's first link
 // not ok and its cause, with its evidence.
 func quoteVerdict(svc *corev1.Service, ready int, ref chain.Ref, r *chain.Report) chain.Finding {
-	v := r.Verdict
-	state := map[chain.Health]string{chain.Broken: "is broken", chain.Progressing: "is progressing", chain.Unknown: "cannot be judged"}[v.Health]
 	prefix := fmt.Sprintf("Service %s has %s", svc.Name, plural(int32(ready), "ready endpoint"))
 	if ready == 0 {
 		prefix = fmt.Sprintf("Service %s has no ready endpoint", svc.Name)
 	}
+	f := quoteWalk(ref, r, fmt.Sprintf("%s: %s %s", prefix, ref, verdictState(r.Verdict)))
+	if f.Cause == "" {
+		f.Cause = NoReadyEndpoint
+	}
+	return f
+}
+
+// verdictState words a walk's verdict for a sentence about it: "is broken
+// at containers: ...".
+func verdictState(v chain.Verdict) string {
+	state := map[chain.Health]string{chain.Broken: "is broken", chain.Progressing: "is progressing", chain.Unknown: "cannot be judged"}[v.Health]
+	return fmt.Sprintf("%s at %s: %s", state, v.Link, v.Summary)
+}
+
+// quoteWalk is the finding that quotes another object's walk: its cause,
+// next step and the evidence of its first link not ok.
+func quoteWalk(ref chain.Ref, r *chain.Report, summary string) chain.Finding {
+	v := r.Verdict
 	f := chain.Finding{
 		Cause:       v.Cause,
-		Summary:     fmt.Sprintf("%s: %s %s at %s: %s", prefix, ref, state, v.Link, v.Summary),
+		Summary:     summary,
 		NextStep:    v.NextStep,
 		Terminal:    v.Terminal,
 		Progressing: v.Health != chain.Broken,
@@ -210,9 +226,6 @@ func quoteVerdict(svc *corev1.Service, ready int, ref chain.Ref, r *chain.Report
 	}
 	if l := r.Link(v.Link); l != nil && len(l.Findings) > 0 {
 		f.Evidence, f.Since, f.Repeats = l.Findings[0].Evidence, l.Findings[0].Since, l.Findings[0].Repeats
-	}
-	if f.Cause == "" {
-		f.Cause = NoReadyEndpoint
 	}
 	return f
 }
