@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,6 +20,9 @@ const rbacName = "kubectl-chain-reader"
 type rbacOptions struct {
 	user, group, serviceAccount string
 	allNamespaces               bool
+	// manifests are a release whose objects of other kinds are granted
+	// too (get and watch), as --manifests judges them.
+	manifests []string
 }
 
 func newRBACCommand(o *Options) *cobra.Command {
@@ -46,7 +50,16 @@ and watch; never Secrets.`,
 					ns = "default"
 				}
 			}
-			out, err := rbacManifests(ns, subject)
+			var extra []kube.Permission
+			if len(r.manifests) > 0 {
+				if err := o.useKubeconfig(); err != nil {
+					return err
+				}
+				if extra, err = o.releasePermissions(r.manifests); err != nil {
+					return err
+				}
+			}
+			out, err := rbacManifests(ns, subject, extra...)
 			if err != nil {
 				return err
 			}
@@ -57,6 +70,7 @@ and watch; never Secrets.`,
 	cmd.Flags().StringVar(&r.serviceAccount, "serviceaccount", "", "bind to this ServiceAccount, as NAMESPACE:NAME")
 	cmd.Flags().StringVar(&r.user, "user", "", "bind to this user")
 	cmd.Flags().StringVar(&r.group, "group", "", "bind to this group")
+	cmd.Flags().StringArrayVar(&r.manifests, "manifests", nil, "also grant get and watch on the release's objects of other kinds (a Certificate, a HelmRelease, a claim), resolved through the cluster's discovery, never Secrets: what kubectl chain --manifests judges (repeatable; - reads stdin)")
 	cmd.Flags().BoolVarP(&r.allNamespaces, "all-namespaces", "A", false, "grant every namespace (what -A and --manifests over several namespaces need)")
 	return cmd
 }
@@ -85,9 +99,9 @@ func (r *rbacOptions) subject() (rbacv1.Subject, error) {
 
 // rbacManifests are the Role (namespace ns) or ClusterRole ("" for every
 // namespace) of kube.Permissions and their bindings to subject.
-func rbacManifests(ns string, subject rbacv1.Subject) ([]byte, error) {
+func rbacManifests(ns string, subject rbacv1.Subject, extra ...kube.Permission) ([]byte, error) {
 	var namespaced, cluster []rbacv1.PolicyRule
-	for _, p := range kube.Permissions {
+	for _, p := range append(slices.Clone(kube.Permissions), extra...) {
 		rule := rbacv1.PolicyRule{APIGroups: []string{p.Group}, Resources: []string{p.Resource}, Verbs: p.Verbs}
 		if p.Cluster || ns == "" {
 			cluster = append(cluster, rule)
@@ -124,6 +138,28 @@ func rbacManifests(ns string, subject rbacv1.Subject) ([]byte, error) {
 		b.Write(y)
 	}
 	return []byte(b.String()), nil
+}
+
+// releasePermissions are get and watch on each resource of the release's
+// objects of other kinds, once each, in the order the release names them.
+func (o *Options) releasePermissions(files []string) ([]kube.Permission, error) {
+	b, err := o.loadAll(files)
+	if err != nil {
+		return nil, err
+	}
+	objs, _, err := o.resolveOthers(b)
+	if err != nil {
+		return nil, err
+	}
+	var out []kube.Permission
+	for _, obj := range objs {
+		p := kube.Permission{Group: obj.api.Group, Resource: obj.api.Resource, Verbs: []string{"get", "watch"}, Cluster: !obj.api.Namespaced,
+			Why: "a " + obj.api.Kind + " of the release (--manifests)"}
+		if !slices.ContainsFunc(out, func(q kube.Permission) bool { return q.Group == p.Group && q.Resource == p.Resource }) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // bindingName keeps cluster-wide bindings of different subjects apart.

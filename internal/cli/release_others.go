@@ -26,27 +26,62 @@ const (
 // RBAC. What cannot be judged is listed with why: a Secret (never read), a
 // kind the cluster does not serve.
 func (o *Options) releaseOthers(b *capture.Bundle, r *release) error {
+	objs, unjudged, err := o.resolveOthers(b)
+	if err != nil {
+		return err
+	}
+	r.unjudged = unjudged
+	r.apis = map[string]chain.APIResource{}
+	for _, obj := range objs {
+		ref := chain.ResourceRef(obj.api, obj.name)
+		r.apis[kube.APIKey(ref)] = obj.api
+		if obj.namespace == "" {
+			if !slices.Contains(r.cluster, ref) {
+				r.cluster = append(r.cluster, ref)
+			}
+			continue
+		}
+		if _, ok := r.refs[obj.namespace]; !ok {
+			r.namespaces = append(r.namespaces, obj.namespace)
+		}
+		if !slices.Contains(r.refs[obj.namespace], ref) {
+			r.refs[obj.namespace] = append(r.refs[obj.namespace], ref)
+		}
+	}
+	return nil
+}
+
+// otherObject is a release's object of another kind, resolved: where it
+// is served, and its namespace ("" when cluster-scoped).
+type otherObject struct {
+	api             chain.APIResource
+	namespace, name string
+}
+
+// resolveOthers resolves the bundle's objects of other kinds (and its
+// claims) through discovery; unjudged says why each of the rest cannot be
+// judged.
+func (o *Options) resolveOthers(b *capture.Bundle) (objs []otherObject, unjudged []string, err error) {
 	others := slices.Clone(b.Others)
 	for _, c := range b.Claims {
 		others = append(others, capture.Other{APIVersion: "v1", Kind: "PersistentVolumeClaim", Namespace: c.Namespace, Name: c.Name})
 	}
 	if len(others) == 0 {
-		return nil
+		return nil, nil, nil
 	}
 	mapper, err := o.NewMapper()
 	if err != nil {
-		return translate(err)
+		return nil, nil, translate(err)
 	}
-	r.apis = map[string]chain.APIResource{}
 	for _, obj := range others {
+		what := strings.ToLower(obj.Kind) + "/" + obj.Name
 		gv, err := schema.ParseGroupVersion(obj.APIVersion)
 		if err != nil {
-			r.unjudged = append(r.unjudged, fmt.Sprintf("%s %s: apiVersion %q does not parse", obj.Kind, obj.Name, obj.APIVersion))
+			unjudged = append(unjudged, fmt.Sprintf("%s: apiVersion %q does not parse", what, obj.APIVersion))
 			continue
 		}
-		what := strings.ToLower(obj.Kind) + "/" + obj.Name
 		if gv.Group == "" && obj.Kind == "Secret" {
-			r.unjudged = append(r.unjudged, what+": not read (kubectl chain never reads Secrets)")
+			unjudged = append(unjudged, what+": not read (kubectl chain never reads Secrets)")
 			continue
 		}
 		mapping, err := mapper.RESTMapping(schema.GroupKind{Group: gv.Group, Kind: obj.Kind}, gv.Version)
@@ -55,31 +90,18 @@ func (o *Options) releaseOthers(b *capture.Bundle, r *release) error {
 			if meta.IsNoMatchError(err) {
 				why = fmt.Sprintf("this cluster does not serve %s in %s (is its CRD installed?)", obj.Kind, obj.APIVersion)
 			}
-			r.unjudged = append(r.unjudged, what+": "+why)
+			unjudged = append(unjudged, what+": "+why)
 			continue
 		}
 		api := chain.APIResource{Group: gv.Group, Version: gv.Version, Resource: mapping.Resource.Resource, Kind: obj.Kind,
 			Namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace}
-		ref := chain.ResourceRef(api, obj.Name)
-		r.apis[kube.APIKey(ref)] = api
 		ns := ""
 		if api.Namespaced {
 			ns = cmp.Or(obj.Namespace, o.namespace)
 		}
-		if ns == "" {
-			if !slices.Contains(r.cluster, ref) {
-				r.cluster = append(r.cluster, ref)
-			}
-			continue
-		}
-		if _, ok := r.refs[ns]; !ok {
-			r.namespaces = append(r.namespaces, ns)
-		}
-		if !slices.Contains(r.refs[ns], ref) {
-			r.refs[ns] = append(r.refs[ns], ref)
-		}
+		objs = append(objs, otherObject{api: api, namespace: ns, name: obj.Name})
 	}
-	return nil
+	return objs, unjudged, nil
 }
 
 // noteUnjudged lists what the release holds that was not judged, on

@@ -141,3 +141,35 @@ func TestReleaseOtherKinds(t *testing.T) {
 		t.Errorf("--unjudged maybe: exit %d, want %d", r.code, ExitUsage)
 	}
 }
+
+// TestRBACForRelease: rbac --manifests adds get and watch on the release's
+// objects of other kinds, namespaced ones to the Role and cluster-scoped
+// ones to the ClusterRole, never on Secrets, and not on a kind the cluster
+// does not serve.
+func TestRBACForRelease(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	file := filepath.Join(t.TempDir(), "release.yaml")
+	if err := os.WriteFile(file, []byte(releaseOthersYAML), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runWith(t, nil, "rbac", "--user", "alice", "-n", "shop", "--manifests", file)
+	if r.code != ExitHealthy {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	role, clusterRole, _ := strings.Cut(r.stdout, "kind: ClusterRole\n")
+	for _, tt := range []struct {
+		in, want string
+	}{
+		{role, "- cert-manager.io\n  resources:\n  - certificates\n  verbs:\n  - get\n  - watch"},
+		{clusterRole, "- cert-manager.io\n  resources:\n  - clusterissuers\n  verbs:\n  - get\n  - watch"},
+	} {
+		if !strings.Contains(tt.in, tt.want) {
+			t.Errorf("want %q in:\n%s", tt.want, tt.in)
+		}
+	}
+	for _, never := range []string{"secrets", "rollouts", "create", "update", "delete"} {
+		if strings.Contains(r.stdout, never) {
+			t.Errorf("%q granted:\n%s", never, r.stdout)
+		}
+	}
+}
