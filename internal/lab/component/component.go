@@ -103,5 +103,8 @@ func runTrafficController(ctx context.Context, l state.Layout, s state.Spec) err
 	if err := awaitAPIServer(ctx, kc); err != nil {
 		return err
 	}
+	if err := awaitAuthorized(ctx, kc, "/apis/gateway.networking.k8s.io/v1/gatewayclasses"); err != nil {
+		return err
+	}
 	return runChild(ctx, traffic.Program, traffic.Command(s.TrafficController, kc, state.Host))
 }
