@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
 
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -171,6 +174,23 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"deploy/web", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"deploy/web", "--grace", "-1s"}, "--grace must not be negative"},
 		{[]string{}, "name a workload"},
+	}
+	// A type discovery must resolve, on a cluster that does not answer: one
+	// line, client-go's retries not logged.
+	// client-go's klog writes to the process's standard error: catch it.
+	rd, wr, perr := os.Pipe()
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	stderr := os.Stderr
+	os.Stderr = wr
+	streams, _, _, errOut := genericiooptions.NewTestIOStreams()
+	err := ExecuteWith(context.Background(), NewOptions(streams), []string{"certificate/web"})
+	os.Stderr = stderr
+	wr.Close()
+	logged, _ := io.ReadAll(rd)
+	if ExitCode(err) != ExitCluster || strings.Count(errOut.String(), "\n") != 1 || !strings.Contains(errOut.String(), "127.0.0.1:1") || len(logged) > 0 {
+		t.Errorf("certificate/web on an unreachable cluster: exit %d, stderr %q, logged %q", ExitCode(err), errOut.String(), logged)
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

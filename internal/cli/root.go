@@ -7,14 +7,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"os"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/klog/v2"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/diagnose"
@@ -220,6 +222,10 @@ func Execute(ctx context.Context, args []string) error {
 // ExecuteWith runs the root command with the given options, printing any
 // error that the report has not already explained on the error stream.
 func ExecuteWith(ctx context.Context, o *Options, args []string) error {
+	// client-go reports what it retries through klog ("Couldn't get
+	// current server API group list" before a failed discovery); the
+	// command says what failed itself, once, with what to do.
+	klog.SetLogger(logr.Discard())
 	cmd := NewRootCommand(o)
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)
