@@ -25,6 +25,9 @@ func explainMessage(message string) []Decoded {
 	if d, ok := gatewayWords(message); ok {
 		return []Decoded{d}
 	}
+	if d, ok := producerWords(message); ok {
+		return []Decoded{d}
+	}
 	if d, ok := Validation(message); ok {
 		return []Decoded{d}
 	}

@@ -2,7 +2,9 @@ package diagnose
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
+	"strings"
 
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
@@ -14,11 +16,54 @@ import (
 // SealedSecret) has not: its condition is the cause one link up.
 const SecretProducerNotReady chain.CauseID = "SecretProducerNotReady"
 
+// What the producers themselves say, pasted to explain: cert-manager's
+// CertificateRequest whose issuerRef names no Issuer or ClusterIssuer
+// ("Referenced %q not found: %v", its certificaterequests controllers),
+// and external-secrets' ExternalSecret that cannot read its provider
+// (reason SecretSyncedError, "could not get secret data from provider").
+const (
+	CertificateIssuerNotFound chain.CauseID = "CertificateIssuerNotFound"
+	ExternalSecretSyncFailed  chain.CauseID = "ExternalSecretSyncFailed"
+)
+
 var producerCauses = []Cause{
 	{ID: SecretProducerNotReady, Link: chain.LinkContainers,
 		Summary:  "a Secret the pods wait for does not exist because the object meant to write it (a cert-manager Certificate, an ExternalSecret, a SealedSecret) is not ready: its condition is the cause",
 		NextStep: "kubectl describe KIND NAME -n NAMESPACE for its conditions and events, then its controller's logs",
 		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: CertificateIssuerNotFound, Link: chain.LinkContainers,
+		Summary:  "cert-manager cannot issue the certificate: its issuerRef names an Issuer or ClusterIssuer that does not exist, so the Secret it writes never appears",
+		NextStep: "kubectl get issuers -n NAMESPACE; kubectl get clusterissuers; fix the Certificate's spec.issuerRef (name, and kind: ClusterIssuer for a cluster-wide one)",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: ExternalSecretSyncFailed, Link: chain.LinkContainers,
+		Summary:  "external-secrets cannot read the ExternalSecret's data from its provider (the store's credentials, the remote key or property), so the Secret it writes is not written",
+		NextStep: "kubectl describe externalsecret NAME -n NAMESPACE and its SecretStore (kubectl get secretstores,clustersecretstores -A); the external-secrets controller's log has the provider's error",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+}
+
+// producerReasons are the reasons the producers' messages come with.
+var producerReasons = []string{"IssuerNotFound", "SecretSyncedError"}
+
+var issuerNotFoundRE = regexp.MustCompile(`Referenced "(Issuer|ClusterIssuer)" not found: (?:cluster)?issuer\.cert-manager\.io "([^"]+)" not found`)
+
+// producerWords decodes what cert-manager and external-secrets write.
+func producerWords(message string) (Decoded, bool) {
+	if m := issuerNotFoundRE.FindStringSubmatch(message); m != nil {
+		return Decoded{Cause: CertificateIssuerNotFound,
+			Summary: fmt.Sprintf("%s %q not found: cert-manager cannot issue the certificate", m[1], m[2]),
+			Details: []chain.Detail{{Key: "kind", Value: m[1]}, {Key: "name", Value: m[2]}}}, true
+	}
+	if strings.Contains(message, "could not get secret data from provider") {
+		return Decoded{Cause: ExternalSecretSyncFailed}, true
+	}
+	return Decoded{}, false
+}
+
+func explainProducer(_, message string) []Decoded {
+	if d, ok := producerWords(message); ok {
+		return []Decoded{d}
+	}
+	return nil
 }
 
 // missingSecretCauses are the causes that name a Secret that does not

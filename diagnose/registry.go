@@ -59,6 +59,7 @@ var registry = []decoder{
 		}},
 	{name: "Serving", family: "serving", reasons: servingReasons, explain: explainServing},
 	{name: "Gateway", family: "gateway", reasons: gatewayReasonNames, explain: explainGateway},
+	{name: "Producer", family: "producer", reasons: producerReasons, explain: explainProducer},
 	{name: "Termination", family: "crash", reasons: []string{"OOMKilled", "Error", "Completed", "ContainerCannotRun", "StartError"},
 		explain: explainTermination, thenKubelet: true},
 	{name: "ImagePull", family: "image", fallbacks: []chain.CauseID{ImagePullFailed}, decode: ImagePull, waiting: true},
