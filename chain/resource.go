@@ -1,5 +1,7 @@
 package chain
 
+import "slices"
+
 // Any other kind the cluster serves, custom or built in, is walked as a
 // resource: its own status as kstatus judges it, then the workloads it
 // owns, each by its own chain. Its Kind is the API kind ("Certificate"),
@@ -49,15 +51,7 @@ func (a APIResource) Type() string {
 // IsResource says the kind is walked as any resource: neither a workload
 // kind, a pod, nor a traffic kind.
 func IsResource(k Kind) bool {
-	if k == "" || k == KindPod || IsTraffic(k) {
-		return false
-	}
-	for _, w := range Kinds {
-		if w == k {
-			return false
-		}
-	}
-	return true
+	return k != "" && k != KindPod && !IsTraffic(k) && !slices.Contains(Kinds, k)
 }
 
 // ResourceRef is the Ref of a resource of api: its kind lower-cased, with

@@ -113,31 +113,34 @@ func (w *walker) producedBy(links []chain.Link) {
 	for i := range links {
 		l := &links[i]
 		for j := range l.Findings {
-			f := &l.Findings[j]
-			name := missingSecret(*f)
-			if name == "" {
-				continue
-			}
-			for _, p := range w.s.Produced {
-				if p.Secret != name {
-					continue
+			if name := missingSecret(l.Findings[j]); name != "" {
+				for _, p := range w.s.Produced {
+					if p.Secret == name {
+						w.producerCause(l, &l.Findings[j], p)
+					}
 				}
-				ref := chain.ResourceRef(p.API, p.Object.GetName()).String()
-				res, err := status.Compute(p.Object)
-				if err != nil {
-					continue
-				}
-				if res.Status == status.CurrentStatus {
-					l.Notes = append(l.Notes, fmt.Sprintf("%s writes Secret %s and is ready (%s): the Secret should appear; if it was deleted, the producer writes it again on its next reconcile", ref, name, res.Message))
-					continue
-				}
-				f.Cause = SecretProducerNotReady
-				f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, is %s: %s", name, ref, res.Status, res.Message)
-				f.NextStep = fmt.Sprintf("kubectl describe %s %s -n %s for its conditions and events, then its controller's logs", p.API.Type(), p.Object.GetName(), w.s.Namespace)
-				f.Evidence = append(conditionsEvidence(ref, p.Object), f.Evidence...)
-				f.Details = append(f.Details, chain.Detail{Key: "producer", Value: ref})
-				f.Terminal = f.Terminal || res.Status == status.FailedStatus
 			}
 		}
 	}
+}
+
+// producerCause makes the finding of a missing Secret its producer's cause
+// when kstatus does not read the producer as Current, or notes the ready
+// producer on the link.
+func (w *walker) producerCause(l *chain.Link, f *chain.Finding, p chain.Produced) {
+	ref := chain.ResourceRef(p.API, p.Object.GetName()).String()
+	res, err := status.Compute(p.Object)
+	switch {
+	case err != nil:
+		return
+	case res.Status == status.CurrentStatus:
+		l.Notes = append(l.Notes, fmt.Sprintf("%s writes Secret %s and is ready (%s): the Secret should appear; if it was deleted, the producer writes it again on its next reconcile", ref, p.Secret, res.Message))
+		return
+	}
+	f.Cause = SecretProducerNotReady
+	f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, is %s: %s", p.Secret, ref, res.Status, res.Message)
+	f.NextStep = fmt.Sprintf("kubectl describe %s %s -n %s for its conditions and events, then its controller's logs", p.API.Type(), p.Object.GetName(), w.s.Namespace)
+	f.Evidence = append(conditionsEvidence(ref, p.Object), f.Evidence...)
+	f.Details = append(f.Details, chain.Detail{Key: "producer", Value: ref})
+	f.Terminal = f.Terminal || res.Status == status.FailedStatus
 }

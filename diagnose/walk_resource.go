@@ -38,8 +38,7 @@ func (w *walker) resourceStatus(obj *unstructured.Unstructured) chain.Link {
 	progressing := true
 	switch res.Status {
 	case status.CurrentStatus:
-		l := chain.Link{ID: id, Status: chain.StatusOK, Summary: summary}
-		return l
+		return chain.Link{ID: id, Status: chain.StatusOK, Summary: summary}
 	case status.FailedStatus:
 		cause, progressing = ResourceFailed, false
 	case status.InProgressStatus:

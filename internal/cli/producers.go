@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -39,8 +38,7 @@ func (o *Options) servedProducers() []chain.APIResource {
 		if err != nil {
 			continue
 		}
-		out = append(out, chain.APIResource{Group: p.Group, Version: mapping.Resource.Version, Resource: mapping.Resource.Resource,
-			Kind: p.Kind, Namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace})
+		out = append(out, apiOf(mapping))
 	}
 	return out
 }

@@ -93,8 +93,7 @@ func (o *Options) resolveOthers(b *capture.Bundle) (objs []otherObject, unjudged
 			unjudged = append(unjudged, what+": "+why)
 			continue
 		}
-		api := chain.APIResource{Group: gv.Group, Version: gv.Version, Resource: mapping.Resource.Resource, Kind: obj.Kind,
-			Namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace}
+		api := apiOf(mapping)
 		ns := ""
 		if api.Namespaced {
 			ns = cmp.Or(obj.Namespace, o.namespace)

@@ -70,10 +70,13 @@ func resolveType(mapper meta.RESTMapper, typ string) (chain.APIResource, error) 
 	if err != nil {
 		return chain.APIResource{}, translate(fmt.Errorf("resolving resource type %q through discovery: %w", typ, err))
 	}
-	return chain.APIResource{
-		Group: gvk.Group, Version: gvk.Version, Resource: mapping.Resource.Resource, Kind: gvk.Kind,
-		Namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace,
-	}, nil
+	return apiOf(mapping), nil
+}
+
+// apiOf is where discovery's mapping says a kind is served.
+func apiOf(mapping *meta.RESTMapping) chain.APIResource {
+	return chain.APIResource{Group: mapping.Resource.Group, Version: mapping.Resource.Version, Resource: mapping.Resource.Resource,
+		Kind: mapping.GroupVersionKind.Kind, Namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace}
 }
 
 // ownKind is the target kind of a resource kubectl chain walks itself

@@ -103,25 +103,8 @@ type ownerCandidates struct {
 }
 
 func (w *ownerCandidates) start(ctx context.Context, r *Reader, wg *sync.WaitGroup, ns string) {
-	apps, batch, all := r.Client.AppsV1(), r.Client.BatchV1(), metav1.ListOptions{}
-	wg.Go(func() {
-		w.deps = listing(func() ([]appsv1.Deployment, string, error) {
-			l, err := apps.Deployments(ns).List(ctx, all)
-			return itemsOf(l, err, func(l *appsv1.DeploymentList) []appsv1.Deployment { return l.Items })
-		})
-	})
-	wg.Go(func() {
-		w.stss = listing(func() ([]appsv1.StatefulSet, string, error) {
-			l, err := apps.StatefulSets(ns).List(ctx, all)
-			return itemsOf(l, err, func(l *appsv1.StatefulSetList) []appsv1.StatefulSet { return l.Items })
-		})
-	})
-	wg.Go(func() {
-		w.dss = listing(func() ([]appsv1.DaemonSet, string, error) {
-			l, err := apps.DaemonSets(ns).List(ctx, all)
-			return itemsOf(l, err, func(l *appsv1.DaemonSetList) []appsv1.DaemonSet { return l.Items })
-		})
-	})
+	r.startTemplateLists(ctx, wg, ns, &w.deps, &w.stss, &w.dss)
+	batch, all := r.Client.BatchV1(), metav1.ListOptions{}
 	wg.Go(func() {
 		w.jobs = listing(func() ([]batchv1.Job, string, error) {
 			l, err := batch.Jobs(ns).List(ctx, all)

@@ -169,7 +169,6 @@ func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Re
 // workloads whose templates they match.
 func (r *Reader) startServingReads(ctx context.Context, wg *sync.WaitGroup, namespace string, slicesOpts metav1.ListOptions,
 	slices *listed[discoveryv1.EndpointSlice], pods *listed[corev1.Pod], deps *listed[appsv1.Deployment], stss *listed[appsv1.StatefulSet], dss *listed[appsv1.DaemonSet]) {
-	apps := r.Client.AppsV1()
 	wg.Go(func() {
 		*slices = listing(func() ([]discoveryv1.EndpointSlice, string, error) {
 			l, err := r.Client.DiscoveryV1().EndpointSlices(namespace).List(ctx, slicesOpts)
@@ -177,21 +176,29 @@ func (r *Reader) startServingReads(ctx context.Context, wg *sync.WaitGroup, name
 		})
 	})
 	wg.Go(func() { *pods = r.listPods(ctx, namespace, metav1.ListOptions{}) })
+	r.startTemplateLists(ctx, wg, namespace, deps, stss, dss)
+}
+
+// startTemplateLists starts, on wg, the lists of the namespace's
+// Deployments, StatefulSets and DaemonSets.
+func (r *Reader) startTemplateLists(ctx context.Context, wg *sync.WaitGroup, namespace string,
+	deps *listed[appsv1.Deployment], stss *listed[appsv1.StatefulSet], dss *listed[appsv1.DaemonSet]) {
+	apps, all := r.Client.AppsV1(), metav1.ListOptions{}
 	wg.Go(func() {
 		*deps = listing(func() ([]appsv1.Deployment, string, error) {
-			l, err := apps.Deployments(namespace).List(ctx, metav1.ListOptions{})
+			l, err := apps.Deployments(namespace).List(ctx, all)
 			return itemsOf(l, err, func(l *appsv1.DeploymentList) []appsv1.Deployment { return l.Items })
 		})
 	})
 	wg.Go(func() {
 		*stss = listing(func() ([]appsv1.StatefulSet, string, error) {
-			l, err := apps.StatefulSets(namespace).List(ctx, metav1.ListOptions{})
+			l, err := apps.StatefulSets(namespace).List(ctx, all)
 			return itemsOf(l, err, func(l *appsv1.StatefulSetList) []appsv1.StatefulSet { return l.Items })
 		})
 	})
 	wg.Go(func() {
 		*dss = listing(func() ([]appsv1.DaemonSet, string, error) {
-			l, err := apps.DaemonSets(namespace).List(ctx, metav1.ListOptions{})
+			l, err := apps.DaemonSets(namespace).List(ctx, all)
 			return itemsOf(l, err, func(l *appsv1.DaemonSetList) []appsv1.DaemonSet { return l.Items })
 		})
 	})

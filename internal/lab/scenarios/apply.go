@@ -23,7 +23,6 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
-	"github.com/kubectl-chain/kubectl-chain/internal/lab/traffic"
 )
 
 // Options adapt a scenario to the cluster it is applied on.
@@ -40,23 +39,6 @@ type Options struct {
 	Engine string
 }
 
-// LabOnlyError is a LabOnly scenario applied on real kubelets.
-type LabOnlyError struct{ Scenario Scenario }
-
-func (e *LabOnlyError) Error() string {
-	return fmt.Sprintf("scenario %q reproduces only on the simulated kubelet of the default engine: %s; on this lab choose a scenario `kubectl chain lab scenarios` lists for kind, or start a lab without --engine kind",
-		e.Scenario.Name, e.Scenario.LabOnly)
-}
-
-// NoTrafficControllerError is a Traffic scenario applied on a lab whose
-// traffic controller does not run.
-type NoTrafficControllerError struct{ Scenario Scenario }
-
-func (e *NoTrafficControllerError) Error() string {
-	return fmt.Sprintf("scenario %q needs the lab's traffic controller, which has not accepted GatewayClass %s on this lab: start the lab with `up --traffic-controller PATH` (build %s %s)",
-		e.Scenario.Name, traffic.Class, traffic.Program, traffic.BuildHint)
-}
-
 // Apply creates the scenario in namespace ns on the lab's simulated
 // kubelet; see ApplyWith.
 func Apply(ctx context.Context, c kubernetes.Interface, s Scenario, ns string) error {
@@ -68,13 +50,8 @@ func Apply(ctx context.Context, c kubernetes.Interface, s Scenario, ns string) e
 // one, then each object of the manifest in order. The namespace must not
 // exist yet, so a scenario always starts clean.
 func ApplyWith(ctx context.Context, c kubernetes.Interface, s Scenario, ns string, o Options) error {
-	if o.RealKubelet && s.LabOnly != "" {
-		return &LabOnlyError{Scenario: s}
-	}
-	if s.Traffic {
-		if ok, err := traffic.Accepted(ctx, c); err != nil || !ok {
-			return &NoTrafficControllerError{Scenario: s}
-		}
+	if err := refuse(ctx, c, s, o); err != nil {
+		return err
 	}
 	raw, err := s.Manifest()
 	if err != nil {
