@@ -112,6 +112,10 @@ func (s *Snapshot) Workload() metav1.Object {
 		if s.CronJob != nil {
 			return s.CronJob
 		}
+	case KindRollout:
+		if s.Rollout != nil {
+			return s.Rollout
+		}
 	case KindPod:
 		for i := range s.Pods {
 			if s.Pods[i].Name == s.Name {

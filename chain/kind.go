@@ -42,7 +42,7 @@ func ParseRef(s string) (Ref, bool) {
 	if !ok || name == "" {
 		return Ref{}, false
 	}
-	for _, k := range append(append([]Kind{KindPod}, Kinds...), KindService, KindIngress, KindGateway, KindHTTPRoute, KindGRPCRoute, KindTLSRoute) {
+	for _, k := range append(append([]Kind{KindPod}, Kinds...), KindService, KindIngress, KindGateway, KindHTTPRoute, KindGRPCRoute, KindTLSRoute, KindRollout) {
 		if k.Resource() == res {
 			return Ref{Kind: k, Name: name}, true
 		}
@@ -111,13 +111,15 @@ func ChainOf(k Kind) []LinkID {
 		return []LinkID{LinkStored, LinkSchedule, LinkPods, LinkNodeAssignment, LinkContainers, LinkCompletion}
 	case KindPod:
 		return []LinkID{LinkStored, LinkNodeAssignment, LinkContainers, LinkReady, LinkServing}
+	case KindRollout:
+		return rolloutChain
 	}
 	return Links
 }
 
 // AllLinks is every link ID in the order chains run them, so findings of
 // several kinds sort alike.
-var AllLinks = []LinkID{LinkStored, LinkStatus, LinkOwned, LinkSchedule, LinkReplicaSet, LinkRevision, LinkNodes, LinkPods, LinkClaims,
+var AllLinks = []LinkID{LinkStored, LinkRollout, LinkStatus, LinkOwned, LinkSchedule, LinkReplicaSet, LinkRevision, LinkNodes, LinkPods, LinkClaims,
 	LinkNodeAssignment, LinkContainers, LinkReady, LinkServing, LinkCompletion,
 	LinkClass, LinkGateway, LinkParents, LinkBackends, LinkSelector, LinkWorkloads, LinkEndpoints}
 
@@ -207,6 +209,8 @@ func (s *Snapshot) PodTemplate() *corev1.PodTemplateSpec {
 		return &w.Spec.JobTemplate.Spec.Template
 	case *corev1.Pod:
 		return &corev1.PodTemplateSpec{ObjectMeta: w.ObjectMeta, Spec: w.Spec}
+	case *Rollout:
+		return &w.Spec.Template
 	}
 	return nil
 }

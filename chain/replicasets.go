@@ -13,6 +13,9 @@ import (
 // first (names break ties). Like kubectl, ownership is the controller
 // reference, not the labels: a selector can match someone else's ReplicaSet.
 func (s *Snapshot) OwnedReplicaSets() []*appsv1.ReplicaSet {
+	if s.Rollout != nil {
+		return s.rolloutReplicaSets()
+	}
 	if s.Deployment == nil {
 		return nil
 	}
@@ -37,7 +40,13 @@ func (s *Snapshot) OwnedReplicaSets() []*appsv1.ReplicaSet {
 // Deployment controller's rule (k8s.io/kubectl/pkg/util/deployment
 // findNewReplicaSet). When several match (it happens after upgrades), the
 // oldest wins, as upstream.
+//
+// A Rollout's is the one of its status.currentPodHash: the Rollouts
+// controller names it there.
 func (s *Snapshot) CurrentReplicaSet() *appsv1.ReplicaSet {
+	if s.Rollout != nil {
+		return s.rolloutReplicaSet(s.Rollout.Status.CurrentPodHash)
+	}
 	if s.Deployment == nil {
 		return nil
 	}

@@ -54,6 +54,9 @@ func (l LinkID) TitleFor(k Kind) string {
 		if k == KindPod || IsTraffic(k) {
 			return "stored (API server)"
 		}
+		if k == KindRollout {
+			return "stored (API server, Argo Rollouts controller observed it)"
+		}
 		return fmt.Sprintf("stored (API server, %s controller observed it)", k)
 	case LinkRevision:
 		return fmt.Sprintf("revision (%s controller, controller revisions)", k)
@@ -74,7 +77,12 @@ func (l LinkID) TitleFor(k Kind) string {
 		}
 		return "pods (ReplicaSet controller, admission)"
 	case LinkReplicaSet:
+		if k == KindRollout {
+			return "replicaset (Argo Rollouts controller)"
+		}
 		return "replicaset (Deployment controller)"
+	case LinkRollout:
+		return "rollout (Argo Rollouts controller: steps, pauses, analysis, aborts)"
 	case LinkNodeAssignment:
 		return "node-assignment (scheduler)"
 	case LinkContainers:

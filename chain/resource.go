@@ -51,7 +51,7 @@ func (a APIResource) Type() string {
 // IsResource says the kind is walked as any resource: neither a workload
 // kind, a pod, nor a traffic kind.
 func IsResource(k Kind) bool {
-	return k != "" && k != KindPod && !IsTraffic(k) && !slices.Contains(Kinds, k)
+	return k != "" && k != KindPod && k != KindRollout && !IsTraffic(k) && !slices.Contains(Kinds, k)
 }
 
 // ResourceRef is the Ref of a resource of api: its kind lower-cased, with

@@ -40,6 +40,8 @@ type Snapshot struct {
 	DaemonSet   *appsv1.DaemonSet
 	Job         *batchv1.Job
 	CronJob     *batchv1.CronJob
+	// Rollout is an Argo Rollout (KindRollout).
+	Rollout *Rollout
 
 	// Revisions are a StatefulSet's or DaemonSet's ControllerRevisions.
 	Revisions []appsv1.ControllerRevision

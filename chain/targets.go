@@ -54,8 +54,9 @@ func (s *Snapshot) podCreator() *ObjectRef {
 		return &ObjectRef{Kind: kind, Name: name, UID: uid}
 	}
 	switch s.KindOf() {
-	case KindDeployment:
-		if s.Deployment == nil {
+	case KindDeployment, KindRollout:
+		owner := s.Workload()
+		if owner == nil {
 			return nil
 		}
 		if rs := s.CurrentReplicaSet(); rs != nil {
@@ -64,7 +65,7 @@ func (s *Snapshot) podCreator() *ObjectRef {
 				want = *rs.Spec.Replicas
 			}
 		} else {
-			return ref(string(KindDeployment), s.Deployment.Name, s.Deployment.UID)
+			return ref(string(s.KindOf()), owner.GetName(), owner.GetUID())
 		}
 	case KindStatefulSet:
 		if s.StatefulSet != nil && s.StatefulSet.Spec.Replicas != nil {

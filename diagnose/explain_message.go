@@ -28,6 +28,11 @@ func explainMessage(message string) []Decoded {
 	if d, ok := producerWords(message); ok {
 		return []Decoded{d}
 	}
+	// Before validation's too: the Rollouts controller words an invalid
+	// spec as the API server words a refused manifest.
+	if d, ok := RolloutWords("", message); ok {
+		return []Decoded{d}
+	}
 	if d, ok := Validation(message); ok {
 		return []Decoded{d}
 	}

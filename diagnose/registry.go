@@ -46,6 +46,9 @@ var registry = []decoder{
 		explain: func(_, message string) []Decoded { return []Decoded{FailedCreate(message)} }},
 	{name: "DeploymentCondition", family: "controller", reasons: []string{"ProgressDeadlineExceeded", "ReplicaSetCreateError"},
 		explain: func(reason, message string) []Decoded {
+			if d, ok := RolloutWords(reason, message); ok {
+				return []Decoded{d} // an Argo Rollout's Progressing condition
+			}
 			d, ok := DeploymentCondition(appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: reason, Message: message})
 			if !ok {
 				return nil
@@ -60,6 +63,7 @@ var registry = []decoder{
 	{name: "Serving", family: "serving", reasons: servingReasons, explain: explainServing},
 	{name: "Gateway", family: "gateway", reasons: gatewayReasonNames, explain: explainGateway},
 	{name: "Producer", family: "producer", reasons: producerReasons, explain: explainProducer},
+	{name: "Rollout", family: "rollout", reasons: rolloutReasons, explain: explainRollout},
 	{name: "Termination", family: "crash", reasons: []string{"OOMKilled", "Error", "Completed", "ContainerCannotRun", "StartError"},
 		explain: explainTermination, thenKubelet: true},
 	{name: "ImagePull", family: "image", fallbacks: []chain.CauseID{ImagePullFailed}, decode: ImagePull, waiting: true},

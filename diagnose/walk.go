@@ -41,6 +41,7 @@ type walker struct {
 	s    *chain.Snapshot
 	o    Options
 	d    *appsv1.Deployment
+	ro   *chain.Rollout     // an Argo Rollout, walked as a Deployment
 	rs   *appsv1.ReplicaSet // the current ReplicaSet, nil when none
 	pods []*corev1.Pod      // the pods judged: the current ReplicaSet's live pods
 	// gone are the current ReplicaSet's pods the kubelet evicted or
@@ -81,6 +82,9 @@ func Walk(s *chain.Snapshot, o Options) *chain.Report {
 		r.Links = []chain.Link{w.stored(), w.replicaSet(), w.podsLink(), w.nodeAssignment(), w.containers()}
 		r.Links = append(r.Links, w.ready(r.Links, w.deploymentRollout()))
 		w.progressDeadline(r.Links)
+		r.ReplicaSets = w.replicaSetSummaries()
+	} else if s.KindOf() == chain.KindRollout {
+		r.Links = w.rolloutLinks()
 		r.ReplicaSets = w.replicaSetSummaries()
 	} else {
 		r.Links = w.kindLinks()

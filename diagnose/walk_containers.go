@@ -79,6 +79,9 @@ func (w *walker) wanted() int32 {
 	if w.d != nil {
 		return replicas(w.d.Spec.Replicas)
 	}
+	if w.ro != nil {
+		return replicas(w.ro.Spec.Replicas)
+	}
 	return int32(len(w.pods))
 }
 

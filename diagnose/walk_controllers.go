@@ -78,17 +78,19 @@ func (w *walker) rolloutIncomplete() bool {
 // replicaSet: the Deployment controller made a ReplicaSet for the current
 // pod template.
 func (w *walker) replicaSet() chain.Link {
-	if w.d == nil {
-		return notReached(chain.LinkReplicaSet, "no deployment")
+	owner := w.s.Workload()
+	kind := w.s.KindOf()
+	if owner == nil {
+		return notReached(chain.LinkReplicaSet, "no "+kind.Resource())
 	}
 	if g := w.s.Gap(chain.ResourceReplicaSets); g != nil {
 		return unknown(chain.LinkReplicaSet, g)
 	}
 	w.rs = w.s.CurrentReplicaSet()
-	dobj := objectName("deployment", w.d.Name)
+	dobj := objectName(kind.Resource(), owner.GetName())
 	c := &collector{}
 	if w.rs == nil {
-		for _, cond := range w.d.Status.Conditions {
+		for _, cond := range w.ownerConditions() {
 			failed := cond.Type == appsv1.DeploymentReplicaFailure ||
 				cond.Type == appsv1.DeploymentProgressing && cond.Reason == "ReplicaSetCreateError"
 			if d, ok := DeploymentCondition(cond); ok && failed {
@@ -96,10 +98,14 @@ func (w *walker) replicaSet() chain.Link {
 			}
 		}
 		if c.empty() {
+			msg := fmt.Sprintf("none of the %d ReplicaSets owned by the Deployment matches its pod template", len(w.s.OwnedReplicaSets()))
+			if w.ro != nil {
+				msg = fmt.Sprintf("none of the %d ReplicaSets owned by the Rollout has its status.currentPodHash %q", len(w.s.OwnedReplicaSets()), w.ro.Status.CurrentPodHash)
+			}
 			s := sighting{d: Decoded{Cause: ReplicaSetNotCreated, Progressing: true}, object: dobj,
-				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: dobj, Message: fmt.Sprintf("none of the %d ReplicaSets owned by the Deployment matches its pod template", len(w.s.OwnedReplicaSets()))}}}
-			if w.d.Generation <= 1 {
-				s.since = w.d.CreationTimestamp.Time
+				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: dobj, Message: msg}}}
+			if owner.GetGeneration() <= 1 {
+				s.since = owner.GetCreationTimestamp().Time
 			}
 			c.add(s)
 		}

@@ -15,7 +15,7 @@ import (
 // podsLink: the ReplicaSet controller created the pods, or admission told it
 // why not.
 func (w *walker) podsLink() chain.Link {
-	if w.d == nil || (w.rs == nil && w.s.Gap(chain.ResourceReplicaSets) == nil) {
+	if w.d == nil && w.ro == nil || (w.rs == nil && w.s.Gap(chain.ResourceReplicaSets) == nil) {
 		return notReached(chain.LinkPods, "no current ReplicaSet")
 	}
 	if g := w.s.Gap(chain.ResourcePods); g != nil {
@@ -25,7 +25,7 @@ func (w *walker) podsLink() chain.Link {
 		candidates []*corev1.Pod
 		notes      []string
 	)
-	desired := replicas(w.d.Spec.Replicas)
+	desired := w.wanted()
 	if w.rs != nil {
 		candidates = w.s.PodsOf(w.rs)
 		desired = replicas(w.rs.Spec.Replicas)
@@ -84,12 +84,12 @@ func (w *walker) failedCreate(c *collector, newestPod time.Time) {
 				evidence: []chain.Evidence{conditionEvidence(obj, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)}})
 		}
 	}
-	if c.empty() && w.d != nil {
+	if owner := w.s.Workload(); c.empty() && owner != nil {
 		// The Deployment controller copies the condition from the
-		// ReplicaSet (deployment/sync.go): a capture of the Deployment
-		// alone still says why.
-		dobj := objectName("deployment", w.d.Name)
-		for _, cond := range w.d.Status.Conditions {
+		// ReplicaSet (deployment/sync.go), as the Rollouts controller
+		// does: a capture of the Deployment alone still says why.
+		dobj := objectName(w.s.KindOf().Resource(), owner.GetName())
+		for _, cond := range w.ownerConditions() {
 			if cond.Type == appsv1.DeploymentReplicaFailure && cond.Status == corev1.ConditionTrue && cond.Reason == "FailedCreate" {
 				c.add(sighting{d: FailedCreate(cond.Message), object: dobj, since: cond.LastTransitionTime.Time,
 					evidence: []chain.Evidence{conditionEvidence(dobj, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)}})

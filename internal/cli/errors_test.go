@@ -167,8 +167,9 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"bogus/web"}, `unknown resource type "bogus": this cluster serves no such resource`},
-		{[]string{"certificate/web", "-f", "capture.yaml"}, "any other kind is walked live: kubectl chain certificate/web"},
+		{[]string{"certificate/web", "-f", "capture.yaml"}, "any other kind is walked live (an Argo Rollout too): kubectl chain certificate/web"},
 		{[]string{"capture", "certificate/web"}, "any other kind is walked live"},
+		{[]string{"ro/web", "-f", "capture.yaml"}, "rollout/web: -f takes the kinds kubectl chain walks itself"},
 		{[]string{"deploy/web", "-o", "xml"}, `unknown output format "xml"`},
 		{[]string{"deploy/web", "--color", "sometimes"}, `unknown --color "sometimes"`},
 		{[]string{"deploy/web", "--bogus"}, "unknown flag: --bogus"},

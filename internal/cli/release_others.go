@@ -34,6 +34,9 @@ func (o *Options) releaseOthers(b *capture.Bundle, r *release) error {
 	r.apis = map[string]chain.APIResource{}
 	for _, obj := range objs {
 		ref := chain.ResourceRef(obj.api, obj.name)
+		if obj.api.Group == chain.RolloutGroup && obj.api.Kind == string(chain.KindRollout) {
+			ref = chain.Ref{Kind: chain.KindRollout, Name: obj.name} // walked as a Deployment is
+		}
 		r.apis[kube.APIKey(ref)] = obj.api
 		if obj.namespace == "" {
 			if !slices.Contains(r.cluster, ref) {

@@ -101,6 +101,8 @@ func kindGroup(kind string) string {
 		return "networking.k8s.io"
 	case kindGateway, kindHTTPRoute, kindGRPCRoute, kindTLSRoute:
 		return chain.GatewayGroup
+	case kindRollout:
+		return chain.RolloutGroup
 	}
 	return ""
 }
@@ -110,8 +112,12 @@ func kindGroup(kind string) string {
 // kubectl chain walks itself.
 func (o *Options) liveOnly(what string) error {
 	for _, t := range o.targets {
-		if t.kind == kindResource {
-			return usageErrorf("%s/%s: %s takes the kinds kubectl chain walks itself (deploy, sts, ds, job, cj, pod, rs, svc, ing and the Gateway API's); any other kind is walked live: kubectl chain %s/%s", t.typ, t.name, what, t.typ, t.name)
+		if t.kind == kindResource || t.kind == kindRollout {
+			typ := t.typ
+			if typ == "" {
+				typ = t.kind
+			}
+			return usageErrorf("%s/%s: %s takes the kinds kubectl chain walks itself (deploy, sts, ds, job, cj, pod, rs, svc, ing and the Gateway API's); any other kind is walked live (an Argo Rollout too): kubectl chain %s/%s", typ, t.name, what, typ, t.name)
 		}
 	}
 	return nil

@@ -32,6 +32,7 @@ const (
 	kindHTTPRoute   = "httproute"
 	kindGRPCRoute   = "grpcroute"
 	kindTLSRoute    = "tlsroute"
+	kindRollout     = "rollout"
 	// kindResource is any other type: resolved through discovery, walked
 	// as a resource (chain.IsResource).
 	kindResource = "resource"
@@ -40,7 +41,7 @@ const (
 // workloadKinds are the targets walked as they are named.
 var workloadKinds = map[string]chain.Kind{
 	kindDeployment: chain.KindDeployment, kindStatefulSet: chain.KindStatefulSet, kindDaemonSet: chain.KindDaemonSet,
-	kindJob: chain.KindJob, kindCronJob: chain.KindCronJob,
+	kindJob: chain.KindJob, kindCronJob: chain.KindCronJob, kindRollout: chain.KindRollout,
 	kindService: chain.KindService, kindIngress: chain.KindIngress,
 	kindGateway: chain.KindGateway, kindHTTPRoute: chain.KindHTTPRoute, kindGRPCRoute: chain.KindGRPCRoute, kindTLSRoute: chain.KindTLSRoute,
 }
@@ -90,6 +91,16 @@ func init() {
 	}
 }
 
+// Argo Rollouts' Rollout, spelled as kubectl accepts it once its CRD is
+// installed (ro is the CRD's short name).
+func init() {
+	for _, s := range []string{"ro", kindRollout, "rollouts"} {
+		resourceTypes[s] = kindRollout
+		resourceTypes[s+"."+chain.RolloutGroup] = kindRollout
+		resourceTypes[s+".v1alpha1."+chain.RolloutGroup] = kindRollout
+	}
+}
+
 // kindOf resolves a resource type as typed, "" when unknown.
 func kindOf(typ string) string { return resourceTypes[strings.ToLower(typ)] }
 
@@ -98,7 +109,7 @@ func kindOf(typ string) string { return resourceTypes[strings.ToLower(typ)] }
 func parseTargets(args []string) ([]target, error) {
 	switch len(args) {
 	case 0:
-		return nil, usageErrorf("name a workload: kubectl chain deploy/NAME, sts/NAME, ds/NAME, job/NAME or cj/NAME (a bare NAME is a Deployment), one of its pods, pod/NAME, or what sends it traffic, svc/NAME, ing/NAME, gateway/NAME, httproute/NAME, grpcroute/NAME or tlsroute/NAME, or any other kind the cluster serves as KIND/NAME (certificate/web-tls)")
+		return nil, usageErrorf("name a workload: kubectl chain deploy/NAME, sts/NAME, ds/NAME, job/NAME or cj/NAME (a bare NAME is a Deployment), one of its pods, pod/NAME, or what sends it traffic, svc/NAME, ing/NAME, gateway/NAME, httproute/NAME, grpcroute/NAME or tlsroute/NAME, an Argo Rollout, rollout/NAME, or any other kind the cluster serves as KIND/NAME (certificate/web-tls)")
 	case 1:
 		t, err := parseOne(args[0])
 		return []target{t}, err
@@ -150,7 +161,7 @@ func parseOne(arg string) (target, error) {
 // with a clear message instead of as a confusing 404.
 func validName(kind, name string) error {
 	what := map[string]string{kindDeployment: "Deployment", kindStatefulSet: "StatefulSet", kindDaemonSet: "DaemonSet",
-		kindJob: "Job", kindCronJob: "CronJob", kindPod: "pod", kindReplicaSet: "ReplicaSet", kindService: "Service", kindIngress: "Ingress", kindResource: "object"}[kind]
+		kindJob: "Job", kindCronJob: "CronJob", kindPod: "pod", kindReplicaSet: "ReplicaSet", kindService: "Service", kindIngress: "Ingress", kindRollout: "Rollout", kindResource: "object"}[kind]
 	if name == "" {
 		return usageErrorf("empty %s name: use %s/NAME", what, kind)
 	}

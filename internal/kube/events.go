@@ -16,11 +16,12 @@ const (
 // relevantKinds are the kinds of object whose events a snapshot can use:
 // the workloads, what they own, the claims a StatefulSet's pods mount, and
 // the traffic objects (the service controller's load-balancer events, the
-// ingress controllers').
+// ingress controllers'), and Argo Rollouts.
 var relevantKinds = map[string]bool{
 	kindDeployment: true, kindReplicaSet: true, kindPod: true,
 	"StatefulSet": true, "DaemonSet": true, "Job": true, "CronJob": true, "PersistentVolumeClaim": true,
 	"Service": true, "Ingress": true, "Gateway": true, "HTTPRoute": true, "GRPCRoute": true, "TLSRoute": true,
+	"Rollout": true,
 }
 
 // appendRelevantKinds normalises the events about workloads, what they own

@@ -19,15 +19,20 @@ import (
 )
 
 // NotServedError says the cluster does not serve a kind kubectl chain was
-// asked to walk: the Gateway API's CRDs are not installed.
+// asked to walk: the Gateway API's CRDs, or Argo Rollouts', are not
+// installed.
 type NotServedError struct {
 	Resource schema.GroupVersionResource
 	Err      error
 }
 
 func (e *NotServedError) Error() string {
-	return fmt.Sprintf("this cluster does not serve %s.%s/%s: the Gateway API's CRDs are not installed (kubectl get crd %s.%s)",
-		e.Resource.Resource, e.Resource.Group, e.Resource.Version, e.Resource.Resource, e.Resource.Group)
+	why := "the Gateway API's CRDs are not installed"
+	if e.Resource.Group == chain.RolloutGroup {
+		why = "Argo Rollouts is not installed"
+	}
+	return fmt.Sprintf("this cluster does not serve %s.%s/%s: %s (kubectl get crd %s.%s)",
+		e.Resource.Resource, e.Resource.Group, e.Resource.Version, why, e.Resource.Resource, e.Resource.Group)
 }
 
 func (e *NotServedError) Unwrap() error { return e.Err }

@@ -2,7 +2,7 @@ package kube
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -34,17 +34,16 @@ type listed[T any] struct {
 // ready needs none.
 const eventsProbe = 500
 
-// selectorOf is the Deployment's label selector, refusing the nil and empty
+// selectorOf is a Deployment's (or Rollout's) label selector, refusing the nil and empty
 // ones: as a list option they would select every object of the namespace,
 // which is neither what the Deployment owns nor within budget. The API server
 // rejects such Deployments, so this guards against odd fakes and captures.
-func selectorOf(d *appsv1.Deployment) (labels.Selector, error) {
-	s := d.Spec.Selector
+func selectorOf(kind chain.Kind, s *metav1.LabelSelector) (labels.Selector, error) {
 	if s == nil {
-		return nil, errors.New("deployment has no spec.selector")
+		return nil, fmt.Errorf("%s has no spec.selector", kind.Resource())
 	}
 	if len(s.MatchLabels)+len(s.MatchExpressions) == 0 {
-		return nil, errors.New("deployment has an empty spec.selector")
+		return nil, fmt.Errorf("%s has an empty spec.selector", kind.Resource())
 	}
 	return metav1.LabelSelectorAsSelector(s)
 }

@@ -62,7 +62,7 @@ func (r *Reader) Snapshot(ctx context.Context, namespace, name string) (*chain.S
 	if err := r.settleServices(snap, <-svcs); err != nil {
 		return nil, err
 	}
-	if err := r.readDependents(ctx, snap); err != nil {
+	if err := r.readDependents(ctx, snap, d.Spec.Selector); err != nil {
 		return nil, err
 	}
 	snap.Now = r.now()
@@ -85,9 +85,8 @@ func deploymentError(namespace, name string, err error) error {
 // readDependents is the second round trip: the three lists run in parallel,
 // then their results are applied in a fixed order so gaps and errors never
 // depend on which answer came first.
-func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot) error {
-	d := snap.Deployment
-	sel, selErr := selectorOf(d)
+func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot, selector *metav1.LabelSelector) error {
+	sel, selErr := selectorOf(snap.KindOf(), selector)
 	var (
 		wg          sync.WaitGroup
 		rss         listed[appsv1.ReplicaSet]
@@ -131,7 +130,7 @@ func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot) error
 	r.read.note("replicasets", rss.rv)
 	r.read.note("pods", pods.rv)
 	r.read.note("events", evs.rv)
-	of := fmt.Sprintf("of deployment %s/%s", snap.Namespace, snap.Name)
+	of := fmt.Sprintf("of %s %s/%s", snap.KindOf().Resource(), snap.Namespace, snap.Name)
 	errs := []error{
 		settle(snap, chain.ResourceReplicaSets, of, rss.err),
 		settle(snap, chain.ResourcePods, of, pods.err),

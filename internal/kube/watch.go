@@ -69,7 +69,14 @@ func (r *Reader) Watch(ctx context.Context, snap *chain.Snapshot, changed chan<-
 	case chain.KindDeployment:
 		if d := snap.Deployment; d != nil {
 			sel = d.Spec.Selector
-			if s, err := selectorOf(d); err == nil {
+			if s, err := selectorOf(chain.KindDeployment, sel); err == nil {
+				streams = append(streams, r.streamOf("replicasets", ns, metav1.ListOptions{LabelSelector: s.String()}, nil))
+			}
+		}
+	case chain.KindRollout:
+		if ro := snap.Rollout; ro != nil {
+			sel = ro.Spec.Selector
+			if s, err := selectorOf(chain.KindRollout, sel); err == nil {
 				streams = append(streams, r.streamOf("replicasets", ns, metav1.ListOptions{LabelSelector: s.String()}, nil))
 			}
 		}
@@ -94,7 +101,9 @@ func (r *Reader) Watch(ctx context.Context, snap *chain.Snapshot, changed chan<-
 		// and the pods named after the CronJob are followed.
 		streams = append(streams, r.streamOf("jobs", ns, metav1.ListOptions{}, keep), r.streamOf("pods", ns, metav1.ListOptions{}, keep))
 	}
-	if res := resourceOf(snap.KindOf()); snap.KindOf() != chain.KindPod {
+	if snap.KindOf() == chain.KindRollout {
+		streams = append(streams, r.apiStream(chain.RolloutAPI, ns, byName))
+	} else if res := resourceOf(snap.KindOf()); snap.KindOf() != chain.KindPod {
 		streams = append(streams, r.streamOf(res, ns, byName, nil))
 	} else {
 		streams = append(streams, r.streamOf("pods", ns, byName, nil))
@@ -218,6 +227,9 @@ func (r *Reader) WatchNamespace(ctx context.Context, ns, selector string, refs [
 		if kinds[k] {
 			streams = append(streams, r.streamOf(resourceOf(k), ns, metav1.ListOptions{}, keep))
 		}
+	}
+	if kinds[chain.KindRollout] {
+		streams = append(streams, r.apiStream(chain.RolloutAPI, ns, metav1.ListOptions{}))
 	}
 	if kinds[chain.KindCronJob] && !kinds[chain.KindJob] {
 		streams = append(streams, r.streamOf("jobs", ns, metav1.ListOptions{}, keep))

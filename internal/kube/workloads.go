@@ -34,6 +34,9 @@ func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*ch
 	if chain.IsResource(ref.Kind) {
 		return r.readResource(ctx, namespace, ref)
 	}
+	if ref.Kind == chain.KindRollout {
+		return r.readRollout(ctx, namespace, ref)
+	}
 	snap := &chain.Snapshot{Kind: ref.Kind, Namespace: namespace, Name: ref.Name}
 	var (
 		obj metav1.Object

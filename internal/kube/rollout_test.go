@@ -1,0 +1,88 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// TestReadRollout checks an Argo Rollout's read: the Rollout through the
+// dynamic client beside the Services, then its ReplicaSets, pods and
+// events by its selector (the Deployment's two round trips); a cluster
+// without Argo Rollouts says so.
+func TestReadRollout(t *testing.T) {
+	api := chain.RolloutAPI
+	gvr := schema.GroupVersionResource{Group: api.Group, Version: api.Version, Resource: api.Resource}
+	ro := &unstructured.Unstructured{Object: map[string]any{
+		"spec":   map[string]any{"replicas": int64(1), "selector": map[string]any{"matchLabels": map[string]any{"app": "web"}}},
+		"status": map[string]any{"currentPodHash": "abc", "phase": "Healthy", "observedGeneration": "1"},
+	}}
+	ro.SetAPIVersion(api.APIVersion())
+	ro.SetKind(api.Kind)
+	ro.SetNamespace("prod")
+	ro.SetName("web")
+	ro.SetUID("uid-ro")
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "RolloutList"})
+	if err := dyn.Tracker().Create(gvr, ro, "prod"); err != nil {
+		t.Fatal(err)
+	}
+	owner := []metav1.OwnerReference{{APIVersion: api.APIVersion(), Kind: api.Kind, Name: "web", UID: "uid-ro", Controller: ptr.To(true)}}
+	labels := map[string]string{"app": "web", chain.RolloutHashLabel: "abc"}
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "web-abc", UID: "uid-rs", Labels: labels, OwnerReferences: owner}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "web-abc-1", Labels: labels,
+		OwnerReferences: []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "web-abc", UID: "uid-rs", Controller: ptr.To(true)}}}}
+	other := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "api-1", Labels: map[string]string{"app": "api"}}}
+	c := gatewayFake{Clientset: fake.NewClientset(rs, pod, other), dyn: dyn}
+	r := &Reader{Client: c, Now: func() time.Time { return t0 }}
+	snap, err := r.Read(context.Background(), "prod", chain.Ref{Kind: chain.KindRollout, Name: "web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Rollout == nil || snap.Rollout.UID != "uid-ro" || snap.Rollout.Status.CurrentPodHash != "abc" {
+		t.Fatalf("rollout %+v", snap.Rollout)
+	}
+	if rs := snap.CurrentReplicaSet(); rs == nil || rs.Name != "web-abc" {
+		t.Errorf("current ReplicaSet %v, want web-abc", rs)
+	}
+	if len(snap.Pods) != 1 || snap.Pods[0].Name != "web-abc-1" {
+		t.Errorf("pods %d, want web-abc-1 alone (by the selector)", len(snap.Pods))
+	}
+	// GET and the Services, then ReplicaSets, pods and events.
+	if snap.Requests != 5 {
+		t.Errorf("requests %d, want 5", snap.Requests)
+	}
+
+	_, err = r.Read(context.Background(), "prod", chain.Ref{Kind: chain.KindRollout, Name: "nope"})
+	var nf *NotFoundError
+	if !errors.As(err, &nf) || nf.What() != "rollout" {
+		t.Errorf("missing rollout: %v, want a NotFoundError naming the rollout", err)
+	}
+
+	// The API server's 404 for a resource it does not serve names no
+	// object.
+	bare := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "RolloutList"})
+	bare.PrependReactor("get", "rollouts", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewGenericServerResponse(404, "get", schema.GroupResource{}, "", "", 0, true)
+	})
+	r = &Reader{Client: gatewayFake{Clientset: fake.NewClientset(), dyn: bare}}
+	_, err = r.Read(context.Background(), "prod", chain.Ref{Kind: chain.KindRollout, Name: "web"})
+	var ns *NotServedError
+	if !errors.As(err, &ns) || ns.Error() != "this cluster does not serve rollouts.argoproj.io/v1alpha1: Argo Rollouts is not installed (kubectl get crd rollouts.argoproj.io)" {
+		t.Errorf("no Argo Rollouts: %v, want a NotServedError saying so", err)
+	}
+}
