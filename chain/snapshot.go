@@ -10,6 +10,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -61,6 +62,10 @@ type Snapshot struct {
 	Services       []corev1.Service
 	EndpointSlices []discoveryv1.EndpointSlice
 	ServicesRead   bool
+	// Autoscalers are the HorizontalPodAutoscalers whose scaleTargetRef is
+	// the workload (a Scalable kind's, read beside it).
+	Autoscalers []autoscalingv2.HorizontalPodAutoscaler
+
 	// NetworkPolicies are those that select the pods, read only when a
 	// Service selects them (Served).
 	NetworkPolicies []networkingv1.NetworkPolicy

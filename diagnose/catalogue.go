@@ -20,7 +20,7 @@ var catalogue = buildCatalogue(
 	causeGroup{"hook", hookCauses}, causeGroup{"serving", servingCauses},
 	causeGroup{"traffic", trafficCauses}, causeGroup{"gateway", gatewayCauses},
 	causeGroup{"resource", resourceCauses}, causeGroup{"producer", producerCauses},
-	causeGroup{"rollout", rolloutCauses},
+	causeGroup{"rollout", rolloutCauses}, causeGroup{"autoscaling", autoscalingCauses},
 )
 
 // causeGroup is one decoder subject's causes, declared beside its code.

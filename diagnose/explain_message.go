@@ -33,6 +33,9 @@ func explainMessage(message string) []Decoded {
 	if d, ok := RolloutWords("", message); ok {
 		return []Decoded{d}
 	}
+	if d, ok := HPAWords("", message); ok {
+		return []Decoded{d}
+	}
 	if d, ok := Validation(message); ok {
 		return []Decoded{d}
 	}

@@ -26,6 +26,9 @@ func (w *walker) resourceLinks() []chain.Link {
 // progress, anything else unknown.
 func (w *walker) resourceStatus(obj *unstructured.Unstructured) chain.Link {
 	id := chain.LinkStatus
+	if l, ok := w.autoscalerStatus(obj, w.s.Ref().String()); ok {
+		return l
+	}
 	res, err := status.Compute(obj)
 	if err != nil {
 		return chain.Link{ID: id, Status: chain.StatusUnknown, Summary: "kstatus cannot read its status: " + err.Error()}

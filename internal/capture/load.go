@@ -13,6 +13,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -46,6 +47,10 @@ type Bundle struct {
 	ServicesRead   bool
 	// Policies are NetworkPolicies, noted on the serving link.
 	Policies []networkingv1.NetworkPolicy
+	// Autoscalers are autoscaling/v2 HorizontalPodAutoscalers, noted on a
+	// scalable workload's stored link; a release's are also in Others,
+	// each judged as its own object.
+	Autoscalers []autoscalingv2.HorizontalPodAutoscaler
 	// Ingresses and IngressClasses are the traffic kinds' evidence.
 	Ingresses      []networkingv1.Ingress
 	IngressClasses []networkingv1.IngressClass
@@ -221,6 +226,12 @@ func (b *Bundle) add(raw json.RawMessage) error {
 		var e eventsv1.Event
 		if err = json.Unmarshal(raw, &e); err == nil {
 			b.Events = append(b.Events, chain.EventFromEventsV1(&e))
+		}
+	case tm.Kind == "HorizontalPodAutoscaler" && tm.APIVersion == "autoscaling/v2":
+		err = decodeInto(raw, &b.Autoscalers)
+		if err == nil {
+			h := b.Autoscalers[len(b.Autoscalers)-1]
+			b.Others = append(b.Others, Other{APIVersion: tm.APIVersion, Kind: tm.Kind, Namespace: h.Namespace, Name: h.Name})
 		}
 	default:
 		b.Skipped[tm.Kind]++

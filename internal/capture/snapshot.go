@@ -7,6 +7,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,6 +34,7 @@ func (b *Bundle) Snapshot(namespace, name string) (*chain.Snapshot, error) {
 	pods := b.podsMatching(d.Namespace, d.Spec.Selector)
 	s.ReplicaSets, s.Pods = rss, pods
 	b.serving(s)
+	b.autoscalers(s)
 	s.Assemble(rss, pods, b.eventsAbout(s))
 	s.Now = b.CapturedAt
 	if s.Now.IsZero() {
@@ -114,6 +116,7 @@ func (b *Bundle) Read(namespace string, ref chain.Ref) (*chain.Snapshot, error) 
 		s.Pods = b.podsMatching(s.Namespace, sel)
 	}
 	b.serving(s)
+	b.autoscalers(s)
 	s.Assemble(nil, s.Pods, b.eventsAbout(s))
 	s.Now = b.CapturedAt
 	if s.Now.IsZero() {
@@ -330,6 +333,20 @@ func (b *Bundle) serving(s *chain.Snapshot) {
 		}
 		s.NetworkPolicies = chain.PoliciesSelecting(pols, s.PodTemplate().Labels)
 	}
+}
+
+// autoscalers keeps the bundle's autoscalers of a scalable workload.
+func (b *Bundle) autoscalers(s *chain.Snapshot) {
+	if !chain.Scalable(s.KindOf()) {
+		return
+	}
+	var in []autoscalingv2.HorizontalPodAutoscaler
+	for i := range b.Autoscalers {
+		if b.Autoscalers[i].Namespace == s.Namespace || b.Autoscalers[i].Namespace == "" {
+			in = append(in, b.Autoscalers[i])
+		}
+	}
+	s.Autoscalers = chain.Targeting(in, s.KindOf(), s.Name)
 }
 
 // AddMeant takes the named Services of the bundle as meant for the

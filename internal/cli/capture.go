@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -142,6 +143,9 @@ func (c *captureOptions) encode(s *chain.Snapshot, rel *kube.Related) ([]byte, e
 	}
 	for i := range s.NetworkPolicies {
 		items = append(items, typed(s.NetworkPolicies[i].DeepCopy(), c.keepEnv))
+	}
+	for i := range s.Autoscalers {
+		items = append(items, typed(s.Autoscalers[i].DeepCopy(), c.keepEnv))
 	}
 	items = append(items, c.trafficItems(s)...)
 	claims, nodes := map[string]bool{}, map[string]bool{}
@@ -284,6 +288,8 @@ func typed(obj metav1.Object, keepEnv bool) any {
 		set(&o.TypeMeta, "networking.k8s.io/v1", "Ingress", nil)
 	case *networkingv1.NetworkPolicy:
 		set(&o.TypeMeta, "networking.k8s.io/v1", "NetworkPolicy", nil)
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		set(&o.TypeMeta, "autoscaling/v2", "HorizontalPodAutoscaler", nil)
 	case *networkingv1.IngressClass:
 		set(&o.TypeMeta, "networking.k8s.io/v1", "IngressClass", nil)
 	case *gatewayv1.GatewayClass:

@@ -139,10 +139,10 @@ func TestReleaseGate(t *testing.T) {
 		t.Errorf("exit %d, verdicts %v; want %d, %v\n%s", r.code, got, ExitBroken, want, r.stderr)
 	}
 	// One list per kind of the one namespace (13), then each traffic
-	// object's read: the Service's 7 and the Deployment behind it (7, the
-	// Service's EndpointSlices and the NetworkPolicies among them), the
-	// Ingress's GET beside its 8 lists.
-	if want := 13 + 7 + 7 + 9; l.Requests != want {
+	// object's read: the Service's 7 and the Deployment behind it (8, the
+	// Service's EndpointSlices, the NetworkPolicies and the autoscalers
+	// among them), the Ingress's GET beside its 8 lists.
+	if want := 13 + 7 + 8 + 9; l.Requests != want {
 		t.Errorf("%d requests, want %d", l.Requests, want)
 	}
 	// In text, the summary names what blocks.

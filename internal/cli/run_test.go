@@ -76,8 +76,8 @@ func TestVerdictExitCodes(t *testing.T) {
 			if r.code != tt.code || rep.Verdict.Health != tt.health || rep.Verdict.Cause != tt.cause {
 				t.Errorf("code %d, verdict %s/%s; want %d, %s/%s (stderr %q)", r.code, rep.Verdict.Health, rep.Verdict.Cause, tt.code, tt.health, tt.cause, r.stderr)
 			}
-			if rep.Schema != chain.SchemaVersion || rep.Requests != 5 || len(rep.Links) != 7 {
-				t.Errorf("schema %q, requests %d, %d links; want %q, 5, 7", rep.Schema, rep.Requests, len(rep.Links), chain.SchemaVersion)
+			if rep.Schema != chain.SchemaVersion || rep.Requests != 6 || len(rep.Links) != 7 {
+				t.Errorf("schema %q, requests %d, %d links; want %q, 6, 7", rep.Schema, rep.Requests, len(rep.Links), chain.SchemaVersion)
 			}
 			if r.stderr != "" {
 				t.Errorf("stderr %q, want nothing: the report says it all", r.stderr)

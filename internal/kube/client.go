@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
+	autoscalingv2client "k8s.io/client-go/kubernetes/typed/autoscaling/v2"
 	batchv1client "k8s.io/client-go/kubernetes/typed/batch/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	discoveryv1client "k8s.io/client-go/kubernetes/typed/discovery/v1"
@@ -13,12 +14,13 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// Client is the part of a clientset the reader uses. Asking for five API
+// Client is the part of a clientset the reader uses. Asking for six API
 // groups instead of kubernetes.Interface keeps the other groups' typed
 // clients out of the binary (12 MB of its budget of 60). A full clientset,
 // real or fake, satisfies it.
 type Client interface {
 	AppsV1() appsv1client.AppsV1Interface
+	AutoscalingV2() autoscalingv2client.AutoscalingV2Interface
 	BatchV1() batchv1client.BatchV1Interface
 	CoreV1() corev1client.CoreV1Interface
 	DiscoveryV1() discoveryv1client.DiscoveryV1Interface
@@ -35,6 +37,7 @@ type GatewayClient interface {
 type groups struct {
 	dynamic    dynamic.Interface
 	apps       appsv1client.AppsV1Interface
+	autoscale  autoscalingv2client.AutoscalingV2Interface
 	batch      batchv1client.BatchV1Interface
 	core       corev1client.CoreV1Interface
 	discovery  discoveryv1client.DiscoveryV1Interface
@@ -44,7 +47,10 @@ type groups struct {
 func (g groups) Dynamic() dynamic.Interface              { return g.dynamic }
 func (g groups) AppsV1() appsv1client.AppsV1Interface    { return g.apps }
 func (g groups) BatchV1() batchv1client.BatchV1Interface { return g.batch }
-func (g groups) CoreV1() corev1client.CoreV1Interface    { return g.core }
+func (g groups) AutoscalingV2() autoscalingv2client.AutoscalingV2Interface {
+	return g.autoscale
+}
+func (g groups) CoreV1() corev1client.CoreV1Interface { return g.core }
 func (g groups) DiscoveryV1() discoveryv1client.DiscoveryV1Interface {
 	return g.discovery
 }
@@ -70,6 +76,10 @@ func NewClient(cfg *rest.Config) (Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	autoscale, err := autoscalingv2client.NewForConfigAndClient(cfg, hc)
+	if err != nil {
+		return nil, err
+	}
 	batch, err := batchv1client.NewForConfigAndClient(cfg, hc)
 	if err != nil {
 		return nil, err
@@ -92,5 +102,5 @@ func NewClient(cfg *rest.Config) (Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return groups{dynamic: dyn, apps: apps, batch: batch, core: core, discovery: discovery, networking: networking}, nil
+	return groups{dynamic: dyn, apps: apps, autoscale: autoscale, batch: batch, core: core, discovery: discovery, networking: networking}, nil
 }

@@ -72,9 +72,9 @@ func TestSnapshotForbiddenList(t *testing.T) {
 			if diff := cmp.Diff(tt.want(healthyView), viewOf(snap)); diff != "" {
 				t.Errorf("snapshot (-want +got):\n%s", diff)
 			}
-			// Nothing else is tried (no events.k8s.io): still 5 requests.
-			if got := len(cs.Actions()); got != 5 || snap.Requests != 5 {
-				t.Errorf("Requests = %d, fake saw %d, want 5", snap.Requests, got)
+			// Nothing else is tried (no events.k8s.io): still 6 requests.
+			if got := len(cs.Actions()); got != 6 || snap.Requests != 6 {
+				t.Errorf("Requests = %d, fake saw %d, want 6", snap.Requests, got)
 			}
 		})
 	}
@@ -168,9 +168,9 @@ func TestSnapshotDeploymentErrors(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("typed error (-want +got):\n%s", diff)
 			}
-			// The GET, and the Services list sent beside it.
-			if n := len(cs.Actions()); n != 2 {
-				t.Errorf("fake saw %d requests, want 2", n)
+			// The GET, and the Services and autoscalers lists sent beside it.
+			if n := len(cs.Actions()); n != 3 {
+				t.Errorf("fake saw %d requests, want 3", n)
 			}
 		})
 	}
@@ -201,12 +201,12 @@ func TestSnapshotUnusableSelector(t *testing.T) {
 					{Resource: "replicasets", Verb: "list", Message: tt.msg},
 					{Resource: "pods", Verb: "list", Message: tt.msg},
 				},
-				Requests: 3,
+				Requests: 4,
 			}
 			if diff := cmp.Diff(want, viewOf(snap)); diff != "" {
 				t.Errorf("snapshot (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff([]string{"get deployments", "list events limit=500 continue=", "list services"}, requests(cs)); diff != "" {
+			if diff := cmp.Diff([]string{"get deployments", "list events limit=500 continue=", "list horizontalpodautoscalers", "list services"}, requests(cs)); diff != "" {
 				t.Errorf("requests (-want +got):\n%s", diff)
 			}
 		})

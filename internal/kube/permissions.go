@@ -29,6 +29,7 @@ var Permissions = []Permission{
 	{Group: "", Resource: "resourcequotas", Verbs: []string{"list"}, Why: "the quotas a capture adds"},
 	{Group: "", Resource: "services", Verbs: []string{"get", "list", "watch"}, Why: "the Services that select a workload's pods (the serving link); svc/NAME"},
 	{Group: "networking.k8s.io", Resource: "networkpolicies", Verbs: []string{"list", "watch"}, Why: "the NetworkPolicies that select a served workload's pods (a note on the serving link); -A and -l read them as a watch-list"},
+	{Group: "autoscaling", Resource: "horizontalpodautoscalers", Verbs: []string{"list"}, Why: "the HorizontalPodAutoscalers of a Deployment, StatefulSet or Rollout (notes on stored when one cannot compute or scale)"},
 	{Group: "networking.k8s.io", Resource: "ingresses", Verbs: []string{"get", "list", "watch"}, Why: "ing/NAME; its names for completion; -A, --all and -l judge them"},
 	{Group: "networking.k8s.io", Resource: "ingressclasses", Verbs: []string{"list", "watch"}, Cluster: true, Why: "an Ingress's class and its controller (without it the class link says what it could not read); -A and -l read them as a watch-list"},
 	{Group: "gateway.networking.k8s.io", Resource: "gateways", Verbs: []string{"get", "list", "watch"}, Why: "gateway/NAME; a route's parent Gateways; followed with --wait"},

@@ -51,15 +51,17 @@ type Reader struct {
 func (r *Reader) Snapshot(ctx context.Context, namespace, name string) (*chain.Snapshot, error) {
 	snap := &chain.Snapshot{Namespace: namespace, Name: name}
 	svcs := r.servicesAsync(ctx, namespace)
+	hpas := r.autoscalersAsync(ctx, namespace, chain.KindDeployment)
 	d, err := r.Client.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{})
 	snap.Requests++
 	if err != nil {
 		<-svcs // sent in the same round trip: the read ends when both have
+		drain(hpas)
 		return nil, deploymentError(namespace, name, err)
 	}
 	snap.Deployment = d
 	r.read.note("deployments", d.ResourceVersion)
-	if err := r.settleServices(snap, <-svcs); err != nil {
+	if err := errors.Join(r.settleServices(snap, <-svcs), settleAutoscalers(snap, hpas)); err != nil {
 		return nil, err
 	}
 	if err := r.readDependents(ctx, snap, d.Spec.Selector); err != nil {

@@ -90,7 +90,7 @@ var healthyView = view{
 	ReplicaSets: []string{"web-5b6c7d8e9", "web-7c9d8f6b5"},
 	Pods:        []string{"web-7c9d8f6b5-q8z7r", "web-7c9d8f6b5-x2k4p"},
 	Events:      fixtureEvents("e1", "e2", "e3", "e4"),
-	Requests:    5,
+	Requests:    6,
 }
 
 func TestSnapshot(t *testing.T) {
@@ -102,7 +102,7 @@ func TestSnapshot(t *testing.T) {
 	if diff := cmp.Diff(healthyView, viewOf(snap)); diff != "" {
 		t.Errorf("snapshot (-want +got):\n%s", diff)
 	}
-	want := []string{"get deployments", "list events limit=500 continue=", "list pods app=web", "list replicasets app=web", "list services"}
+	want := []string{"get deployments", "list events limit=500 continue=", "list horizontalpodautoscalers", "list pods app=web", "list replicasets app=web", "list services"}
 	if diff := cmp.Diff(want, requests(cs)); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
@@ -168,11 +168,11 @@ func TestSnapshotPagedEvents(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := healthyView
-			want.Requests = 4 + len(tt.events)
+			want.Requests = 5 + len(tt.events)
 			if diff := cmp.Diff(want, viewOf(snap)); diff != "" {
 				t.Errorf("snapshot (-want +got):\n%s", diff)
 			}
-			wantReqs := []string{"get deployments", "list pods app=web", "list replicasets app=web", "list services"}
+			wantReqs := []string{"get deployments", "list horizontalpodautoscalers", "list pods app=web", "list replicasets app=web", "list services"}
 			for _, e := range tt.events {
 				wantReqs = append(wantReqs, strings.TrimSpace("list events "+e))
 			}

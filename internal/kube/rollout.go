@@ -24,10 +24,12 @@ func (r *Reader) readRollout(ctx context.Context, namespace string, ref chain.Re
 	gvr := schema.GroupVersionResource{Group: api.Group, Version: api.Version, Resource: api.Resource}
 	snap := &chain.Snapshot{Kind: chain.KindRollout, Namespace: namespace, Name: ref.Name}
 	svcs := r.servicesAsync(ctx, namespace)
+	hpas := r.autoscalersAsync(ctx, namespace, chain.KindRollout)
 	u, err := dc.Resource(gvr).Namespace(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 	snap.Requests++
 	if err != nil {
 		<-svcs
+		drain(hpas)
 		if notServed(err) {
 			return nil, &NotServedError{Resource: gvr, Err: err}
 		}
@@ -36,12 +38,13 @@ func (r *Reader) readRollout(ctx context.Context, namespace string, ref chain.Re
 	ro, err := chain.DecodeRollout(u)
 	if err != nil {
 		<-svcs
+		drain(hpas)
 		return nil, err
 	}
 	ro.ManagedFields = nil
 	snap.Rollout = ro
 	r.read.note(api.Type(), ro.ResourceVersion)
-	if err := r.settleServices(snap, <-svcs); err != nil {
+	if err := errors.Join(r.settleServices(snap, <-svcs), settleAutoscalers(snap, hpas)); err != nil {
 		return nil, err
 	}
 	if ro.Spec.WorkloadRef != nil && ro.Spec.WorkloadRef.Kind == "Deployment" {

@@ -62,9 +62,10 @@ func TestReadRollout(t *testing.T) {
 	if len(snap.Pods) != 1 || snap.Pods[0].Name != "web-abc-1" {
 		t.Errorf("pods %d, want web-abc-1 alone (by the selector)", len(snap.Pods))
 	}
-	// GET and the Services, then ReplicaSets, pods and events.
-	if snap.Requests != 5 {
-		t.Errorf("requests %d, want 5", snap.Requests)
+	// GET, the Services and autoscalers, then ReplicaSets, pods and
+	// events.
+	if snap.Requests != 6 {
+		t.Errorf("requests %d, want 6", snap.Requests)
 	}
 
 	_, err = r.Read(context.Background(), "prod", chain.Ref{Kind: chain.KindRollout, Name: "nope"})

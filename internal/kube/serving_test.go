@@ -40,11 +40,11 @@ func TestSnapshotServing(t *testing.T) {
 	}
 	// A Service selects the pods: the NetworkPolicies are read too.
 	want := []string{"get deployments", "list endpointslices kubernetes.io/service-name in (web)", "list events limit=500 continue=",
-		"list networkpolicies", "list pods app=web", "list replicasets app=web", "list services"}
+		"list horizontalpodautoscalers", "list networkpolicies", "list pods app=web", "list replicasets app=web", "list services"}
 	if diff := cmp.Diff(want, requests(cs)); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
-	if snap.Requests != 7 || !snap.ServicesRead || len(snap.Services) != 1 || snap.Services[0].Name != "web" ||
+	if snap.Requests != 8 || !snap.ServicesRead || len(snap.Services) != 1 || snap.Services[0].Name != "web" ||
 		len(snap.EndpointSlices) != 1 || snap.EndpointSlices[0].Name != "web-abcde" {
 		t.Errorf("requests %d, read %v, services %v, slices %v", snap.Requests, snap.ServicesRead, snap.Services, snap.EndpointSlices)
 	}

@@ -48,6 +48,7 @@ func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*ch
 	if chain.Serves(ref.Kind) {
 		svcs = r.servicesAsync(ctx, namespace)
 	}
+	hpas := r.autoscalersAsync(ctx, namespace, ref.Kind)
 	switch ref.Kind {
 	case chain.KindStatefulSet:
 		snap.StatefulSet, err = apps.StatefulSets(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
@@ -83,6 +84,7 @@ func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*ch
 		if svcs != nil {
 			<-svcs // sent in the same round trip: the read ends when both have
 		}
+		drain(hpas)
 		kind := ref.Kind.Resource()
 		return nil, getError(kind, ref.Kind.Plural(), namespace, ref.Name, err)
 	}
@@ -91,6 +93,9 @@ func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*ch
 		if err := r.settleServices(snap, <-svcs); err != nil {
 			return nil, err
 		}
+	}
+	if err := settleAutoscalers(snap, hpas); err != nil {
+		return nil, err
 	}
 	if err := r.readOwned(ctx, snap, obj, sel); err != nil {
 		return nil, err

@@ -63,7 +63,7 @@ func TestControllerManagerArgs(t *testing.T) {
 		"--secure-port=4",
 		"--root-ca-file=/s/pki/ca.crt",
 		"--use-service-account-credentials=true",
-		"--controllers=clusterrole-aggregation-controller,cronjob-controller,daemonset-controller,deployment-controller,endpointslice-controller,garbage-collector-controller,job-controller,namespace-controller,node-lifecycle-controller,persistentvolume-binder-controller,persistentvolume-protection-controller,persistentvolumeclaim-protection-controller,pod-garbage-collector-controller,replicaset-controller,resourcequota-controller,root-ca-certificate-publisher-controller,serviceaccount-controller,statefulset-controller,taint-eviction-controller",
+		"--controllers=clusterrole-aggregation-controller,cronjob-controller,daemonset-controller,deployment-controller,endpointslice-controller,garbage-collector-controller,horizontal-pod-autoscaler-controller,job-controller,namespace-controller,node-lifecycle-controller,persistentvolume-binder-controller,persistentvolume-protection-controller,persistentvolumeclaim-protection-controller,pod-garbage-collector-controller,replicaset-controller,resourcequota-controller,root-ca-certificate-publisher-controller,serviceaccount-controller,statefulset-controller,taint-eviction-controller",
 		"--cluster-name=lab",
 		"--service-cluster-ip-range=10.96.0.0/16",
 		"--kube-api-qps=200",

@@ -30,6 +30,7 @@ var controllers = []string{
 	"deployment-controller",
 	"endpointslice-controller",
 	"garbage-collector-controller",
+	"horizontal-pod-autoscaler-controller",
 	"job-controller",
 	"namespace-controller",
 	"node-lifecycle-controller",
@@ -53,7 +54,7 @@ var controllers = []string{
 // act on owners it did not see created.
 var frozenOff = map[string]bool{
 	"cronjob-controller": true, "daemonset-controller": true, "deployment-controller": true,
-	"garbage-collector-controller": true, "job-controller": true, "node-lifecycle-controller": true,
+	"garbage-collector-controller": true, "horizontal-pod-autoscaler-controller": true, "job-controller": true, "node-lifecycle-controller": true,
 	"pod-garbage-collector-controller": true, "replicaset-controller": true,
 	"statefulset-controller": true, "taint-eviction-controller": true,
 }

@@ -10,6 +10,7 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -182,7 +183,7 @@ func supported(o runtime.Object) error {
 		*gatewayv1.GatewayClass, *gatewayv1.Gateway, *gatewayv1.HTTPRoute,
 		*corev1.ResourceQuota, *corev1.LimitRange, *storagev1.StorageClass, *nodev1.RuntimeClass,
 		*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding,
-		*admissionv1.ValidatingWebhookConfiguration:
+		*admissionv1.ValidatingWebhookConfiguration, *autoscalingv2.HorizontalPodAutoscaler:
 		return nil
 	}
 	return fmt.Errorf("scenario object of unsupported type %T", o)
@@ -240,6 +241,8 @@ func create(ctx context.Context, c kubernetes.Interface, ns string, o runtime.Ob
 		err = createGatewayAPI(ctx, c, ns, "gateways", o)
 	case *gatewayv1.HTTPRoute:
 		err = createGatewayAPI(ctx, c, ns, "httproutes", o)
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		_, err = c.AutoscalingV2().HorizontalPodAutoscalers(ns).Create(ctx, o, metav1.CreateOptions{})
 	case *corev1.ResourceQuota:
 		_, err = c.CoreV1().ResourceQuotas(ns).Create(ctx, o, metav1.CreateOptions{})
 	case *corev1.LimitRange:

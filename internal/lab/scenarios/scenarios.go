@@ -146,6 +146,9 @@ const (
 var all = []Scenario{
 	{Name: "healthy", Summary: "3 replicas that pull, start and turn ready", Health: chain.Healthy},
 	{Name: "pvc-bound", Summary: "a pod mounting a claim on the default StorageClass, provisioned and bound", Health: chain.Healthy},
+	// The lab serves no metrics API: the autoscaler controller says so
+	// in its own words; the Deployment is healthy, noted.
+	{Name: "hpa-no-metrics", Summary: "a healthy Deployment whose HorizontalPodAutoscaler finds no metrics API (no metrics-server)", Health: chain.Healthy, NotOnRealNode: sameAsHealthy},
 	{Name: "paused", Summary: "a Deployment created paused", Health: chain.Broken, Link: chain.LinkStored, Cause: "DeploymentPaused"},
 	{Name: "quota-exceeded", Summary: "a ResourceQuota of 200m cpu, pods of 250m each", Health: chain.Broken, Link: chain.LinkPods, Cause: "QuotaExceeded"},
 	{Name: "podsecurity-restricted", Summary: "a namespace enforcing the restricted Pod Security Standard, pods that do not comply", Health: chain.Broken, Link: chain.LinkPods, Cause: "PodSecurityRejected"},

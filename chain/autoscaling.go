@@ -1,0 +1,40 @@
+package chain
+
+import (
+	"strings"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+)
+
+// ResourceAutoscalers are the namespace's HorizontalPodAutoscalers, read
+// beside a scalable workload (a Deployment, StatefulSet or Rollout).
+const ResourceAutoscalers Resource = "horizontalpodautoscalers"
+
+// Scalable says the kind's replicas can be an autoscaler's: its read lists
+// the namespace's HorizontalPodAutoscalers.
+func Scalable(k Kind) bool {
+	return k == KindDeployment || k == KindStatefulSet || k == KindRollout
+}
+
+// Targeting keeps the autoscalers whose scaleTargetRef is the workload of
+// kind k named name (its API group as the ref names it: apps, or
+// argoproj.io for a Rollout).
+func Targeting(all []autoscalingv2.HorizontalPodAutoscaler, k Kind, name string) []autoscalingv2.HorizontalPodAutoscaler {
+	group := "apps"
+	if k == KindRollout {
+		group = RolloutGroup
+	}
+	var out []autoscalingv2.HorizontalPodAutoscaler
+	for _, h := range all {
+		ref := h.Spec.ScaleTargetRef
+		g, _, _ := strings.Cut(ref.APIVersion, "/")
+		if !strings.Contains(ref.APIVersion, "/") {
+			g = ""
+		}
+		if ref.Kind == string(k) && ref.Name == name && (g == group || ref.APIVersion == "") {
+			h.ManagedFields = nil
+			out = append(out, h)
+		}
+	}
+	return out
+}
