@@ -87,6 +87,34 @@ func (s *Snapshot) EndpointSliceOwners() []string {
 	return out
 }
 
+// NearMisses are the Services that may be meant for the pods
+// (MaybeMeant): the serving link blames one only when it selects no other
+// pod (OtherPods).
+func (s *Snapshot) NearMisses() []*corev1.Service {
+	tmpl := s.PodTemplate()
+	if tmpl == nil {
+		return nil
+	}
+	var out []*corev1.Service
+	for i := range s.Services {
+		if RelationOf(&s.Services[i], tmpl.Labels, s.Name) == MaybeMeant {
+			out = append(out, &s.Services[i])
+		}
+	}
+	return out
+}
+
+// SelectsOther says svc selects one of the OtherPods: it serves pods that
+// are not the workload's.
+func (s *Snapshot) SelectsOther(svc *corev1.Service) bool {
+	for i := range s.OtherPods {
+		if s.OtherPods[i].Namespace == svc.Namespace && selectsLabels(svc.Spec.Selector, s.OtherPods[i].Labels) {
+			return true
+		}
+	}
+	return false
+}
+
 // Served says a Service selects the workload's pods: only then are the
 // NetworkPolicies that select them read (what traffic they let in is a
 // question only when traffic is expected).

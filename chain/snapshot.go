@@ -62,6 +62,13 @@ type Snapshot struct {
 	Services       []corev1.Service
 	EndpointSlices []discoveryv1.EndpointSlice
 	ServicesRead   bool
+	// OtherPods are pods of the namespace that the near-miss Services
+	// (NearMisses) select and that are not the workload's, at most one a
+	// Service: such a Service is meant for them, not for the workload.
+	// EndpointSlices cannot tell: a pod without an IP yet (Pending) is in
+	// none.
+	OtherPods []corev1.Pod
+
 	// Autoscalers are the HorizontalPodAutoscalers whose scaleTargetRef is
 	// the workload (a Scalable kind's, read beside it).
 	Autoscalers []autoscalingv2.HorizontalPodAutoscaler

@@ -105,9 +105,13 @@ func livePods(pods []*corev1.Pod) []*corev1.Pod {
 
 // meantFor says a Service that may be meant for the pods (chain.MaybeMeant)
 // is: it selects no pod at all. A Service whose EndpointSlices hold
-// endpoints serves other pods (a tier=db Service beside tier=web pods
-// shares app=shop on purpose).
+// endpoints, or that selects one of the namespace's other pods (a Pending
+// one has no endpoint), serves other pods (a tier=db Service beside
+// tier=web pods shares app=shop on purpose).
 func (w *walker) meantFor(svc *corev1.Service) bool {
+	if w.s.SelectsOther(svc) {
+		return false
+	}
 	for _, sl := range w.slicesOf(svc) {
 		if len(sl.Endpoints) > 0 {
 			return false

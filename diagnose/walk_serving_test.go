@@ -65,6 +65,7 @@ func TestWalkServing(t *testing.T) {
 		name     string
 		services []corev1.Service
 		slices   []discoveryv1.EndpointSlice
+		others   []corev1.Pod
 		events   []chain.Event
 		after    time.Duration // since walkT0
 		unread   bool
@@ -87,6 +88,13 @@ func TestWalkServing(t *testing.T) {
 			after: time.Minute, status: chain.StatusBroken, cause: ServiceSelectorMismatch, terminal: true, summary: "selector app=web,tier=frnt; the pods carry app=web,tier=front"},
 		{name: "another tier's service", services: []corev1.Service{service("db", map[string]string{"app": "web", "tier": "db"}, byName)},
 			slices: []discoveryv1.EndpointSlice{slice("db", true, "db-0")}, status: chain.StatusOK, summary: "no Service selects the pods"},
+		// The lab operator's Shop: a headless db Service beside the web
+		// pods, sharing the shop label; its only pod is Pending, so it
+		// has no endpoint, but it is the Service's.
+		{name: "another tier's service, its pod pending", services: []corev1.Service{service("db", map[string]string{"app": "web", "tier": "db"}, byName)},
+			others: []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "db-0", Labels: map[string]string{"app": "web", "tier": "db"}},
+				Status: corev1.PodStatus{Phase: corev1.PodPending}}},
+			after: time.Minute, status: chain.StatusOK, summary: "no Service selects the pods"},
 		{name: "unrelated single label", services: []corev1.Service{service("cache", map[string]string{"app": "redis"}, byName)},
 			status: chain.StatusOK, summary: "no Service selects the pods"},
 		{name: "target port name not declared", services: []corev1.Service{service("web", map[string]string{"app": "web"}, intstr.FromString("https"))},
@@ -120,7 +128,7 @@ func TestWalkServing(t *testing.T) {
 			pod := servedPod()
 			s := &chain.Snapshot{Kind: chain.KindPod, Namespace: "shop", Name: "web", Now: walkT0.Add(tt.after),
 				Pods: []corev1.Pod{pod}, ServicesRead: !tt.unread}
-			s.Services, s.EndpointSlices = tt.services, tt.slices
+			s.Services, s.EndpointSlices, s.OtherPods = tt.services, tt.slices, tt.others
 			s.Assemble(nil, s.Pods, tt.events)
 			l := Walk(s, Options{}).Link(chain.LinkServing)
 			if l == nil {

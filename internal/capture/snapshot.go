@@ -324,6 +324,7 @@ func (b *Bundle) serving(s *chain.Snapshot) {
 	for _, i := range slices.Compact(at) {
 		s.EndpointSlices = append(s.EndpointSlices, b.EndpointSlices[i])
 	}
+	s.OtherPods = b.otherPods(s)
 	if s.Served() {
 		var pols []networkingv1.NetworkPolicy
 		for i := range b.Policies {
@@ -333,6 +334,27 @@ func (b *Bundle) serving(s *chain.Snapshot) {
 		}
 		s.NetworkPolicies = chain.PoliciesSelecting(pols, s.PodTemplate().Labels)
 	}
+}
+
+// otherPods are the bundle's pods of the namespace that a near-miss
+// Service selects and that are not the workload's (chain.OtherPods).
+func (b *Bundle) otherPods(s *chain.Snapshot) []corev1.Pod {
+	mine := map[string]bool{}
+	for i := range s.Pods {
+		mine[s.Pods[i].Name] = true
+	}
+	var out []corev1.Pod
+	for _, svc := range s.NearMisses() {
+		sel := labels.SelectorFromSet(svc.Spec.Selector)
+		for i := range b.Pods {
+			p := &b.Pods[i]
+			if p.Namespace == s.Namespace && !mine[p.Name] && sel.Matches(labels.Set(p.Labels)) {
+				out = append(out, *p)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // autoscalers keeps the bundle's autoscalers of a scalable workload.

@@ -144,6 +144,9 @@ func (c *captureOptions) encode(s *chain.Snapshot, rel *kube.Related) ([]byte, e
 	for i := range s.NetworkPolicies {
 		items = append(items, typed(s.NetworkPolicies[i].DeepCopy(), c.keepEnv))
 	}
+	for i := range s.OtherPods {
+		items = append(items, typed(s.OtherPods[i].DeepCopy(), c.keepEnv))
+	}
 	for i := range s.Autoscalers {
 		items = append(items, typed(s.Autoscalers[i].DeepCopy(), c.keepEnv))
 	}

@@ -104,6 +104,10 @@ func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot, selec
 	if snap.Served() {
 		wg.Go(func() { pols = r.listPolicies(ctx, snap.Namespace) })
 	}
+	var others listed[corev1.Pod]
+	if len(snap.NearMisses()) > 0 {
+		wg.Go(func() { others = r.listOtherPods(ctx, snap, sel) })
+	}
 	if selErr == nil {
 		listOptions.LabelSelector = sel.String()
 		wg.Go(func() { rss = r.listReplicaSets(ctx, snap.Namespace, listOptions) })
@@ -125,7 +129,8 @@ func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot, selec
 		evs.requests += probe.requests
 		evs.rv = probe.rv
 	}
-	snap.Requests += rss.requests + pods.requests + evs.requests
+	snap.Requests += rss.requests + pods.requests + evs.requests + others.requests
+	snap.OtherPods = others.items // a read that failed tells nothing: the EndpointSlices still do
 	if err := errors.Join(r.settleSlices(snap, slices), r.settlePolicies(snap, pols)); err != nil {
 		return err
 	}

@@ -141,3 +141,30 @@ func (r *Reader) settlePolicies(snap *chain.Snapshot, pols listed[networkingv1.N
 	}
 	return nil
 }
+
+// listOtherPods lists, for each near-miss Service (chain.NearMisses), one
+// pod its selector picks that is not the workload's: in the second round
+// trip, a request per such Service, and none in the usual case of none.
+func (r *Reader) listOtherPods(ctx context.Context, snap *chain.Snapshot, sel labels.Selector) listed[corev1.Pod] {
+	var out listed[corev1.Pod]
+	for _, svc := range snap.NearMisses() {
+		l := listing(func() ([]corev1.Pod, string, error) {
+			l, err := r.Client.CoreV1().Pods(snap.Namespace).List(ctx, metav1.ListOptions{
+				LabelSelector: labels.SelectorFromSet(svc.Spec.Selector).String(), Limit: 2})
+			return itemsOf(l, err, func(l *corev1.PodList) []corev1.Pod { return l.Items })
+		})
+		out.requests += l.requests
+		if l.err != nil {
+			out.err = l.err
+			continue
+		}
+		for _, p := range l.items {
+			if sel == nil || !sel.Matches(labels.Set(p.Labels)) {
+				p.ManagedFields = nil
+				out.items = append(out.items, p)
+				break
+			}
+		}
+	}
+	return out
+}

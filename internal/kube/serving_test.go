@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -62,5 +63,27 @@ func TestSnapshotServicesForbidden(t *testing.T) {
 	g := snap.Gap(chain.ResourceServices)
 	if g == nil || !g.Forbidden || g.Check != "kubectl auth can-i list services -n prod" || snap.ServicesRead || len(snap.Pods) != 2 {
 		t.Errorf("gap %+v, read %v, %d pods", g, snap.ServicesRead, len(snap.Pods))
+	}
+}
+
+// TestSnapshotOtherPods: a Service that may be meant for the pods (all
+// but one of its selector labels match) gets one pods list by its own
+// selector, whose pods that are not the workload's say it is another's.
+func TestSnapshotOtherPods(t *testing.T) {
+	d := deployment("prod", "web", appSelector("web"))
+	d.Spec.Template.Labels = map[string]string{"app": "web", "shop": "x"}
+	db := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "db-0", Labels: map[string]string{"app": "db", "shop": "x"}},
+		Status: corev1.PodStatus{Phase: corev1.PodPending}}
+	objs := append(cluster()[1:], d, db, svc("prod", "db", map[string]string{"app": "db", "shop": "x"}))
+	cs := fake.NewClientset(objs...)
+	snap, err := newReader(cs, 0).Snapshot(context.Background(), "prod", "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.OtherPods) != 1 || snap.OtherPods[0].Name != "db-0" {
+		t.Errorf("other pods %v, want db-0", snap.OtherPods)
+	}
+	if got := len(cs.Actions()); got != snap.Requests || !slices.Contains(requests(cs), "list pods app=db,shop=x limit=2 continue=") {
+		t.Errorf("requests %v (%d counted)", requests(cs), snap.Requests)
 	}
 }

@@ -129,6 +129,10 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1
 		wg.Go(func() { pols = r.listPolicies(ctx, ns) })
 	}
 	podSel, selErr := usable(sel)
+	var others listed[corev1.Pod]
+	if len(snap.NearMisses()) > 0 {
+		wg.Go(func() { others = r.listOtherPods(ctx, snap, podSel) })
+	}
 	ownPods := snap.Kind != chain.KindCronJob && snap.Kind != chain.KindPod
 	if !ownPods {
 		selErr = nil
@@ -210,7 +214,8 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1
 		evs.requests += probe.requests
 		evs.rv = probe.rv
 	}
-	snap.Requests += pods.requests + evs.requests + revs.requests + claims.requests + nodes.requests + jobs.requests
+	snap.Requests += pods.requests + evs.requests + revs.requests + claims.requests + nodes.requests + jobs.requests + others.requests
+	snap.OtherPods = others.items // a read that failed tells nothing: the EndpointSlices still do
 	errs = append(errs, r.settleSlices(snap, slices), r.settlePolicies(snap, pols))
 	r.read.note("pods", pods.rv)
 	r.read.note("events", evs.rv)

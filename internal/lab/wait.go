@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/gatewayapi"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/operator"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/pki"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/storage"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/webhook"
@@ -57,6 +58,7 @@ func healthChecks(n int, hook webhook.Endpoint) []check {
 		}},
 		{"default StorageClass " + storage.DefaultClass + " installed", storageInstalled},
 		{"Gateway API CRDs " + gatewayapi.Version + " established", gatewayapi.Install},
+		{"lab operator's CRD shops." + operator.GroupVersion.Group + " established", operator.Install},
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/kubelet"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/operator"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/storage"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/traffic"
@@ -34,6 +35,7 @@ var runners = map[string]runner{
 	state.AdmissionWebhook:   runAdmissionWebhook,
 	state.StorageProvisioner: runStorageProvisioner,
 	state.TrafficController:  runTrafficController,
+	state.Operator:           runOperator,
 }
 
 // Run runs the named component of the lab in dir until it stops or ctx ends.
@@ -94,6 +96,21 @@ func runStorageProvisioner(ctx context.Context, l state.Layout, _ state.Spec) er
 		return err
 	}
 	return storage.Run(ctx, kc, l.Volumes())
+}
+
+// runOperator runs the lab's operator as its own user once `up` has
+// installed the Shop CRD and its RBAC.
+func runOperator(ctx context.Context, l state.Layout, _ state.Spec) error {
+	ctx, stop := withTermination(ctx)
+	defer stop()
+	kc := l.ComponentKubeconfig(state.Operator)
+	if err := awaitAPIServer(ctx, kc); err != nil {
+		return err
+	}
+	if err := awaitAuthorized(ctx, kc, operator.Resource); err != nil {
+		return err
+	}
+	return operator.Run(ctx, kc)
 }
 
 // runTrafficController runs lab-traefik (up --traffic-controller) as its

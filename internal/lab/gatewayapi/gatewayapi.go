@@ -46,38 +46,47 @@ func Install(ctx context.Context, c kubernetes.Interface) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	rest := c.Discovery().RESTClient()
 	all := true
 	for _, f := range files {
 		data, err := crds.ReadFile(path.Join("crds", f))
 		if err != nil {
 			return false, err
 		}
-		body, err := yaml.YAMLToJSON(data)
+		ok, err := InstallCRD(ctx, c, data)
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", f, err)
 		}
-		var crd struct {
-			Metadata struct{ Name string } `json:"metadata"`
-		}
-		if err := json.Unmarshal(body, &crd); err != nil {
-			return false, fmt.Errorf("%s: %w", f, err)
-		}
-		got, err := rest.Get().AbsPath(crdPath, crd.Metadata.Name).DoRaw(ctx)
-		if apierrors.IsNotFound(err) {
-			err = rest.Post().AbsPath(crdPath).Body(body).Do(ctx).Error()
-			if err != nil && !apierrors.IsAlreadyExists(err) {
-				return false, nil // tried again at the next poll
-			}
-			all = false
-			continue
-		}
-		if err != nil {
-			return false, nil
-		}
-		all = all && established(got)
+		all = all && ok
 	}
 	return all, nil
+}
+
+// InstallCRD creates the CRD of a YAML manifest unless it exists, and says
+// whether it is established; a create or read that failed is tried again
+// at the next poll (false, nil).
+func InstallCRD(ctx context.Context, c kubernetes.Interface, manifest []byte) (bool, error) {
+	rest := c.Discovery().RESTClient()
+	body, err := yaml.YAMLToJSON(manifest)
+	if err != nil {
+		return false, err
+	}
+	var crd struct {
+		Metadata struct{ Name string } `json:"metadata"`
+	}
+	if err := json.Unmarshal(body, &crd); err != nil {
+		return false, err
+	}
+	got, err := rest.Get().AbsPath(crdPath, crd.Metadata.Name).DoRaw(ctx)
+	if apierrors.IsNotFound(err) {
+		// Established at a later poll; a create that failed is tried
+		// again then.
+		_ = rest.Post().AbsPath(crdPath).Body(body).Do(ctx).Error()
+		return false, nil
+	}
+	if err != nil {
+		return false, nil
+	}
+	return established(got), nil
 }
 
 // established says a CRD's JSON has condition Established True.

@@ -42,6 +42,7 @@ func Identities(s state.Spec) []Identity {
 		// and checks this certificate against the caBundle (the lab's CA).
 		{state.AdmissionWebhook, Request{CommonName: "kubectl-chain-lab-admission-webhook", DNSNames: []string{"localhost"}, IPs: loopback, Server: true}},
 		{state.StorageProvisioner, Request{CommonName: StorageProvisionerUser, Client: true}},
+		{state.Operator, Request{CommonName: OperatorUser, Client: true}},
 	}
 	if s.TrafficController != "" {
 		ids = append(ids, Identity{state.TrafficController, Request{CommonName: TrafficControllerUser, Client: true}})
@@ -86,6 +87,7 @@ func Generate(l state.Layout, s state.Spec, now time.Time) error {
 		state.ControllerManager:  l.ComponentKubeconfig(state.ControllerManager),
 		state.Scheduler:          l.ComponentKubeconfig(state.Scheduler),
 		state.StorageProvisioner: l.ComponentKubeconfig(state.StorageProvisioner),
+		state.Operator:           l.ComponentKubeconfig(state.Operator),
 	}
 	if s.TrafficController != "" {
 		kubeconfigs[state.TrafficController] = l.ComponentKubeconfig(state.TrafficController)
@@ -120,6 +122,10 @@ func Generate(l state.Layout, s state.Spec, now time.Time) error {
 // client certificate, the subject of its ClusterRoleBinding. Not in the
 // "system:" namespace of names, which Kubernetes reserves for itself.
 const StorageProvisionerUser = "kubectl-chain-lab:storage-provisioner"
+
+// OperatorUser is the lab operator's user, whom `up` grants its RBAC
+// (internal/lab/operator.Install).
+const OperatorUser = "kubectl-chain-lab:operator"
 
 // TrafficControllerUser is the user of the lab's traffic controller, whom
 // `up` grants what Traefik's documented RBAC grants its providers.

@@ -34,10 +34,10 @@ func TestGenerate(t *testing.T) {
 	})
 	sort.Strings(private)
 	want := []string{
-		"kubeconfig", "kubeconfigs/kube-controller-manager.conf", "kubeconfigs/kube-scheduler.conf", "kubeconfigs/storage-provisioner.conf",
+		"kubeconfig", "kubeconfigs/kube-controller-manager.conf", "kubeconfigs/kube-scheduler.conf", "kubeconfigs/lab-operator.conf", "kubeconfigs/storage-provisioner.conf",
 		"pki/admin.key", "pki/admission-webhook.key", "pki/apiserver-etcd-client.key", "pki/apiserver.key", "pki/ca.key",
 		"pki/etcd-server.key", "pki/front-proxy-ca.key", "pki/front-proxy-client.key",
-		"pki/kube-controller-manager.key", "pki/kube-scheduler.key",
+		"pki/kube-controller-manager.key", "pki/kube-scheduler.key", "pki/lab-operator.key",
 		"pki/node-lab-node-1.key", "pki/node-lab-node-2.key", "pki/sa.key", "pki/storage-provisioner.key",
 	}
 	if diff := cmp.Diff(want, private); diff != "" {

@@ -20,6 +20,9 @@ const (
 	// (up --traffic-controller): Traefik's Kubernetes providers, built by
 	// the module internal/lab/trafficbin.
 	TrafficController = "traffic-controller"
+	// Operator is the lab's own operator (internal/lab/operator): Shops
+	// that own a Deployment and a StatefulSet.
+	Operator = "lab-operator"
 )
 
 // EngineLabel is on every node of a lab: EngineSimulated on the simulated
@@ -63,7 +66,7 @@ func RealNodeOf(component string) (node string, ok bool) {
 }
 
 // Components are the fixed processes of a lab, in start order.
-var Components = []string{Etcd, APIServer, ControllerManager, Scheduler, Kubelet, AdmissionWebhook, StorageProvisioner}
+var Components = []string{Etcd, APIServer, ControllerManager, Scheduler, Kubelet, AdmissionWebhook, StorageProvisioner, Operator}
 
 // IsComponent reports whether name is one of Components, or the registry or
 // a real node's component of some lab.
