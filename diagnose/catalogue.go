@@ -21,6 +21,7 @@ var catalogue = buildCatalogue(
 	causeGroup{"traffic", trafficCauses}, causeGroup{"gateway", gatewayCauses},
 	causeGroup{"resource", resourceCauses}, causeGroup{"producer", producerCauses},
 	causeGroup{"rollout", rolloutCauses}, causeGroup{"autoscaling", autoscalingCauses},
+	causeGroup{"snapshot", snapshotCauses},
 )
 
 // causeGroup is one decoder subject's causes, declared beside its code.

@@ -36,6 +36,9 @@ func explainMessage(message string) []Decoded {
 	if d, ok := HPAWords("", message); ok {
 		return []Decoded{d}
 	}
+	if d, ok := SnapshotSource(message); ok {
+		return []Decoded{d}
+	}
 	if d, ok := Validation(message); ok {
 		return []Decoded{d}
 	}

@@ -207,6 +207,10 @@ func (w *walker) unboundClaim(c *collector, pvc *corev1.PersistentVolumeClaim, p
 		e := evs[i]
 		switch e.Reason {
 		case eventProvisioningFailed:
+			if d, ok := SnapshotSource(eventMessage(e)); ok {
+				c.add(sighting{d: d, object: obj, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(e), phase}})
+				return
+			}
 			c.add(sighting{d: Decoded{Cause: ClaimProvisioningFailed,
 				Summary:  fmt.Sprintf("claim %s: %s", pvc.Name, firstLine(eventMessage(e))),
 				NextStep: fmt.Sprintf("kubectl describe pvc %s -n %s; fix the StorageClass or the size in volumeClaimTemplates", pvc.Name, pvc.Namespace),
