@@ -19,6 +19,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -64,6 +65,13 @@ type Bundle struct {
 	// (a release's objects of any kind, for --manifests).
 	Skipped map[string]int
 	Others  []Other
+	// Objects are the objects of other kinds, whole: a resource kind's
+	// capture (chain.IsResource) is read from them. API is where the
+	// captured one is served (APIComment).
+	Objects []*unstructured.Unstructured
+	API     *chain.APIResource
+	// Rollouts are Argo Rollouts (also in Others: a release judges them).
+	Rollouts []chain.Rollout
 	// CapturedAt is the capture time `kubectl chain capture` recorded; zero
 	// for plain kubectl output, which is judged at its newest timestamp.
 	CapturedAt time.Time
@@ -115,10 +123,17 @@ func Load(r io.Reader) (*Bundle, error) {
 	if bytes.Contains(data, []byte("\n"+ServicesComment+"\n")) {
 		b.ServicesRead = true
 	}
+	if _, rest, ok := bytes.Cut(data, []byte("\n"+APIComment)); ok {
+		line, _, _ := bytes.Cut(rest, []byte("\n"))
+		b.API, _ = parseAPI(string(line))
+	}
 	if _, rest, ok := bytes.Cut(data, []byte("\n"+TargetComment)); ok {
 		line, _, _ := bytes.Cut(rest, []byte("\n"))
-		if ref, ok := chain.ParseRef(strings.TrimSpace(string(line))); ok {
+		target := strings.TrimSpace(string(line))
+		if ref, ok := chain.ParseRef(target); ok {
 			b.Target = ref
+		} else if _, name, ok := strings.Cut(target, "/"); ok && b.API != nil {
+			b.Target = chain.ResourceRef(*b.API, name)
 		}
 	}
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
@@ -235,11 +250,16 @@ func (b *Bundle) add(raw json.RawMessage) error {
 		}
 	default:
 		b.Skipped[tm.Kind]++
-		var m struct {
-			Metadata struct{ Name, Namespace string } `json:"metadata"`
-		}
-		if json.Unmarshal(raw, &m) == nil && m.Metadata.Name != "" {
-			b.Others = append(b.Others, Other{APIVersion: tm.APIVersion, Kind: tm.Kind, Namespace: m.Metadata.Namespace, Name: m.Metadata.Name})
+		var u unstructured.Unstructured
+		if json.Unmarshal(raw, &u.Object) == nil && u.GetName() != "" {
+			b.Others = append(b.Others, Other{APIVersion: tm.APIVersion, Kind: tm.Kind, Namespace: u.GetNamespace(), Name: u.GetName()})
+			b.Objects = append(b.Objects, &u)
+			if tm.Kind == string(chain.KindRollout) && group == chain.RolloutGroup {
+				var ro *chain.Rollout
+				if ro, err = chain.DecodeRollout(&u); err == nil {
+					b.Rollouts = append(b.Rollouts, *ro)
+				}
+			}
 		}
 	}
 	if err != nil {
@@ -289,6 +309,12 @@ func (b *Bundle) Merge(o *Bundle) {
 		b.Skipped[k] += n
 	}
 	b.Others = append(b.Others, o.Others...)
+	b.Objects = append(b.Objects, o.Objects...)
+	b.Rollouts = append(b.Rollouts, o.Rollouts...)
+	b.Autoscalers = append(b.Autoscalers, o.Autoscalers...)
+	if b.API == nil {
+		b.API = o.API
+	}
 	if o.CapturedAt.After(b.CapturedAt) {
 		b.CapturedAt = o.CapturedAt
 	}

@@ -66,6 +66,12 @@ func (b *Bundle) Read(namespace string, ref chain.Ref) (*chain.Snapshot, error) 
 	if chain.IsTraffic(ref.Kind) {
 		return b.traffic(namespace, ref)
 	}
+	if ref.Kind == chain.KindRollout {
+		return b.rollout(namespace, ref.Name)
+	}
+	if chain.IsResource(ref.Kind) {
+		return b.resource(namespace, ref)
+	}
 	s := &chain.Snapshot{Kind: ref.Kind, Name: ref.Name, Namespace: namespace}
 	var (
 		obj metav1.Object
@@ -136,6 +142,9 @@ func (b *Bundle) Workloads(namespace string) []Workload {
 	}
 	for i := range b.Deployments {
 		add(chain.KindDeployment, &b.Deployments[i])
+	}
+	for i := range b.Rollouts {
+		add(chain.KindRollout, &b.Rollouts[i])
 	}
 	for i := range b.StatefulSets {
 		add(chain.KindStatefulSet, &b.StatefulSets[i])

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -48,9 +49,6 @@ func newCaptureCommand(o *Options) *cobra.Command {
 				return usageErrorf("capture one workload at a time")
 			}
 			o.targets = targets
-			if err := o.liveOnly("capture"); err != nil {
-				return err
-			}
 			if err := o.useKubeconfig(); err != nil {
 				return err
 			}
@@ -187,6 +185,13 @@ func (c *captureOptions) encode(s *chain.Snapshot, rel *kube.Related) ([]byte, e
 	if s.ServicesRead {
 		head += capture.ServicesComment + "\n"
 	}
+	if s.API != nil {
+		api, err := json.Marshal(s.API)
+		if err != nil {
+			return nil, err
+		}
+		head += capture.APIComment + string(api) + "\n"
+	}
 	head += capture.TargetComment + s.Ref().String() + "\n"
 	return append([]byte(head), body...), nil
 }
@@ -216,6 +221,16 @@ func (c *captureOptions) trafficItems(s *chain.Snapshot) []any {
 		pods[s.Pods[i].Name] = true
 	}
 	for _, b := range s.Behind {
+		if s.Object != nil {
+			// A resource's owned workloads; a traffic object's are
+			// among its Templates.
+			if w := b.Workload(); w != nil {
+				items = append(items, typed(copyOf(w), c.keepEnv))
+			}
+			for i := range b.Services {
+				items = append(items, typed(b.Services[i].DeepCopy(), c.keepEnv))
+			}
+		}
 		for i := range b.ReplicaSets {
 			items = append(items, typed(b.ReplicaSets[i].DeepCopy(), c.keepEnv))
 		}

@@ -167,9 +167,8 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"bogus/web"}, `unknown resource type "bogus": this cluster serves no such resource`},
-		{[]string{"certificate/web", "-f", "capture.yaml"}, "any other kind is walked live (an Argo Rollout too): kubectl chain certificate/web"},
-		{[]string{"capture", "certificate/web"}, "any other kind is walked live"},
-		{[]string{"ro/web", "-f", "capture.yaml"}, "rollout/web: -f takes the kinds kubectl chain walks itself"},
+		{[]string{"certificate/web", "-f", "../../testdata/captures/healthy.yaml"}, `certificate/web: no object of type "certificate" in [../../testdata/captures/healthy.yaml]`},
+		{[]string{"ro/web", "-f", "../../testdata/captures/healthy.yaml"}, `no Rollout "web" in the input`},
 		{[]string{"deploy/web", "-o", "xml"}, `unknown output format "xml"`},
 		{[]string{"deploy/web", "--color", "sometimes"}, `unknown --color "sometimes"`},
 		{[]string{"deploy/web", "--bogus"}, "unknown flag: --bogus"},

@@ -18,7 +18,7 @@ func (o *Options) loadFiles() (*capture.Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(all.Workloads("")) == 0 && !o.namesPod() {
+	if len(all.Workloads("")) == 0 && !o.namesPod() && (len(all.Objects) == 0 || !o.namesResource()) {
 		return nil, usageErrorf("no workload in %v: expected a kubectl chain capture, or the output of kubectl get deploy,rs,pods,events -o yaml (or -o json; for a StatefulSet sts,controllerrevisions,pvc,pods,events)", o.Files)
 	}
 	return all, nil
@@ -28,6 +28,17 @@ func (o *Options) loadFiles() (*capture.Bundle, error) {
 func (o *Options) namesPod() bool {
 	for _, t := range o.targets {
 		if t.kind == kindPod {
+			return true
+		}
+	}
+	return false
+}
+
+// namesResource says any other kind was named, which files hold as
+// objects of their own.
+func (o *Options) namesResource() bool {
+	for _, t := range o.targets {
+		if t.kind == kindResource {
 			return true
 		}
 	}
@@ -71,12 +82,20 @@ func (o *Options) open(name string) (io.Reader, string, func(), error) {
 // readFiles reads the targets from captured files: the same snapshots as
 // live, with no cluster, each judged at the capture's own time.
 func (o *Options) readFiles() (*targets, error) {
-	if err := o.liveOnly("-f"); err != nil {
-		return nil, err
-	}
 	b, err := o.loadFiles()
 	if err != nil {
 		return nil, err
+	}
+	// Any other kind: its type as the files' objects name it, since no
+	// discovery is asked offline.
+	for i := range o.targets {
+		if t := &o.targets[i]; t.kind == kindResource {
+			api, ok := b.ResourceAPI(t.typ)
+			if !ok {
+				return nil, usageErrorf("%s/%s: no object of type %q in %v", t.typ, t.name, t.typ, o.Files)
+			}
+			t.api = api
+		}
 	}
 	ns := o.namespaceFlag()
 	if err := o.resolveFiles(b, ns); err != nil {

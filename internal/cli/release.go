@@ -57,6 +57,9 @@ func (o *Options) loadRelease() error {
 	r := &release{refs: map[string][]chain.Ref{}, optional: map[string]bool{}, meant: map[string]map[chain.Ref][]string{}}
 	r.meantByMembership(b, o.namespace)
 	for _, w := range b.Workloads("") {
+		if w.Ref.Kind == chain.KindRollout {
+			continue // with the other kinds: only where discovery says Rollouts are served
+		}
 		a := w.Object.GetAnnotations()
 		if slices.Contains(strings.Split(a[helmHook], ","), helmHookTest) {
 			continue

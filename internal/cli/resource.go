@@ -106,19 +106,3 @@ func kindGroup(kind string) string {
 	}
 	return ""
 }
-
-// liveOnly refuses a resource type where there is no cluster to resolve
-// it: captures (-f, capture) and releases (--manifests) hold the kinds
-// kubectl chain walks itself.
-func (o *Options) liveOnly(what string) error {
-	for _, t := range o.targets {
-		if t.kind == kindResource || t.kind == kindRollout {
-			typ := t.typ
-			if typ == "" {
-				typ = t.kind
-			}
-			return usageErrorf("%s/%s: %s takes the kinds kubectl chain walks itself (deploy, sts, ds, job, cj, pod, rs, svc, ing and the Gateway API's); any other kind is walked live (an Argo Rollout too): kubectl chain %s/%s", typ, t.name, what, typ, t.name)
-		}
-	}
-	return nil
-}

@@ -84,6 +84,16 @@ spec:
 	if !strings.Contains(string(out), "statefulset/bad-db") {
 		t.Errorf("shop/bad does not name its StatefulSet:\n%s", out)
 	}
+	// A capture of it walks offline to the same chain: the Shop, the
+	// workloads it owns and their evidence.
+	captured := filepath.Join(dir, "bad-capture.yaml")
+	if o, err := exec.CommandContext(ctx, chainBin, "capture", "shop/bad", "-n", ns, "--to", captured, "--kubeconfig", kubeconfig).CombinedOutput(); err != nil {
+		t.Fatalf("capture shop/bad: %v\n%s", err, o)
+	}
+	if v, o, code, err := diagnose(ctx, "shop/bad", "-f", captured); err != nil || code != 1 || v.Health != "broken" ||
+		!strings.Contains(string(o), "statefulset/bad-db") {
+		t.Errorf("shop/bad -f its capture: exit %d, verdict %+v (%v)\n%s", code, v, err, o)
+	}
 	poll(ctx, t, "shop/bad Failed at status (Stalled)", func() bool {
 		v, o, code, err := diagnose(ctx, "shop.lab.kubectl-chain.io/bad", "-n", ns)
 		out = o

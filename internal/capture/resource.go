@@ -1,0 +1,125 @@
+package capture
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// APIComment is a line of a capture of a resource kind: where its object
+// is served ("# api: " and chain.APIResource as JSON), which an offline
+// read cannot ask discovery.
+const APIComment = "# api: "
+
+// parseAPI reads the API comment's JSON.
+func parseAPI(line string) (*chain.APIResource, bool) {
+	var a chain.APIResource
+	if json.Unmarshal([]byte(strings.TrimSpace(line)), &a) != nil || a.Kind == "" {
+		return nil, false
+	}
+	return &a, true
+}
+
+// ResourceAPI resolves a type as typed against the bundle's objects of
+// other kinds, as discovery would on the cluster they came from: the
+// kind, its plural from the capture's API comment or by kubectl's rule
+// of the kind lower-cased with an s, each alone or with the group.
+func (b *Bundle) ResourceAPI(typ string) (*chain.APIResource, bool) {
+	typ = strings.ToLower(typ)
+	for _, o := range b.Objects {
+		gvk := o.GroupVersionKind()
+		api := b.apiOf(gvk, o.GetNamespace() != "")
+		for _, name := range []string{strings.ToLower(gvk.Kind), api.Resource} {
+			if typ == name || typ == name+"."+gvk.Group || typ == name+"."+gvk.Version+"."+gvk.Group {
+				return &api, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// apiOf is where an object of gvk is served: the capture's API comment
+// when it is of that kind, else the kind's plural by kubectl's rule.
+func (b *Bundle) apiOf(gvk schema.GroupVersionKind, namespaced bool) chain.APIResource {
+	if b.API != nil && b.API.Kind == gvk.Kind && b.API.Group == gvk.Group {
+		return *b.API
+	}
+	return chain.APIResource{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespaced: namespaced,
+		Resource: chain.Kind(gvk.Kind).Plural()}
+}
+
+// resource is the snapshot of an object of a resource kind: the object,
+// its events, and the workloads of the bundle it controls, each read as
+// its own chain.
+func (b *Bundle) resource(namespace string, ref chain.Ref) (*chain.Snapshot, error) {
+	var obj *unstructured.Unstructured
+	for _, o := range b.Objects {
+		gvk := o.GroupVersionKind()
+		if strings.EqualFold(gvk.Kind, string(ref.Kind)) && o.GetName() == ref.Name && (ref.Group == "" || ref.Group == gvk.Group) &&
+			(namespace == "" || o.GetNamespace() == namespace) {
+			obj = o
+			break
+		}
+	}
+	if obj == nil {
+		return nil, fmt.Errorf("no %s %q in the input", ref.Kind, ref.Name)
+	}
+	api := b.apiOf(obj.GroupVersionKind(), obj.GetNamespace() != "")
+	s := &chain.Snapshot{Kind: chain.Kind(api.Kind), Namespace: obj.GetNamespace(), Name: obj.GetName(), Object: obj, API: &api}
+	for _, e := range b.Events {
+		if e.Object.Kind == api.Kind && e.Object.Name == obj.GetName() {
+			s.Events = append(s.Events, e)
+		}
+	}
+	chain.SortEvents(s.Events)
+	for _, w := range b.Workloads(obj.GetNamespace()) {
+		if metav1.IsControlledBy(w.Object, obj) {
+			owned, err := b.Read(w.Namespace, w.Ref)
+			if err != nil {
+				return nil, err
+			}
+			s.Behind = append(s.Behind, owned)
+		}
+	}
+	s.Now = b.CapturedAt
+	if s.Now.IsZero() {
+		s.Now = newest(s)
+	}
+	return s, nil
+}
+
+// rollout is an Argo Rollout's snapshot, as a Deployment's.
+func (b *Bundle) rollout(namespace, name string) (*chain.Snapshot, error) {
+	var ro *chain.Rollout
+	for i := range b.Rollouts {
+		if b.Rollouts[i].Name == name && (namespace == "" || b.Rollouts[i].Namespace == namespace) {
+			ro = &b.Rollouts[i]
+			break
+		}
+	}
+	if ro == nil {
+		return nil, fmt.Errorf("no Rollout %q in the input", name)
+	}
+	s := &chain.Snapshot{Kind: chain.KindRollout, Namespace: ro.Namespace, Name: ro.Name, Rollout: ro}
+	if ro.Spec.Selector == nil {
+		return nil, fmt.Errorf("rollout %s/%s has no spec.selector", ro.Namespace, ro.Name)
+	}
+	ix := b.indexed()
+	rss := matchingIn(b.ReplicaSets, ix.rss.candidates(ro.Namespace, ro.Spec.Selector), ro.Namespace, ro.Spec.Selector)
+	pods := b.podsMatching(ro.Namespace, ro.Spec.Selector)
+	s.ReplicaSets, s.Pods = rss, pods
+	b.serving(s)
+	b.autoscalers(s)
+	s.Assemble(rss, pods, b.eventsAbout(s))
+	s.Now = b.CapturedAt
+	if s.Now.IsZero() {
+		s.Now = newest(s)
+	}
+	return s, nil
+}
