@@ -251,7 +251,9 @@ func (b *Bundle) add(raw json.RawMessage) error {
 	default:
 		b.Skipped[tm.Kind]++
 		var u unstructured.Unstructured
-		if json.Unmarshal(raw, &u.Object) == nil && u.GetName() != "" {
+		// UnmarshalJSON keeps integers as int64, as the API's client
+		// gives them (kstatus reads metadata.generation as one).
+		if u.UnmarshalJSON(raw) == nil && u.GetName() != "" {
 			b.Others = append(b.Others, Other{APIVersion: tm.APIVersion, Kind: tm.Kind, Namespace: u.GetNamespace(), Name: u.GetName()})
 			b.Objects = append(b.Objects, &u)
 			if tm.Kind == string(chain.KindRollout) && group == chain.RolloutGroup {

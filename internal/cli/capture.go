@@ -69,6 +69,9 @@ func (c *captureOptions) run(ctx context.Context, o *Options) error {
 		return translate(err)
 	}
 	reader := &kube.Reader{Client: client, Now: o.Now}
+	if err := o.resolveResources(reader); err != nil {
+		return err
+	}
 	if err := o.resolveLive(ctx, reader); err != nil {
 		return err
 	}
@@ -110,45 +113,13 @@ func (c *captureOptions) encode(s *chain.Snapshot, rel *kube.Related) ([]byte, e
 	if !c.keepEnv {
 		left = append(left, "environment variable values (--keep-env keeps them)")
 	}
-	var items []any
-	if s.Route != nil {
-		items = append(items, typed(copyOf(s.Route.Object), c.keepEnv))
-	} else if w := s.Workload(); w != nil {
-		items = append(items, typed(copyOf(w), c.keepEnv))
-	}
-	for i := range s.ReplicaSets {
-		items = append(items, typed(s.ReplicaSets[i].DeepCopy(), c.keepEnv))
-	}
-	for i := range s.Revisions {
-		items = append(items, typed(s.Revisions[i].DeepCopy(), c.keepEnv))
-	}
-	for i := range s.Jobs {
-		items = append(items, typed(s.Jobs[i].DeepCopy(), c.keepEnv))
-	}
-	for i := range s.Pods {
-		if s.KindOf() != chain.KindPod || s.Pods[i].Name != s.Name {
-			items = append(items, typed(s.Pods[i].DeepCopy(), c.keepEnv))
+	items := c.snapshotItems(s)
+	if s.Object != nil {
+		// A resource's owned workloads, each with its own evidence.
+		for _, b := range s.Behind {
+			items = append(items, c.snapshotItems(b)...)
 		}
 	}
-	for _, e := range s.Events {
-		items = append(items, coreEvent(s.Namespace, e))
-	}
-	for i := range s.Services {
-		items = append(items, typed(s.Services[i].DeepCopy(), c.keepEnv))
-	}
-	for i := range s.EndpointSlices {
-		items = append(items, typed(s.EndpointSlices[i].DeepCopy(), c.keepEnv))
-	}
-	for i := range s.NetworkPolicies {
-		items = append(items, typed(s.NetworkPolicies[i].DeepCopy(), c.keepEnv))
-	}
-	for i := range s.OtherPods {
-		items = append(items, typed(s.OtherPods[i].DeepCopy(), c.keepEnv))
-	}
-	for i := range s.Autoscalers {
-		items = append(items, typed(s.Autoscalers[i].DeepCopy(), c.keepEnv))
-	}
-	items = append(items, c.trafficItems(s)...)
 	claims, nodes := map[string]bool{}, map[string]bool{}
 	for i := range s.Claims {
 		claims[s.Claims[i].Name] = true
@@ -196,6 +167,51 @@ func (c *captureOptions) encode(s *chain.Snapshot, rel *kube.Related) ([]byte, e
 	return append([]byte(head), body...), nil
 }
 
+// snapshotItems are the objects of one snapshot: the workload (or traffic
+// object), what its chain read, and a traffic object's workloads.
+func (c *captureOptions) snapshotItems(s *chain.Snapshot) []any {
+	var items []any
+	if s.Route != nil {
+		items = append(items, typed(copyOf(s.Route.Object), c.keepEnv))
+	} else if w := s.Workload(); w != nil {
+		items = append(items, typed(copyOf(w), c.keepEnv))
+	}
+	for i := range s.ReplicaSets {
+		items = append(items, typed(s.ReplicaSets[i].DeepCopy(), c.keepEnv))
+	}
+	for i := range s.Revisions {
+		items = append(items, typed(s.Revisions[i].DeepCopy(), c.keepEnv))
+	}
+	for i := range s.Jobs {
+		items = append(items, typed(s.Jobs[i].DeepCopy(), c.keepEnv))
+	}
+	for i := range s.Pods {
+		if s.KindOf() != chain.KindPod || s.Pods[i].Name != s.Name {
+			items = append(items, typed(s.Pods[i].DeepCopy(), c.keepEnv))
+		}
+	}
+	for _, e := range s.Events {
+		items = append(items, coreEvent(s.Namespace, e))
+	}
+	for i := range s.Services {
+		items = append(items, typed(s.Services[i].DeepCopy(), c.keepEnv))
+	}
+	for i := range s.EndpointSlices {
+		items = append(items, typed(s.EndpointSlices[i].DeepCopy(), c.keepEnv))
+	}
+	for i := range s.NetworkPolicies {
+		items = append(items, typed(s.NetworkPolicies[i].DeepCopy(), c.keepEnv))
+	}
+	for i := range s.OtherPods {
+		items = append(items, typed(s.OtherPods[i].DeepCopy(), c.keepEnv))
+	}
+	for i := range s.Autoscalers {
+		items = append(items, typed(s.Autoscalers[i].DeepCopy(), c.keepEnv))
+	}
+	items = append(items, c.trafficItems(s)...)
+	return items
+}
+
 // trafficItems are what a Service's or Ingress's capture adds: the
 // IngressClasses, the namespace's workloads (whose templates the Services
 // may select) and, of the workloads the read followed, what their own
@@ -221,16 +237,6 @@ func (c *captureOptions) trafficItems(s *chain.Snapshot) []any {
 		pods[s.Pods[i].Name] = true
 	}
 	for _, b := range s.Behind {
-		if s.Object != nil {
-			// A resource's owned workloads; a traffic object's are
-			// among its Templates.
-			if w := b.Workload(); w != nil {
-				items = append(items, typed(copyOf(w), c.keepEnv))
-			}
-			for i := range b.Services {
-				items = append(items, typed(b.Services[i].DeepCopy(), c.keepEnv))
-			}
-		}
 		for i := range b.ReplicaSets {
 			items = append(items, typed(b.ReplicaSets[i].DeepCopy(), c.keepEnv))
 		}
