@@ -132,9 +132,10 @@ func runScenario(t *testing.T, sc scenarios.Scenario) {
 	}
 	checkKubeletEvents(ctx, t, ns)
 	checkCapture(ctx, t, sc, ns, want)
-	if sc.KindOf() == chain.KindCronJob || chain.IsTraffic(sc.KindOf()) {
+	if sc.KindOf() == chain.KindCronJob || chain.IsTraffic(sc.KindOf()) || chain.IsResource(sc.KindOf()) {
 		// A CronJob's pods are its Jobs': pod/NAME walks their Job. A
-		// pod names its workload, not what sends it traffic.
+		// pod names its workload, not what sends it traffic, nor the
+		// custom resource that owns the workload.
 		return
 	}
 	checkPodTarget(ctx, t, ns, want)

@@ -8,7 +8,17 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/scenarios"
 )
+
+// TestScenariosKnowTheShop: the scenarios name the Shop as the operator
+// serves it.
+func TestScenariosKnowTheShop(t *testing.T) {
+	if scenarios.ShopKind != ShopKind {
+		t.Errorf("scenarios.ShopKind %v, operator's %v", scenarios.ShopKind, ShopKind)
+	}
+}
 
 // TestConditionsAsKstatusReadsThem: the Shop's status reads as kstatus
 // should at each step: InProgress while its children come up, Failed

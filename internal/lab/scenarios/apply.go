@@ -18,7 +18,9 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -116,6 +118,11 @@ func localize(objs []runtime.Object, ns string, images map[string]string) {
 				renamed := ClusterScopedName(ns, *n)
 				o.Spec.StorageClassName = &renamed
 			}
+		case *unstructured.Unstructured:
+			// A Shop's db claims are of spec.storageClassName.
+			if n, _, _ := unstructured.NestedString(o.Object, "spec", "storageClassName"); classes[n] {
+				_ = unstructured.SetNestedField(o.Object, ClusterScopedName(ns, n), "spec", "storageClassName")
+			}
 		case *appsv1.StatefulSet:
 			for i := range o.Spec.VolumeClaimTemplates {
 				if n := o.Spec.VolumeClaimTemplates[i].Spec.StorageClassName; n != nil && classes[*n] {
@@ -177,6 +184,12 @@ const labelScenario = "lab.kubectl-chain.io/scenario"
 
 // supported reports an object Apply cannot create.
 func supported(o runtime.Object) error {
+	if u, ok := o.(*unstructured.Unstructured); ok {
+		if u.GroupVersionKind() == ShopKind {
+			return nil
+		}
+		return fmt.Errorf("scenario object of unsupported kind %s", u.GroupVersionKind())
+	}
 	switch o.(type) {
 	case *corev1.Namespace, *appsv1.Deployment, *appsv1.StatefulSet, *appsv1.DaemonSet, *batchv1.Job, *batchv1.CronJob, *corev1.ConfigMap, *corev1.Secret, *corev1.PersistentVolumeClaim, *corev1.Service,
 		*networkingv1.Ingress, *networkingv1.IngressClass,
@@ -188,6 +201,11 @@ func supported(o runtime.Object) error {
 	}
 	return fmt.Errorf("scenario object of unsupported type %T", o)
 }
+
+// ShopKind is the lab operator's custom resource (internal/lab/operator,
+// which this package does not import: controller-runtime stays the lab
+// binary's).
+var ShopKind = schema.GroupVersionKind{Group: "lab.kubectl-chain.io", Version: "v1alpha1", Kind: "Shop"}
 
 // ClusterScopedName is the name a scenario's cluster-scoped object gets in
 // the lab: prefixed with the namespace, so that the same scenario applies in
@@ -243,6 +261,13 @@ func create(ctx context.Context, c kubernetes.Interface, ns string, o runtime.Ob
 		err = createGatewayAPI(ctx, c, ns, "httproutes", o)
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		_, err = c.AutoscalingV2().HorizontalPodAutoscalers(ns).Create(ctx, o, metav1.CreateOptions{})
+	case *unstructured.Unstructured: // a Shop (supported)
+		o.SetNamespace(ns)
+		var body []byte
+		if body, err = o.MarshalJSON(); err == nil {
+			err = c.Discovery().RESTClient().Post().AbsPath("/apis", ShopKind.Group, ShopKind.Version, "namespaces", ns, "shops").
+				SetHeader("Content-Type", "application/json").Body(body).Do(ctx).Error()
+		}
 	case *corev1.ResourceQuota:
 		_, err = c.CoreV1().ResourceQuotas(ns).Create(ctx, o, metav1.CreateOptions{})
 	case *corev1.LimitRange:

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -46,6 +47,16 @@ func Decode(raw []byte) ([]runtime.Object, error) {
 			continue
 		}
 		obj, _, err := codecs.UniversalDeserializer().Decode(doc, nil, nil)
+		if runtime.IsNotRegisteredError(err) {
+			// A custom resource (the lab operator's Shop), created
+			// through its API as JSON.
+			u := &unstructured.Unstructured{}
+			var body []byte
+			if body, err = utilyaml.ToJSON(doc); err == nil {
+				err = u.UnmarshalJSON(body)
+			}
+			obj = u
+		}
 		if err != nil {
 			return nil, err
 		}

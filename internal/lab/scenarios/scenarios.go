@@ -129,6 +129,7 @@ const (
 	labProgram          = "its failure is asked of the lab's chain-workload program by its arguments, and a kind lab replaces the lab's image with a pause image"
 	labExec             = "its probe command runs in the lab's image, which a kind lab replaces with the pause image (no shell, no cat)"
 	labTraffic          = "its statuses are written by the lab's traffic controller (up --traffic-controller), which a kind lab does not run"
+	labOperator         = "its Shop is served by the lab's own operator (lab-operator), which a kind lab does not run"
 	labWebhook          = "its webhook is served by the lab's admission-webhook component, which a kind lab does not run"
 	notOnNode           = "it breaks before a node is chosen, the same whatever the nodes run"
 	notKubelet          = "it breaks past the pods, at a Service, the same whatever the nodes run"
@@ -165,6 +166,8 @@ var all = []Scenario{
 	{Name: "pod-anti-affinity", Summary: "4 replicas that refuse to share a zone, 3 zones", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "PodAntiAffinityConflict"},
 	{Name: "topology-spread", Summary: "4 replicas spread over zones with maxSkew 1 and minDomains 5, 3 zones", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "TopologySpreadUnsatisfied"},
 	{Name: "pvc-missing", Summary: "a volume from PersistentVolumeClaim web-data, which does not exist", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "PVCNotFound"},
+	{Name: "operator-claim-refused", Kind: "Shop", Summary: "shop/web, the lab operator's custom resource: its db StatefulSet's claim is refused by the provisioner (5Gi on a class capped at 1Gi); the cause is one link down, in what it owns",
+		Health: chain.Broken, Link: chain.LinkOwned, Cause: "ClaimProvisioningFailed", LabOnly: labOperator, NotOnRealNode: notOnNode},
 	{Name: "pvc-provisioning-failed", Summary: "a 5Gi claim on a StorageClass capped at 1Gi: the provisioner refuses it, the claim stays Pending", Health: chain.Broken, Link: chain.LinkNodeAssignment, Cause: "UnboundPVC"},
 	{Name: "image-not-found", Summary: "image registry.lab.internal/web:does-not-exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImageNotFound", LabOnly: labImages},
 	{Name: "image-unauthorized", Summary: "a private image without imagePullSecrets", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ImagePullUnauthorized", LabOnly: labImages},
