@@ -13,15 +13,18 @@ import (
 // first (names break ties). Like kubectl, ownership is the controller
 // reference, not the labels: a selector can match someone else's ReplicaSet.
 func (s *Snapshot) OwnedReplicaSets() []*appsv1.ReplicaSet {
-	if s.Rollout != nil {
-		return s.rolloutReplicaSets()
-	}
-	if s.Deployment == nil {
+	var owner metav1.Object
+	switch {
+	case s.Rollout != nil:
+		owner = s.Rollout
+	case s.Deployment != nil:
+		owner = s.Deployment
+	default:
 		return nil
 	}
 	var owned []*appsv1.ReplicaSet
 	for i := range s.ReplicaSets {
-		if metav1.IsControlledBy(&s.ReplicaSets[i], s.Deployment) {
+		if metav1.IsControlledBy(&s.ReplicaSets[i], owner) {
 			owned = append(owned, &s.ReplicaSets[i])
 		}
 	}

@@ -2,7 +2,6 @@ package chain
 
 import (
 	"fmt"
-	"sort"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -205,32 +204,13 @@ func StepString(c CanaryStep) string {
 	return "step"
 }
 
-// rolloutReplicaSets are the ReplicaSets the Rollout controls, oldest
-// first.
-func (s *Snapshot) rolloutReplicaSets() []*appsv1.ReplicaSet {
-	var owned []*appsv1.ReplicaSet
-	for i := range s.ReplicaSets {
-		if metav1.IsControlledBy(&s.ReplicaSets[i], s.Rollout) {
-			owned = append(owned, &s.ReplicaSets[i])
-		}
-	}
-	sort.SliceStable(owned, func(i, j int) bool {
-		a, b := owned[i], owned[j]
-		if a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-			return a.Name < b.Name
-		}
-		return a.CreationTimestamp.Before(&b.CreationTimestamp)
-	})
-	return owned
-}
-
 // rolloutReplicaSet is the Rollout's ReplicaSet of pod template hash h,
 // nil when none.
 func (s *Snapshot) rolloutReplicaSet(h string) *appsv1.ReplicaSet {
 	if h == "" {
 		return nil
 	}
-	for _, rs := range s.rolloutReplicaSets() {
+	for _, rs := range s.OwnedReplicaSets() {
 		if rs.Labels[RolloutHashLabel] == h {
 			return rs
 		}

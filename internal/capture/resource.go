@@ -106,20 +106,5 @@ func (b *Bundle) rollout(namespace, name string) (*chain.Snapshot, error) {
 	if ro == nil {
 		return nil, fmt.Errorf("no Rollout %q in the input", name)
 	}
-	s := &chain.Snapshot{Kind: chain.KindRollout, Namespace: ro.Namespace, Name: ro.Name, Rollout: ro}
-	if ro.Spec.Selector == nil {
-		return nil, fmt.Errorf("rollout %s/%s has no spec.selector", ro.Namespace, ro.Name)
-	}
-	ix := b.indexed()
-	rss := matchingIn(b.ReplicaSets, ix.rss.candidates(ro.Namespace, ro.Spec.Selector), ro.Namespace, ro.Spec.Selector)
-	pods := b.podsMatching(ro.Namespace, ro.Spec.Selector)
-	s.ReplicaSets, s.Pods = rss, pods
-	b.serving(s)
-	b.autoscalers(s)
-	s.Assemble(rss, pods, b.eventsAbout(s))
-	s.Now = b.CapturedAt
-	if s.Now.IsZero() {
-		s.Now = newest(s)
-	}
-	return s, nil
+	return b.replicaSetOwner(&chain.Snapshot{Kind: chain.KindRollout, Namespace: ro.Namespace, Name: ro.Name, Rollout: ro}, ro.Spec.Selector)
 }

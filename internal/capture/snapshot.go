@@ -24,14 +24,20 @@ func (b *Bundle) Snapshot(namespace, name string) (*chain.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &chain.Snapshot{Namespace: d.Namespace, Name: d.Name, Deployment: d}
-	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
-	if err != nil || d.Spec.Selector == nil || sel.Empty() {
-		return nil, fmt.Errorf("deployment %s/%s has no usable spec.selector", d.Namespace, d.Name)
+	return b.replicaSetOwner(&chain.Snapshot{Namespace: d.Namespace, Name: d.Name, Deployment: d}, d.Spec.Selector)
+}
+
+// replicaSetOwner fills the snapshot of a Deployment or Rollout (set in
+// s) with what its selector matches: its ReplicaSets, pods, Services,
+// autoscalers and their events.
+func (b *Bundle) replicaSetOwner(s *chain.Snapshot, ls *metav1.LabelSelector) (*chain.Snapshot, error) {
+	sel, err := metav1.LabelSelectorAsSelector(ls)
+	if err != nil || ls == nil || sel.Empty() {
+		return nil, fmt.Errorf("%s %s/%s has no usable spec.selector", s.KindOf().Resource(), s.Namespace, s.Name)
 	}
 	ix := b.indexed()
-	rss := matchingIn(b.ReplicaSets, ix.rss.candidates(d.Namespace, d.Spec.Selector), d.Namespace, d.Spec.Selector)
-	pods := b.podsMatching(d.Namespace, d.Spec.Selector)
+	rss := matchingIn(b.ReplicaSets, ix.rss.candidates(s.Namespace, ls), s.Namespace, ls)
+	pods := b.podsMatching(s.Namespace, ls)
 	s.ReplicaSets, s.Pods = rss, pods
 	b.serving(s)
 	b.autoscalers(s)
