@@ -53,6 +53,13 @@ func TestSnapshotForbiddenList(t *testing.T) {
 				Check:   "kubectl auth can-i list pods -n prod"}}
 			return v
 		}},
+		// A namespace's autoscalers refused: a gap no link depends on.
+		{"horizontalpodautoscalers", "autoscaling", func(v view) view {
+			v.Gaps = []chain.Gap{{Resource: "horizontalpodautoscalers", Verb: "list", Forbidden: true,
+				Message: `horizontalpodautoscalers.autoscaling is forbidden: User "system:serviceaccount:ci:deployer" cannot list resource "horizontalpodautoscalers" in API group "autoscaling" in the namespace "prod"`,
+				Check:   "kubectl auth can-i list horizontalpodautoscalers -n prod"}}
+			return v
+		}},
 		{"events", "", func(v view) view {
 			v.Events = nil
 			v.Gaps = []chain.Gap{{Resource: "events", Verb: "list", Forbidden: true,
