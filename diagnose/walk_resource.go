@@ -18,7 +18,28 @@ func (w *walker) resourceLinks() []chain.Link {
 		return w.notFound(ResourceNotFound)
 	}
 	stored := chain.Link{ID: chain.LinkStored, Status: chain.StatusOK, Summary: w.s.API.Kind + " " + w.s.API.APIVersion()}
-	return []chain.Link{stored, w.resourceStatus(obj), w.ownedLink()}
+	status, owned := w.resourceStatus(obj), w.ownedLink()
+	pointDown(&status, &owned)
+	return []chain.Link{stored, status, owned}
+}
+
+// pointDown: a controller that gave up (its status broken) because a
+// workload it owns is broken says less than that workload's own cause,
+// one link down. The status stays the first broken link, and its next
+// step becomes the owned workload's, named.
+func pointDown(status, owned *chain.Link) {
+	if status.Status != chain.StatusBroken || owned.Status != chain.StatusBroken {
+		return
+	}
+	for _, o := range owned.Findings {
+		if o.Cause == "" || o.Cause == OwnedNotHealthy || o.Progressing {
+			continue
+		}
+		for i := range status.Findings {
+			status.Findings[i].NextStep = fmt.Sprintf("the cause is likely below it: %s (%s); %s", o.Summary, o.Cause, o.NextStep)
+		}
+		return
+	}
 }
 
 // resourceStatus is kstatus's verdict on the object, its conditions

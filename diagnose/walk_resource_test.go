@@ -62,6 +62,7 @@ func TestWalkResource(t *testing.T) {
 		cause    chain.CauseID
 		kstatus  status.Status
 		evidence string
+		next     string // in the verdict's next step
 	}{
 		{name: "current", api: certificates, obj: issued, health: chain.Healthy, kstatus: status.CurrentStatus},
 		{name: "not found", api: certificates, health: chain.Broken, link: chain.LinkStored, cause: ResourceNotFound},
@@ -72,6 +73,11 @@ func TestWalkResource(t *testing.T) {
 		{name: "failed", api: helmReleases, obj: stalled, health: chain.Broken, link: chain.LinkStatus, cause: ResourceFailed, kstatus: status.FailedStatus, evidence: "RetriesExceeded"},
 		{name: "owns a broken deployment", api: helmReleases, obj: retrying, owned: []*chain.Snapshot{quotaBroken()},
 			health: chain.Broken, link: chain.LinkOwned, cause: QuotaExceeded, kstatus: status.InProgressStatus, evidence: "exceeded quota"},
+		// Stalled because of what it owns: the status is the first broken
+		// link, and its next step names the owned workload's cause.
+		{name: "failed, owning a broken deployment", api: helmReleases, obj: stalled, owned: []*chain.Snapshot{quotaBroken()},
+			health: chain.Broken, link: chain.LinkStatus, cause: ResourceFailed, kstatus: status.FailedStatus, evidence: "RetriesExceeded",
+			next: "the cause is likely below it: helmrelease.helm.toolkit.fluxcd.io/web owns deployment/web"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &chain.Snapshot{Kind: chain.Kind(tt.api.Kind), Namespace: "shop", Name: "web", API: &tt.api, Object: tt.obj, Behind: tt.owned,
@@ -94,6 +100,9 @@ func TestWalkResource(t *testing.T) {
 				if got := r.Links[1].Status; got != want {
 					t.Errorf("status link %s, kstatus %s wants %s", got, res.Status, want)
 				}
+			}
+			if tt.next != "" && !strings.Contains(v.NextStep, tt.next) {
+				t.Errorf("next step %q, want it to say %q", v.NextStep, tt.next)
 			}
 			if tt.evidence != "" {
 				var all []string

@@ -99,8 +99,8 @@ spec:
 		out = o
 		return err == nil && code == 1 && v.Link == "status" && v.Cause == "ResourceFailed"
 	})
-	if !strings.Contains(string(out), "ProgressDeadlineExceeded") {
-		t.Errorf("shop/bad's Stalled condition is not quoted:\n%s", out)
+	if !strings.Contains(string(out), "ProgressDeadlineExceeded") || !strings.Contains(string(out), "the cause is likely below it") {
+		t.Errorf("shop/bad's Stalled condition is not quoted, or its next step does not point at what it owns:\n%s", out)
 	}
 
 	// The gate: the good release passes, the bad one fails, naming the
