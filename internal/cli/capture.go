@@ -114,12 +114,6 @@ func (c *captureOptions) encode(s *chain.Snapshot, rel *kube.Related) ([]byte, e
 		left = append(left, "environment variable values (--keep-env keeps them)")
 	}
 	items := c.snapshotItems(s)
-	if s.Object != nil {
-		// A resource's owned workloads, each with its own evidence.
-		for _, b := range s.Behind {
-			items = append(items, c.snapshotItems(b)...)
-		}
-	}
 	claims, nodes := map[string]bool{}, map[string]bool{}
 	for i := range s.Claims {
 		claims[s.Claims[i].Name] = true
@@ -209,13 +203,12 @@ func (c *captureOptions) snapshotItems(s *chain.Snapshot) []any {
 		items = append(items, typed(s.Autoscalers[i].DeepCopy(), c.keepEnv))
 	}
 	items = append(items, c.trafficItems(s)...)
-	return items
+	return append(items, c.behindItems(s)...)
 }
 
 // trafficItems are what a Service's or Ingress's capture adds: the
-// IngressClasses, the namespace's workloads (whose templates the Services
-// may select) and, of the workloads the read followed, what their own
-// snapshots hold beyond the pods already written.
+// IngressClasses, and the namespace's workloads (whose templates the
+// Services may select).
 func (c *captureOptions) trafficItems(s *chain.Snapshot) []any {
 	var items []any
 	for i := range s.IngressClasses {
@@ -232,11 +225,27 @@ func (c *captureOptions) trafficItems(s *chain.Snapshot) []any {
 	for _, t := range s.Templates {
 		items = append(items, typed(copyOf(t.Object), c.keepEnv))
 	}
+	return items
+}
+
+// behindItems are the snapshots the read followed: a resource's owned
+// workloads, each whole (the object, its evidence and claims); the workloads
+// behind a traffic object, whose objects are among its Templates, by what
+// their own reads hold beyond the pods already written.
+func (c *captureOptions) behindItems(s *chain.Snapshot) []any {
+	var items []any
 	pods := map[string]bool{}
 	for i := range s.Pods {
 		pods[s.Pods[i].Name] = true
 	}
 	for _, b := range s.Behind {
+		if s.Object != nil {
+			items = append(items, c.snapshotItems(b)...)
+			for i := range b.Claims {
+				items = append(items, typed(b.Claims[i].DeepCopy(), c.keepEnv))
+			}
+			continue
+		}
 		for i := range b.ReplicaSets {
 			items = append(items, typed(b.ReplicaSets[i].DeepCopy(), c.keepEnv))
 		}
