@@ -1,9 +1,8 @@
 package chain
 
 import (
-	"strings"
-
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // ResourceAutoscalers are the namespace's HorizontalPodAutoscalers, read
@@ -27,11 +26,8 @@ func Targeting(all []autoscalingv2.HorizontalPodAutoscaler, k Kind, name string)
 	var out []autoscalingv2.HorizontalPodAutoscaler
 	for _, h := range all {
 		ref := h.Spec.ScaleTargetRef
-		g, _, _ := strings.Cut(ref.APIVersion, "/")
-		if !strings.Contains(ref.APIVersion, "/") {
-			g = ""
-		}
-		if ref.Kind == string(k) && ref.Name == name && (g == group || ref.APIVersion == "") {
+		gv, _ := schema.ParseGroupVersion(ref.APIVersion)
+		if ref.Kind == string(k) && ref.Name == name && (gv.Group == group || ref.APIVersion == "") {
 			h.ManagedFields = nil
 			out = append(out, h)
 		}

@@ -87,22 +87,13 @@ func (b *Bundle) resource(namespace string, ref chain.Ref) (*chain.Snapshot, err
 			s.Behind = append(s.Behind, owned)
 		}
 	}
-	s.Now = b.CapturedAt
-	if s.Now.IsZero() {
-		s.Now = newest(s)
-	}
+	b.clock(s)
 	return s, nil
 }
 
 // rollout is an Argo Rollout's snapshot, as a Deployment's.
 func (b *Bundle) rollout(namespace, name string) (*chain.Snapshot, error) {
-	var ro *chain.Rollout
-	for i := range b.Rollouts {
-		if b.Rollouts[i].Name == name && (namespace == "" || b.Rollouts[i].Namespace == namespace) {
-			ro = &b.Rollouts[i]
-			break
-		}
-	}
+	ro := find(b.Rollouts, namespace, name)
 	if ro == nil {
 		return nil, fmt.Errorf("no Rollout %q in the input", name)
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,10 +41,7 @@ func (b *Bundle) replicaSetOwner(s *chain.Snapshot, ls *metav1.LabelSelector) (*
 	b.serving(s)
 	b.autoscalers(s)
 	s.Assemble(rss, pods, b.eventsAbout(s))
-	s.Now = b.CapturedAt
-	if s.Now.IsZero() {
-		s.Now = newest(s)
-	}
+	b.clock(s)
 	return s, nil
 }
 
@@ -130,10 +126,7 @@ func (b *Bundle) Read(namespace string, ref chain.Ref) (*chain.Snapshot, error) 
 	b.serving(s)
 	b.autoscalers(s)
 	s.Assemble(nil, s.Pods, b.eventsAbout(s))
-	s.Now = b.CapturedAt
-	if s.Now.IsZero() {
-		s.Now = newest(s)
-	}
+	b.clock(s)
 	return s, nil
 }
 
@@ -349,41 +342,6 @@ func (b *Bundle) serving(s *chain.Snapshot) {
 		}
 		s.NetworkPolicies = chain.PoliciesSelecting(pols, s.PodTemplate().Labels)
 	}
-}
-
-// otherPods are the bundle's pods of the namespace that a near-miss
-// Service selects and that are not the workload's (chain.OtherPods).
-func (b *Bundle) otherPods(s *chain.Snapshot) []corev1.Pod {
-	mine := map[string]bool{}
-	for i := range s.Pods {
-		mine[s.Pods[i].Name] = true
-	}
-	var out []corev1.Pod
-	for _, svc := range s.NearMisses() {
-		sel := labels.SelectorFromSet(svc.Spec.Selector)
-		for i := range b.Pods {
-			p := &b.Pods[i]
-			if p.Namespace == s.Namespace && !mine[p.Name] && sel.Matches(labels.Set(p.Labels)) {
-				out = append(out, *p)
-				break
-			}
-		}
-	}
-	return out
-}
-
-// autoscalers keeps the bundle's autoscalers of a scalable workload.
-func (b *Bundle) autoscalers(s *chain.Snapshot) {
-	if !chain.Scalable(s.KindOf()) {
-		return
-	}
-	var in []autoscalingv2.HorizontalPodAutoscaler
-	for i := range b.Autoscalers {
-		if b.Autoscalers[i].Namespace == s.Namespace || b.Autoscalers[i].Namespace == "" {
-			in = append(in, b.Autoscalers[i])
-		}
-	}
-	s.Autoscalers = chain.Targeting(in, s.KindOf(), s.Name)
 }
 
 // AddMeant takes the named Services of the bundle as meant for the

@@ -91,10 +91,7 @@ func (b *Bundle) traffic(namespace string, ref chain.Ref) (*chain.Snapshot, erro
 			s.Behind = append(s.Behind, behind)
 		}
 	}
-	s.Now = b.CapturedAt
-	if s.Now.IsZero() {
-		s.Now = newest(s)
-	}
+	b.clock(s)
 	return s, nil
 }
 

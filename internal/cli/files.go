@@ -18,27 +18,17 @@ func (o *Options) loadFiles() (*capture.Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(all.Workloads("")) == 0 && !o.namesPod() && (len(all.Objects) == 0 || !o.namesResource()) {
+	if len(all.Workloads("")) == 0 && !o.names(kindPod) && (len(all.Objects) == 0 || !o.names(kindResource)) {
 		return nil, usageErrorf("no workload in %v: expected a kubectl chain capture, or the output of kubectl get deploy,rs,pods,events -o yaml (or -o json; for a StatefulSet sts,controllerrevisions,pvc,pods,events)", o.Files)
 	}
 	return all, nil
 }
 
-// namesPod says a pod was named, which may have no controller.
-func (o *Options) namesPod() bool {
+// names says a target of kind was named: a pod may have no controller,
+// and a file holds any other kind's objects among its others.
+func (o *Options) names(kind string) bool {
 	for _, t := range o.targets {
-		if t.kind == kindPod {
-			return true
-		}
-	}
-	return false
-}
-
-// namesResource says any other kind was named, which files hold as
-// objects of their own.
-func (o *Options) namesResource() bool {
-	for _, t := range o.targets {
-		if t.kind == kindResource {
+		if t.kind == kind {
 			return true
 		}
 	}

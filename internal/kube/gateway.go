@@ -23,16 +23,21 @@ import (
 // installed.
 type NotServedError struct {
 	Resource schema.GroupVersionResource
-	Err      error
+	// Why names what is missing ("the Gateway API's CRDs are not
+	// installed").
+	Why string
+	Err error
 }
 
+// Why NotServedError says a kind is not served.
+const (
+	gatewayNotInstalled  = "the Gateway API's CRDs are not installed"
+	rolloutsNotInstalled = "Argo Rollouts is not installed"
+)
+
 func (e *NotServedError) Error() string {
-	why := "the Gateway API's CRDs are not installed"
-	if e.Resource.Group == chain.RolloutGroup {
-		why = "Argo Rollouts is not installed"
-	}
 	return fmt.Sprintf("this cluster does not serve %s.%s/%s: %s (kubectl get crd %s.%s)",
-		e.Resource.Resource, e.Resource.Group, e.Resource.Version, why, e.Resource.Resource, e.Resource.Group)
+		e.Resource.Resource, e.Resource.Group, e.Resource.Version, e.Why, e.Resource.Resource, e.Resource.Group)
 }
 
 func (e *NotServedError) Unwrap() error { return e.Err }
@@ -70,7 +75,7 @@ func listGateway[T any](ctx context.Context, dc dynamic.Interface, gvr schema.Gr
 	}
 	if err != nil {
 		if notServed(err) {
-			err = &NotServedError{Resource: gvr, Err: err}
+			err = &NotServedError{Resource: gvr, Why: gatewayNotInstalled, Err: err}
 		}
 		return nil, "", err
 	}
@@ -112,7 +117,7 @@ func getGatewayAPI(ctx context.Context, dc dynamic.Interface, kind chain.Kind, n
 	u, err := dc.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case err != nil && notServed(err):
-		return &NotServedError{Resource: gvr, Err: err}
+		return &NotServedError{Resource: gvr, Why: gatewayNotInstalled, Err: err}
 	case err != nil:
 		return err
 	}

@@ -130,7 +130,7 @@ func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot, selec
 		evs.rv = probe.rv
 	}
 	snap.Requests += rss.requests + pods.requests + evs.requests + others.requests
-	snap.OtherPods = others.items // a read that failed tells nothing: the EndpointSlices still do
+	snap.OtherPods = others.items
 	if err := errors.Join(r.settleSlices(snap, slices), r.settlePolicies(snap, pols)); err != nil {
 		return err
 	}

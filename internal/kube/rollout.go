@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -31,7 +32,7 @@ func (r *Reader) readRollout(ctx context.Context, namespace string, ref chain.Re
 		<-svcs
 		drain(hpas)
 		if notServed(err) {
-			return nil, &NotServedError{Resource: gvr, Err: err}
+			return nil, &NotServedError{Resource: gvr, Why: rolloutsNotInstalled, Err: err}
 		}
 		return nil, getError(chain.KindRollout.Resource(), api.Type(), namespace, ref.Name, err)
 	}
@@ -65,15 +66,11 @@ func (r *Reader) readRollout(ctx context.Context, namespace string, ref chain.Re
 func (r *Reader) workloadTemplate(ctx context.Context, snap *chain.Snapshot, ro *chain.Rollout) error {
 	d, err := r.Client.AppsV1().Deployments(snap.Namespace).Get(ctx, ro.Spec.WorkloadRef.Name, metav1.GetOptions{})
 	snap.Requests++
-	if err != nil {
-		var nf *NotFoundError
-		err = getError("deployment", "deployments", snap.Namespace, ro.Spec.WorkloadRef.Name, err)
-		if errors.As(err, &nf) {
-			// The Rollouts controller reports it (InvalidSpec): the
-			// walk quotes that.
-			return nil
-		}
-		return err
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil // the Rollouts controller reports it (InvalidSpec), which the walk quotes
+	case err != nil:
+		return getError("deployment", "deployments", snap.Namespace, ro.Spec.WorkloadRef.Name, err)
 	}
 	ro.Spec.Template = *d.Spec.Template.DeepCopy()
 	if ro.Spec.Selector == nil {

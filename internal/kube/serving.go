@@ -154,10 +154,7 @@ func (r *Reader) listOtherPods(ctx context.Context, snap *chain.Snapshot, sel la
 			return itemsOf(l, err, func(l *corev1.PodList) []corev1.Pod { return l.Items })
 		})
 		out.requests += l.requests
-		if l.err != nil {
-			out.err = l.err
-			continue
-		}
+		// A list that failed tells nothing: the EndpointSlices still do.
 		for _, p := range l.items {
 			if sel == nil || !sel.Matches(labels.Set(p.Labels)) {
 				p.ManagedFields = nil

@@ -215,7 +215,7 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1
 		evs.rv = probe.rv
 	}
 	snap.Requests += pods.requests + evs.requests + revs.requests + claims.requests + nodes.requests + jobs.requests + others.requests
-	snap.OtherPods = others.items // a read that failed tells nothing: the EndpointSlices still do
+	snap.OtherPods = others.items
 	errs = append(errs, r.settleSlices(snap, slices), r.settlePolicies(snap, pols))
 	r.read.note("pods", pods.rv)
 	r.read.note("events", evs.rv)

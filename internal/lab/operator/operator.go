@@ -19,6 +19,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -275,7 +276,7 @@ func (r *reconciler) writeStatus(ctx context.Context, shop *unstructured.Unstruc
 func equalStatus(a, b *unstructured.Unstructured) bool {
 	sa, _, _ := unstructured.NestedFieldNoCopy(a.Object, "status")
 	sb, _, _ := unstructured.NestedFieldNoCopy(b.Object, "status")
-	return fmt.Sprint(sa) == fmt.Sprint(sb)
+	return equality.Semantic.DeepEqual(sa, sb)
 }
 
 // User is the operator's user, whom Install grants its RBAC.
