@@ -9,13 +9,12 @@ package gatewayapi
 import (
 	"context"
 	"embed"
-	"encoding/json"
 	"fmt"
 	"path"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/crd"
 )
 
 // Version is the gateway-api release the CRDs come from.
@@ -23,8 +22,6 @@ const Version = "v1.6.3"
 
 //go:embed crds/*.yaml
 var crds embed.FS
-
-const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
 // Files are the embedded CRD files' names.
 func Files() ([]string, error) {
@@ -52,57 +49,11 @@ func Install(ctx context.Context, c kubernetes.Interface) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		ok, err := InstallCRD(ctx, c, data)
+		ok, err := crd.Install(ctx, c, data)
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", f, err)
 		}
 		all = all && ok
 	}
 	return all, nil
-}
-
-// InstallCRD creates the CRD of a YAML manifest unless it exists, and says
-// whether it is established; a create or read that failed is tried again
-// at the next poll (false, nil).
-func InstallCRD(ctx context.Context, c kubernetes.Interface, manifest []byte) (bool, error) {
-	rest := c.Discovery().RESTClient()
-	body, err := yaml.YAMLToJSON(manifest)
-	if err != nil {
-		return false, err
-	}
-	var crd struct {
-		Metadata struct{ Name string } `json:"metadata"`
-	}
-	if err := json.Unmarshal(body, &crd); err != nil {
-		return false, err
-	}
-	got, err := rest.Get().AbsPath(crdPath, crd.Metadata.Name).DoRaw(ctx)
-	if apierrors.IsNotFound(err) {
-		// Established at a later poll; a create that failed is tried
-		// again then.
-		_ = rest.Post().AbsPath(crdPath).Body(body).Do(ctx).Error()
-		return false, nil
-	}
-	if err != nil {
-		return false, nil
-	}
-	return established(got), nil
-}
-
-// established says a CRD's JSON has condition Established True.
-func established(raw []byte) bool {
-	var crd struct {
-		Status struct {
-			Conditions []struct{ Type, Status string } `json:"conditions"`
-		} `json:"status"`
-	}
-	if json.Unmarshal(raw, &crd) != nil {
-		return false
-	}
-	for _, c := range crd.Status.Conditions {
-		if c.Type == "Established" && c.Status == "True" {
-			return true
-		}
-	}
-	return false
 }

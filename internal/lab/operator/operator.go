@@ -37,7 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/kubectl-chain/kubectl-chain/internal/lab/gatewayapi"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/crd"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/pki"
 )
 
@@ -48,7 +48,7 @@ var (
 )
 
 //go:embed shop-crd.yaml
-var crd []byte
+var shopCRD []byte
 
 // Resource is the Shops' path, which the component polls until its RBAC
 // and the CRD are there.
@@ -303,5 +303,5 @@ func Install(ctx context.Context, c kubernetes.Interface) (bool, error) {
 	if _, err := c.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return false, fmt.Errorf("creating ClusterRoleBinding %s: %w", roleName, err)
 	}
-	return gatewayapi.InstallCRD(ctx, c, crd)
+	return crd.Install(ctx, c, shopCRD)
 }

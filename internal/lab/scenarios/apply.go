@@ -20,7 +20,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -119,10 +118,7 @@ func localize(objs []runtime.Object, ns string, images map[string]string) {
 				o.Spec.StorageClassName = &renamed
 			}
 		case *unstructured.Unstructured:
-			// A Shop's db claims are of spec.storageClassName.
-			if n, _, _ := unstructured.NestedString(o.Object, "spec", "storageClassName"); classes[n] {
-				_ = unstructured.SetNestedField(o.Object, ClusterScopedName(ns, n), "spec", "storageClassName")
-			}
+			localizeShop(o, ns, classes)
 		case *appsv1.StatefulSet:
 			for i := range o.Spec.VolumeClaimTemplates {
 				if n := o.Spec.VolumeClaimTemplates[i].Spec.StorageClassName; n != nil && classes[*n] {
@@ -185,10 +181,7 @@ const labelScenario = "lab.kubectl-chain.io/scenario"
 // supported reports an object Apply cannot create.
 func supported(o runtime.Object) error {
 	if u, ok := o.(*unstructured.Unstructured); ok {
-		if u.GroupVersionKind() == ShopKind {
-			return nil
-		}
-		return fmt.Errorf("scenario object of unsupported kind %s", u.GroupVersionKind())
+		return shopOnly(u)
 	}
 	switch o.(type) {
 	case *corev1.Namespace, *appsv1.Deployment, *appsv1.StatefulSet, *appsv1.DaemonSet, *batchv1.Job, *batchv1.CronJob, *corev1.ConfigMap, *corev1.Secret, *corev1.PersistentVolumeClaim, *corev1.Service,
@@ -201,11 +194,6 @@ func supported(o runtime.Object) error {
 	}
 	return fmt.Errorf("scenario object of unsupported type %T", o)
 }
-
-// ShopKind is the lab operator's custom resource (internal/lab/operator,
-// which this package does not import: controller-runtime stays the lab
-// binary's).
-var ShopKind = schema.GroupVersionKind{Group: "lab.kubectl-chain.io", Version: "v1alpha1", Kind: "Shop"}
 
 // ClusterScopedName is the name a scenario's cluster-scoped object gets in
 // the lab: prefixed with the namespace, so that the same scenario applies in
@@ -262,12 +250,7 @@ func create(ctx context.Context, c kubernetes.Interface, ns string, o runtime.Ob
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		_, err = c.AutoscalingV2().HorizontalPodAutoscalers(ns).Create(ctx, o, metav1.CreateOptions{})
 	case *unstructured.Unstructured: // a Shop (supported)
-		o.SetNamespace(ns)
-		var body []byte
-		if body, err = o.MarshalJSON(); err == nil {
-			err = c.Discovery().RESTClient().Post().AbsPath("/apis", ShopKind.Group, ShopKind.Version, "namespaces", ns, "shops").
-				SetHeader("Content-Type", "application/json").Body(body).Do(ctx).Error()
-		}
+		err = createShop(ctx, c, ns, o)
 	case *corev1.ResourceQuota:
 		_, err = c.CoreV1().ResourceQuotas(ns).Create(ctx, o, metav1.CreateOptions{})
 	case *corev1.LimitRange:
