@@ -170,15 +170,9 @@ func (c *captureOptions) snapshotItems(s *chain.Snapshot) []any {
 	} else if w := s.Workload(); w != nil {
 		items = append(items, typed(copyOf(w), c.keepEnv))
 	}
-	for i := range s.ReplicaSets {
-		items = append(items, typed(s.ReplicaSets[i].DeepCopy(), c.keepEnv))
-	}
-	for i := range s.Revisions {
-		items = append(items, typed(s.Revisions[i].DeepCopy(), c.keepEnv))
-	}
-	for i := range s.Jobs {
-		items = append(items, typed(s.Jobs[i].DeepCopy(), c.keepEnv))
-	}
+	items = append(items, typedAll(s.ReplicaSets, c.keepEnv)...)
+	items = append(items, typedAll(s.Revisions, c.keepEnv)...)
+	items = append(items, typedAll(s.Jobs, c.keepEnv)...)
 	for i := range s.Pods {
 		if s.KindOf() != chain.KindPod || s.Pods[i].Name != s.Name {
 			items = append(items, typed(s.Pods[i].DeepCopy(), c.keepEnv))
@@ -187,21 +181,11 @@ func (c *captureOptions) snapshotItems(s *chain.Snapshot) []any {
 	for _, e := range s.Events {
 		items = append(items, coreEvent(s.Namespace, e))
 	}
-	for i := range s.Services {
-		items = append(items, typed(s.Services[i].DeepCopy(), c.keepEnv))
-	}
-	for i := range s.EndpointSlices {
-		items = append(items, typed(s.EndpointSlices[i].DeepCopy(), c.keepEnv))
-	}
-	for i := range s.NetworkPolicies {
-		items = append(items, typed(s.NetworkPolicies[i].DeepCopy(), c.keepEnv))
-	}
-	for i := range s.OtherPods {
-		items = append(items, typed(s.OtherPods[i].DeepCopy(), c.keepEnv))
-	}
-	for i := range s.Autoscalers {
-		items = append(items, typed(s.Autoscalers[i].DeepCopy(), c.keepEnv))
-	}
+	items = append(items, typedAll(s.Services, c.keepEnv)...)
+	items = append(items, typedAll(s.EndpointSlices, c.keepEnv)...)
+	items = append(items, typedAll(s.NetworkPolicies, c.keepEnv)...)
+	items = append(items, typedAll(s.OtherPods, c.keepEnv)...)
+	items = append(items, typedAll(s.Autoscalers, c.keepEnv)...)
 	items = append(items, c.trafficItems(s)...)
 	return append(items, c.behindItems(s)...)
 }
@@ -211,12 +195,8 @@ func (c *captureOptions) snapshotItems(s *chain.Snapshot) []any {
 // Services may select).
 func (c *captureOptions) trafficItems(s *chain.Snapshot) []any {
 	var items []any
-	for i := range s.IngressClasses {
-		items = append(items, typed(s.IngressClasses[i].DeepCopy(), c.keepEnv))
-	}
-	for i := range s.GatewayClasses {
-		items = append(items, typed(s.GatewayClasses[i].DeepCopy(), c.keepEnv))
-	}
+	items = append(items, typedAll(s.IngressClasses, c.keepEnv)...)
+	items = append(items, typedAll(s.GatewayClasses, c.keepEnv)...)
 	for i := range s.Gateways {
 		if s.Gateway == nil {
 			items = append(items, typed(s.Gateways[i].DeepCopy(), c.keepEnv))
@@ -241,20 +221,12 @@ func (c *captureOptions) behindItems(s *chain.Snapshot) []any {
 	for _, b := range s.Behind {
 		if s.Object != nil {
 			items = append(items, c.snapshotItems(b)...)
-			for i := range b.Claims {
-				items = append(items, typed(b.Claims[i].DeepCopy(), c.keepEnv))
-			}
+			items = append(items, typedAll(b.Claims, c.keepEnv)...)
 			continue
 		}
-		for i := range b.ReplicaSets {
-			items = append(items, typed(b.ReplicaSets[i].DeepCopy(), c.keepEnv))
-		}
-		for i := range b.Revisions {
-			items = append(items, typed(b.Revisions[i].DeepCopy(), c.keepEnv))
-		}
-		for i := range b.Claims {
-			items = append(items, typed(b.Claims[i].DeepCopy(), c.keepEnv))
-		}
+		items = append(items, typedAll(b.ReplicaSets, c.keepEnv)...)
+		items = append(items, typedAll(b.Revisions, c.keepEnv)...)
+		items = append(items, typedAll(b.Claims, c.keepEnv)...)
 		for i := range b.Pods {
 			if !pods[b.Pods[i].Name] {
 				items = append(items, typed(b.Pods[i].DeepCopy(), c.keepEnv))
@@ -265,6 +237,19 @@ func (c *captureOptions) behindItems(s *chain.Snapshot) []any {
 		}
 	}
 	return items
+}
+
+// typedAll is typed of a deep copy of each object of list.
+func typedAll[T any, P interface {
+	*T
+	metav1.Object
+	DeepCopy() P
+}](list []T, keepEnv bool) []any {
+	out := make([]any, 0, len(list))
+	for i := range list {
+		out = append(out, typed(P(&list[i]).DeepCopy(), keepEnv))
+	}
+	return out
 }
 
 // copyOf is a deep copy of a workload object.
