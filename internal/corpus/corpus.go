@@ -32,7 +32,21 @@ type Provenance struct {
 	Runtime string `json:"runtime,omitempty"`
 	// Platform is the distribution or cloud (EKS, GKE, OpenShift, ...).
 	Platform string `json:"platform,omitempty"`
-	Note     string `json:"note,omitempty"`
+	// Kind is the kind of workload the evidence is about: Deployment (the
+	// default), StatefulSet, DaemonSet, Job, CronJob or Pod (a bare pod).
+	Kind string `json:"kind,omitempty"`
+	Note string `json:"note,omitempty"`
+}
+
+// kinds are the values Kind takes; "" reads as Deployment.
+var kinds = map[string]bool{"Deployment": true, "StatefulSet": true, "DaemonSet": true, "Job": true, "CronJob": true, "Pod": true}
+
+// WorkloadKind is the entry's kind, Deployment when it names none.
+func (p Provenance) WorkloadKind() string {
+	if p.Kind == "" {
+		return "Deployment"
+	}
+	return p.Kind
 }
 
 // Message is one real message and the cause it must decode to.
@@ -143,6 +157,9 @@ var forms = map[string]bool{"event": true, "waiting": true, "terminated": true, 
 func (p Provenance) check() error {
 	if p.Source == "" {
 		return fmt.Errorf("no source")
+	}
+	if p.Kind != "" && !kinds[p.Kind] {
+		return fmt.Errorf("kind %q is not one of Deployment, StatefulSet, DaemonSet, Job, CronJob, Pod", p.Kind)
 	}
 	return nil
 }

@@ -61,14 +61,14 @@ func pct(a, n int) float64 {
 }
 
 // table prints the tally per family under the two columns' names.
-func (r report) table(cause, alone string) string {
+func (r report) table(by, cause, alone string) string {
 	var fams []string
 	for f := range r {
 		fams = append(fams, f)
 	}
 	sort.Strings(fams)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-16s %8s %14s %14s\n", "FAMILY", "ENTRIES", cause, alone)
+	fmt.Fprintf(&b, "%-16s %8s %14s %14s\n", by, "ENTRIES", cause, alone)
 	row := func(name string, t tally) {
 		fmt.Fprintf(&b, "%-16s %8d %6d %5.1f%% %6d %5.1f%%\n", name, t.n, t.cause, pct(t.cause, t.n), t.alone, pct(t.alone, t.n))
 	}
@@ -98,7 +98,7 @@ func TestMessages(t *testing.T) {
 	if len(msgs) < minMessages {
 		t.Errorf("the corpus has %d messages; it needs at least %d", len(msgs), minMessages)
 	}
-	r := report{}
+	r, byKind := report{}, report{}
 	for _, m := range msgs {
 		if _, ok := diagnose.Lookup(m.Cause); !ok {
 			t.Errorf("%s: cause %q is not in the catalogue", m.ID(), m.Cause)
@@ -119,8 +119,10 @@ func TestMessages(t *testing.T) {
 			t.Errorf("%s: %q with reason %q but %q alone: explain must not depend on the reason when both decode", m.ID(), withReason, m.Reason, alone)
 		}
 		r.add(m.Family, withReason == m.Cause, alone == m.Cause)
+		byKind.add(m.WorkloadKind(), withReason == m.Cause, alone == m.Cause)
 	}
-	t.Logf("real messages, explained:\n%s", r.table("CAUSE RIGHT", "MESSAGE ALONE"))
+	t.Logf("real messages, explained:\n%s", r.table("FAMILY", "CAUSE RIGHT", "MESSAGE ALONE"))
+	t.Logf("real messages by kind:\n%s", byKind.table("KIND", "CAUSE RIGHT", "MESSAGE ALONE"))
 	all := r.total()
 	if got := float64(all.cause) / float64(all.n); got < goalCause {
 		t.Errorf("cause right for %.1f%% of messages; the goal is %.0f%%", 100*got, 100*goalCause)
@@ -148,7 +150,7 @@ func TestIncidents(t *testing.T) {
 	if len(incidents) < minIncidents {
 		t.Errorf("the corpus has %d incidents; it needs at least %d", len(incidents), minIncidents)
 	}
-	r := report{}
+	r, byKind := report{}, report{}
 	for _, in := range incidents {
 		path := filepath.Join(Root, "lists", in.Name+".yaml")
 		data, err := os.ReadFile(path)
@@ -174,8 +176,10 @@ func TestIncidents(t *testing.T) {
 			t.Logf("miss %s/%s (%s): %s at %s, cause %s; want %s, %s\n    %s", in.Family, in.Name, in.Source, v.Health, v.Link, v.Cause, in.Want.Link, in.Want.Cause, v.Summary)
 		}
 		r.add(in.Family, ok, v.Link == in.Want.Link)
+		byKind.add(in.WorkloadKind(), ok, v.Link == in.Want.Link)
 	}
-	t.Logf("real incidents, walked:\n%s", r.table("CAUSE RIGHT", "LINK RIGHT"))
+	t.Logf("real incidents, walked:\n%s", r.table("FAMILY", "CAUSE RIGHT", "LINK RIGHT"))
+	t.Logf("real incidents by kind:\n%s", byKind.table("KIND", "CAUSE RIGHT", "LINK RIGHT"))
 	all := r.total()
 	if got := float64(all.cause) / float64(all.n); got < goalCause {
 		t.Errorf("link and cause right for %.1f%% of incidents; the goal is %.0f%%", 100*got, 100*goalCause)
