@@ -28,6 +28,12 @@ func explainMessage(message string) []Decoded {
 	if d, ok := producerWords(message); ok {
 		return []Decoded{d}
 	}
+	// Before validation's and the scheduler's: the StatefulSet controller
+	// wraps a refused claim's "is invalid", the scheduler names a claim
+	// being deleted.
+	if d, ok := WorkloadWords(message); ok {
+		return []Decoded{d}
+	}
 	// Before validation's too: the Rollouts controller words an invalid
 	// spec as the API server words a refused manifest.
 	if d, ok := RolloutWords("", message); ok {

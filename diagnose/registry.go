@@ -65,7 +65,7 @@ var registry = []decoder{
 	{name: "Producer", family: "producer", reasons: producerReasons, explain: explainProducer},
 	{name: "Rollout", family: "rollout", reasons: rolloutReasons, explain: explainRollout},
 	{name: "Autoscaling", family: "autoscaling", reasons: autoscalingReasons, explain: explainAutoscaling},
-	{name: "Snapshot", family: "snapshot", reasons: []string{"ProvisioningFailed"}, explain: explainSnapshot, thenKubelet: true},
+	{name: "Workload", family: "workload", reasons: workloadReasons, explain: explainWorkload, thenKubelet: true},
 	{name: "Termination", family: "crash", reasons: []string{"OOMKilled", "Error", "Completed", "ContainerCannotRun", "StartError"},
 		explain: explainTermination, thenKubelet: true},
 	{name: "ImagePull", family: "image", fallbacks: []chain.CauseID{ImagePullFailed}, decode: ImagePull, waiting: true},

@@ -109,6 +109,7 @@ var schedPatterns = []func(string) (schedFact, bool){
 	schedInsufficient,
 	schedTaint,
 	schedPVCMissing,
+	schedClaimDeleting,
 	schedGates,
 }
 

@@ -64,10 +64,3 @@ func SnapshotSource(message string) (Decoded, bool) {
 	}
 	return Decoded{}, false
 }
-
-func explainSnapshot(_, message string) []Decoded {
-	if d, ok := SnapshotSource(message); ok {
-		return []Decoded{d}
-	}
-	return nil
-}

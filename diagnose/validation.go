@@ -16,6 +16,9 @@ const (
 	SelectorMissing   chain.CauseID = "SelectorMissing"
 	SelectorImmutable chain.CauseID = "SelectorImmutable"
 	ManifestInvalid   chain.CauseID = "ManifestInvalid"
+	// StatefulSetSpecImmutable: an update of a StatefulSet's spec fields
+	// other than those the API server lets change.
+	StatefulSetSpecImmutable chain.CauseID = "StatefulSetSpecImmutable"
 )
 
 // validationCauses are immediate: the same manifest is refused every time.
@@ -32,6 +35,10 @@ var validationCauses = []Cause{
 		Summary:  "the Deployment was refused: spec.selector cannot change once the Deployment exists",
 		NextStep: "keep the stored selector (kubectl get deployment NAME -o jsonpath='{.spec.selector}'), or delete and recreate the Deployment (kubectl delete deployment NAME, then apply; pods are replaced)",
 		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: StatefulSetSpecImmutable, Link: chain.LinkStored,
+		Summary:  "the update was refused: a StatefulSet's spec may change only in replicas, template, updateStrategy and a few more fields (not volumeClaimTemplates, serviceName, selector or podManagementPolicy)",
+		NextStep: "keep the stored fields, or recreate the StatefulSet without its pods: kubectl delete statefulset NAME --cascade=orphan, then apply (the pods and claims are adopted by the new one)",
+		Terminal: TerminalRule{Mode: Immediate}},
 	{ID: ManifestInvalid, Link: chain.LinkStored,
 		Summary:  "the Deployment was refused: the manifest does not validate",
 		NextStep: "fix the field the error names (kubectl explain deployment.spec... shows its schema), then apply again; kubectl apply --dry-run=server checks without storing",
@@ -46,8 +53,12 @@ var (
 	selectorImmutableRE = regexp.MustCompile(`spec\.selector: Invalid value: .*field is immutable`)
 	selectorMissingRE   = regexp.MustCompile(`spec\.selector: Required value|missing required field "selector"|empty selector is invalid for deployment`)
 	selectorMismatchRE  = regexp.MustCompile("`selector` does not match template `labels`")
-	invalidRE           = regexp.MustCompile(`" is invalid|The request is invalid|strict decoding error|unknown field "|cannot be handled as a|no matches for kind|error validating data|ValidationError\(`)
-	invalidObjectRE     = regexp.MustCompile(`(?:The |\b)([A-Z][A-Za-z]*)(?:\.[a-z.]+)? "([^"]+)" is invalid`)
+	// apps/validation ValidateStatefulSetUpdate: "updates to statefulset spec
+	// for fields other than 'replicas', 'template', and 'updateStrategy' are
+	// forbidden" (1.8-1.12; the list grew since), a field.Forbidden on spec.
+	statefulSetSpecRE = regexp.MustCompile(`updates to statefulset spec for fields\s+other than`)
+	invalidRE         = regexp.MustCompile(`" is invalid|The request is invalid|strict decoding error|unknown field "|cannot be handled as a|no matches for kind|error validating data|ValidationError\(`)
+	invalidObjectRE   = regexp.MustCompile(`(?:The |\b)([A-Z][A-Za-z]*)(?:\.[a-z.]+)? "([^"]+)" is invalid`)
 )
 
 // Validation decodes an API server or kubectl validation error for a
@@ -56,6 +67,8 @@ var (
 func Validation(message string) (Decoded, bool) {
 	var d Decoded
 	switch {
+	case statefulSetSpecRE.MatchString(message):
+		d.Cause = StatefulSetSpecImmutable
 	case selectorImmutableRE.MatchString(message):
 		d.Cause = SelectorImmutable
 	case selectorMissingRE.MatchString(message):

@@ -188,6 +188,7 @@ func (w *walker) claimsLink(set *appsv1.StatefulSet) chain.Link {
 // (pkg/controller/volume/persistentvolume/pv_controller.go).
 const (
 	eventProvisioningFailed   = "ProvisioningFailed"
+	eventFailedBinding        = "FailedBinding"
 	eventWaitForFirstConsumer = "WaitForFirstConsumer"
 )
 
@@ -206,10 +207,15 @@ func (w *walker) unboundClaim(c *collector, pvc *corev1.PersistentVolumeClaim, p
 	for i := len(evs) - 1; i >= 0; i-- {
 		e := evs[i]
 		switch e.Reason {
-		case eventProvisioningFailed:
-			if d, ok := SnapshotSource(eventMessage(e)); ok {
+		case eventProvisioningFailed, eventFailedBinding:
+			// A class that does not exist, none and no volume, the
+			// cloud's identity or quota, a snapshot source: named.
+			if d, ok := ClaimWords(eventMessage(e)); ok && d.Cause != ClaimProvisioningFailed {
 				c.add(sighting{d: d, object: obj, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(e), phase}})
 				return
+			}
+			if e.Reason == eventFailedBinding {
+				continue
 			}
 			c.add(sighting{d: Decoded{Cause: ClaimProvisioningFailed,
 				Summary:  fmt.Sprintf("claim %s: %s", pvc.Name, firstLine(eventMessage(e))),
