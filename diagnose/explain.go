@@ -22,6 +22,9 @@ func Explain(reason, message string) []Decoded {
 		return unnamed(rank(explainItems(items)))
 	}
 	message = unwrapPaste(message)
+	if r, m, ok := klogEvent(message); ok && (reason == "" || reason == r) {
+		reason, message = r, m // an event as the controller manager logged it
+	}
 	if r, rest, ok := leadingReason(message); ok && (reason == "" || reason == r) {
 		reason, message = r, rest
 	}

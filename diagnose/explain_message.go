@@ -28,12 +28,6 @@ func explainMessage(message string) []Decoded {
 	if d, ok := producerWords(message); ok {
 		return []Decoded{d}
 	}
-	// Before validation's and the scheduler's: the StatefulSet controller
-	// wraps a refused claim's "is invalid", the scheduler names a claim
-	// being deleted.
-	if d, ok := WorkloadWords(message); ok {
-		return []Decoded{d}
-	}
 	// Before validation's too: the Rollouts controller words an invalid
 	// spec as the API server words a refused manifest.
 	if d, ok := RolloutWords("", message); ok {
@@ -43,6 +37,12 @@ func explainMessage(message string) []Decoded {
 		return []Decoded{d}
 	}
 	if d, ok := SnapshotSource(message); ok {
+		return []Decoded{d}
+	}
+	if d, ok := JobWords(message); ok {
+		return []Decoded{d}
+	}
+	if d, ok := CronJobWords("", message); ok {
 		return []Decoded{d}
 	}
 	if d, ok := Validation(message); ok {

@@ -107,6 +107,11 @@ func (w *walker) completion(job *batchv1.Job, failed []*corev1.Pod, before []cha
 	}
 	if failure != nil {
 		d := jobFailure(job, failure, last)
+		if failure.Reason == batchv1.JobReasonBackoffLimitExceeded {
+			if pd, ok := podsFailure(failed); ok {
+				d = endedByBackoff(job, pd, len(failed))
+			}
+		}
 		ev := []chain.Evidence{conditionEvidence(obj, string(failure.Type), string(failure.Status), failure.Reason, failure.Message)}
 		if last != nil {
 			if e, ok := lastExit(last); ok {
@@ -114,7 +119,13 @@ func (w *walker) completion(job *batchv1.Job, failed []*corev1.Pod, before []cha
 			}
 		}
 		c.add(sighting{d: d, object: obj, since: failure.LastTransitionTime.Time, evidence: ev})
-		return w.finish(chain.LinkCompletion, summary, c, 0)
+		l := w.finish(chain.LinkCompletion, summary, c, 0)
+		for i := range l.Findings {
+			// The controller ended the Job: nothing changes without a new
+			// one, whatever the pods' cause's own rule says.
+			l.Findings[i].Terminal, l.Findings[i].Progressing = true, false
+		}
+		return l
 	}
 	if last != nil {
 		if e, ok := lastExit(last); ok {
@@ -256,6 +267,12 @@ const (
 	eventTooManyMissed       = "TooManyMissedTimes"
 	eventMissSchedule        = "MissSchedule"
 	eventJobAlreadyActive    = "JobAlreadyActive"
+	// eventUnparseableOnUpdate: the second controller's event when an
+	// update brings a schedule it cannot parse.
+	eventUnparseableOnUpdate = "UnParseableCronJobSchedule"
+	// eventFailedNeedsStart: the first controller's (cronjob_controller.go,
+	// until 1.21) "Cannot determine if job needs to be started: %v".
+	eventFailedNeedsStart = "FailedNeedsStart"
 )
 
 // schedule: the CronJob controller creates a Job at each scheduled time,
@@ -276,10 +293,18 @@ func (w *walker) schedule(cj *batchv1.CronJob) chain.Link {
 		e := evs[i]
 		s := sighting{object: obj, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(e)}}
 		switch e.Reason {
-		case eventUnparseableSchedule, eventInvalidSchedule, eventUnknownTimeZone:
+		case eventUnparseableSchedule, eventInvalidSchedule, eventUnknownTimeZone, eventUnparseableOnUpdate:
 			s.d = Decoded{Cause: CronJobScheduleInvalid, Summary: eventMessage(e)}
 		case eventTooManyMissed:
 			s.d = Decoded{Cause: TooManyMissedStartTimes}
+		case eventFailedNeedsStart:
+			// The first controller (until 1.21) said both a schedule it
+			// cannot parse and too many missed start times this way.
+			d, ok := CronJobWords(e.Reason, eventMessage(e))
+			if !ok {
+				continue
+			}
+			s.d = d
 		case eventJobAlreadyActive:
 			if len(cj.Status.Active) == 0 || lastSchedule != nil && e.Last.Before(lastSchedule.Time) {
 				continue
@@ -298,7 +323,7 @@ func (w *walker) schedule(cj *batchv1.CronJob) chain.Link {
 			if lastSchedule != nil && e.Last.Before(lastSchedule.Time) {
 				continue
 			}
-			s.d = Decoded{Cause: CronJobJobCreateFailed, Summary: "cannot create the Job: " + strings.TrimPrefix(eventMessage(e), "Error creating job: ")}
+			s.d = CronJobCreateFailed(eventMessage(e))
 		default:
 			continue
 		}

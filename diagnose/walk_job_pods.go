@@ -1,0 +1,79 @@
+package diagnose
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// A Job whose pods all failed the same specific way (OOM-killed, a command
+// the runtime cannot start, evicted for the same resource) failed of that:
+// its backoff limit only ended the retries (issue 22). The pods' cause is
+// the Job's, with the limit as what ended it; pods that only exited with
+// an error code failed of the program's own error, which their logs tell,
+// so the backoff limit stays the cause.
+
+// podsFailure is the cause every failed pod shares, when it is specific.
+func podsFailure(failed []*corev1.Pod) (Decoded, bool) {
+	var out Decoded
+	for i, p := range failed {
+		d, ok := podFailure(p)
+		if !ok || strength(d.Cause) < strong || d.Cause == InitContainerFailed || i > 0 && d.Cause != out.Cause {
+			return Decoded{}, false
+		}
+		if i == 0 {
+			out = d
+		}
+	}
+	return out, len(failed) > 0
+}
+
+// podFailure decodes why a failed pod failed: its first init container or
+// container that ended badly, else its status reason (an eviction).
+func podFailure(p *corev1.Pod) (Decoded, bool) {
+	for _, st := range p.Status.InitContainerStatuses {
+		if t := st.State.Terminated; t != nil {
+			if d, ok := InitTermination(st.Name, *t); ok {
+				return d, true
+			}
+		}
+	}
+	for _, st := range p.Status.ContainerStatuses {
+		if t := st.State.Terminated; t != nil && (t.ExitCode != 0 || t.Reason == terminatedOOMKilled) {
+			return Termination(st.Name, *t), true
+		}
+	}
+	if p.Status.Reason != "" {
+		return Eviction(p.Status.Reason, p.Status.Message)
+	}
+	return Decoded{}, false
+}
+
+// endedByBackoff makes the pods' shared cause the Job's, saying that the
+// backoff limit ended it.
+func endedByBackoff(job *batchv1.Job, pd Decoded, failed int) Decoded {
+	limit := ptr.Deref(job.Spec.BackoffLimit, 6)
+	pd.Summary = fmt.Sprintf("%s, in every failed pod (%d); backoffLimit %d ended the Job's retries", strings.TrimSuffix(pd.Summary, "."), failed, limit)
+	pd.Details = append(pd.Details, chain.Detail{Key: "endedBy", Value: string(BackoffLimitExceeded)},
+		chain.Detail{Key: "failedPods", Value: strconv.Itoa(failed)})
+	if pd.NextStep == "" {
+		if c, ok := Lookup(pd.Cause); ok {
+			pd.NextStep = c.NextStep
+		}
+	}
+	if ref := metav1.GetControllerOf(job); ref != nil && ref.Kind == "CronJob" {
+		pd.NextStep = strings.ReplaceAll(pd.NextStep, "spec.template.", "spec.jobTemplate.spec.template.") +
+			"; its next scheduled Job uses the fixed template of cronjob/" + ref.Name
+	} else {
+		pd.NextStep += "; then create the Job again"
+	}
+	pd.Progressing = false
+	return pd
+}
