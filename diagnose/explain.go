@@ -165,8 +165,26 @@ func rank(ds []Decoded) []Decoded {
 		if si != sj {
 			return si > sj
 		}
+		if before, ok := schedOverRefusal(ds[i].Cause, ds[j].Cause); ok {
+			return before
+		}
 		before, _ := schedBefore(ds[i].Cause, ds[i].Nodes, ds[j].Cause, ds[j].Nodes)
 		return before
 	})
 	return ds
+}
+
+// schedOverRefusal: a scheduler reason that names what the pod lacks (a
+// selector, a resource, a volume's zone) beats the cluster autoscaler's
+// NotTriggerScaleUp beside it, which only adds that no new node would
+// change it (issue 22: the same rule as the walk's).
+func schedOverRefusal(a, b chain.CauseID) (before, decided bool) {
+	specific := func(id chain.CauseID) bool { return family(id) == "scheduler" && id != UnschedulableOther }
+	switch {
+	case specific(a) && b == ScaleUpNotTriggered:
+		return true, true
+	case a == ScaleUpNotTriggered && specific(b):
+		return false, true
+	}
+	return false, false
 }

@@ -65,6 +65,9 @@ func explainMessage(message string) []Decoded {
 	if d, ok := fixedMessage(message); ok {
 		return []Decoded{d}
 	}
+	if d, ok := nodeTaintWords(message); ok {
+		return []Decoded{d}
+	}
 	if d, ok := ImagePull("Pulling", message); ok && strings.HasSuffix(message, `"`) {
 		// the whole message is the kubelet's Pulling line, nothing after it
 		return []Decoded{d}
@@ -261,6 +264,11 @@ var reasonWords = map[string]chain.CauseID{
 	"SchedulingGated": SchedulingGated, "NotTriggerScaleUp": ScaleUpNotTriggered, "TriggeredScaleUp": ScaleUpTriggered,
 	"Unschedulable": UnschedulableOther, "FailedScheduling": UnschedulableOther,
 	"ImageInspectError": ImagePullFailed, "SignatureValidationFailed": ImagePullFailed,
+	// The kubelet's node pressure conditions and events (nodestatus/setters.go).
+	"KubeletHasInsufficientMemory": NodeMemoryPressure, "NodeHasInsufficientMemory": NodeMemoryPressure,
+	"KubeletHasDiskPressure": NodeDiskPressure, "NodeHasDiskPressure": NodeDiskPressure,
+	"KubeletHasInsufficientPID": NodePIDPressure, "NodeHasInsufficientPID": NodePIDPressure,
+	"DeploymentPaused": DeploymentPaused,
 }
 
 // reasonWord decodes a bare reason, as a `kubectl get pods` STATUS or a

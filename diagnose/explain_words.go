@@ -79,8 +79,36 @@ var fixedMessages = []struct {
 	{"PostStart handler: ", PostStartHookFailed, "the postStart hook failed"},
 	// 1.4-1.9: the kill of a container whose liveness probe failed.
 	{"is unhealthy, it will be killed and re-created", LivenessProbeFailed, "the liveness probe fails, so the kubelet restarts the container"},
+	// nodestatus/setters.go: the kubelet's pressure conditions on its node
+	// (reasons KubeletHasInsufficientMemory, KubeletHasDiskPressure,
+	// KubeletHasInsufficientPID), pasted from kubectl describe node.
+	{"kubelet has insufficient memory available", NodeMemoryPressure, "the node is under memory pressure"},
+	{"kubelet has disk pressure", NodeDiskPressure, "the node is under disk pressure"},
+	{"kubelet has insufficient PID available", NodePIDPressure, "the node is under PID pressure"},
+	// deployment/sync.go checkPausedConditions: the Progressing condition
+	// (Unknown, DeploymentPaused) of a paused Deployment.
+	{"Deployment is paused", DeploymentPaused, "the Deployment is paused: the controller rolls out no template change"},
 	{"pod triggered scale-up", ScaleUpTriggered, "the cluster autoscaler is adding a node for the pod"},
 	{karpenterNominatePrefix, ScaleUpTriggered, "Karpenter is providing a node for the pod"},
+}
+
+// nodeTaintRE is a node's taint as kubectl describe node and kubectl get
+// nodes print it (KEY[=VALUE]:EFFECT), for the taints Kubernetes itself
+// sets on a node (k8s.io/api core/v1 well_known_taints.go).
+var nodeTaintRE = regexp.MustCompile(`\b(node(?:\.cloudprovider)?\.kubernetes\.io/[a-z-]+)(?:=(\S*?))?:(?:NoSchedule|PreferNoSchedule|NoExecute)\b`)
+
+// nodeTaintWords decodes a node's taint pasted from kubectl describe node
+// ("Taints: node.kubernetes.io/disk-pressure:NoSchedule") as the reason
+// the scheduler keeps pods off that node: the pressure by its resource,
+// the cloud controller manager that has not initialized the node.
+func nodeTaintWords(m string) (Decoded, bool) {
+	for _, t := range nodeTaintRE.FindAllStringSubmatch(m, -1) {
+		f, ok := schedTaint("node(s) had untolerated taint {" + t[1] + ": " + t[2] + "}")
+		if ok && f.cause != UntoleratedTaint {
+			return Decoded{Cause: f.cause, Summary: "the node carries " + t[0] + ": " + f.what, NextStep: f.next, Details: f.details}, true
+		}
+	}
+	return Decoded{}, false
 }
 
 func fixedMessage(m string) (Decoded, bool) {

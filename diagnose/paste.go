@@ -267,7 +267,9 @@ func explainItems(items []pasteItem) []Decoded {
 			continue
 		}
 		if ds := explainPair(it.reason, unwrapPaste(it.message)); len(ds) > 0 {
-			out = append(out, ds[0])
+			// A scheduler line gives one cause per reason: the one the
+			// line itself leads with (not the first written) stands for it.
+			out = append(out, rank(ds)[0])
 		}
 	}
 	return out

@@ -26,9 +26,13 @@ const (
 	NodeNameMismatch             chain.CauseID = "NodeNameMismatch"
 	UnschedulableOther           chain.CauseID = "UnschedulableOther"
 	// Reasons about the nodes themselves or the storage, whose next step is
-	// not in the pod template.
-	NodePressure                chain.CauseID = "NodePressure"
+	// not in the pod template. Node pressure is named by its resource (the
+	// one NodePressure of earlier releases said less than every wording).
+	NodeMemoryPressure          chain.CauseID = "NodeMemoryPressure"
+	NodeDiskPressure            chain.CauseID = "NodeDiskPressure"
+	NodePIDPressure             chain.CauseID = "NodePIDPressure"
 	NodeNotReady                chain.CauseID = "NodeNotReady"
+	NodeUninitialized           chain.CauseID = "NodeUninitialized"
 	InsufficientStorageCapacity chain.CauseID = "InsufficientStorageCapacity"
 	PVNotFound                  chain.CauseID = "PVNotFound"
 )
@@ -90,13 +94,34 @@ var schedulerCauses = []Cause{
 		Summary:  "nodes have taints the pod does not tolerate",
 		NextStep: "list taints with kubectl get nodes -o custom-columns=NAME:.metadata.name,TAINTS:.spec.taints and add matching tolerations to spec.template.spec.tolerations",
 		Terminal: schedGrace},
-	{ID: NodePressure, Link: chain.LinkNodeAssignment,
-		Summary:  "nodes are under memory, disk or PID pressure, so the scheduler keeps new pods off them",
-		NextStep: "relieve the nodes: kubectl describe nodes (Conditions: MemoryPressure, DiskPressure, PIDPressure) shows which resource runs low; free it or add nodes. Do not tolerate the pressure taints",
+	// The pressure named by its resource: the kubelet sets MemoryPressure,
+	// DiskPressure and PIDPressure from its eviction signals
+	// (pkg/kubelet/eviction), the node lifecycle controller taints the
+	// node by them, and the scheduler words them by release (predicates
+	// 1.5-1.17, taints since). Each resource has its own next step.
+	{ID: NodeMemoryPressure, Link: chain.LinkNodeAssignment,
+		Summary:  "nodes are under memory pressure (MemoryPressure, taint node.kubernetes.io/memory-pressure), so the scheduler keeps new pods off them",
+		NextStep: "free memory on the nodes or add nodes: kubectl top nodes and kubectl describe node NODE (Conditions: MemoryPressure; Allocated resources) show who uses it; set memory requests and limits to the real usage so the scheduler stops overcommitting; do not tolerate the taint",
+		Terminal: schedGrace},
+	{ID: NodeDiskPressure, Link: chain.LinkNodeAssignment,
+		Summary:  "nodes are under disk pressure (DiskPressure, taint node.kubernetes.io/disk-pressure): their nodefs or imagefs runs out of space or inodes",
+		NextStep: "free the nodes' disk (unused images: crictl rmi --prune; container logs; emptyDir data) or give them bigger disks; kubectl describe node NODE shows DiskPressure and the kubelet's eviction thresholds decide when it clears; do not tolerate the taint",
+		Terminal: schedGrace},
+	{ID: NodePIDPressure, Link: chain.LinkNodeAssignment,
+		Summary:  "nodes are under PID pressure (PIDPressure, taint node.kubernetes.io/pid-pressure): they run out of process IDs",
+		NextStep: "find the pods that leak processes or threads on the nodes (kubectl describe node NODE; ps on the node), set the kubelet's podPidsLimit, or raise the node's pid_max; do not tolerate the taint",
 		Terminal: schedGrace},
 	{ID: NodeNotReady, Link: chain.LinkNodeAssignment,
 		Summary:  "nodes are NotReady or unreachable (their kubelet stopped reporting), so the scheduler keeps new pods off them",
 		NextStep: "fix the nodes: kubectl get nodes, then kubectl describe node NODE (Conditions, the kubelet's last heartbeat) and the kubelet's log on the node",
+		Terminal: schedGrace},
+	// The kubelet started with --cloud-provider=external registers its node
+	// with this taint; the cloud controller manager's node controller
+	// removes it once it has set the node's addresses, zone and provider
+	// ID (k8s.io/cloud-provider controllers/node/node_controller.go).
+	{ID: NodeUninitialized, Link: chain.LinkNodeAssignment,
+		Summary:  "nodes carry node.cloudprovider.kubernetes.io/uninitialized: the cloud controller manager has not initialized them",
+		NextStep: "check the cloud controller manager: is it deployed and running (kubectl -n kube-system get pods | grep cloud-controller), and what does its log say about these nodes (credentials, the provider ID, the node's instance); it removes the taint once it initializes a node. Do not tolerate the taint or remove it by hand",
 		Terminal: schedGrace},
 	{ID: NodeAffinityMismatch, Link: chain.LinkNodeAssignment,
 		Summary:  "nodes do not match the pod's node selector or required node affinity",

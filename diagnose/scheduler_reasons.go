@@ -68,10 +68,10 @@ var schedExact = map[string]schedFact{
 		what: "a claim is bound to a PersistentVolume that does not exist"},
 	// Node conditions as the scheduler named them in 1.10-1.17
 	// (predicates/error.go) before they became taints.
-	"node(s) had memory pressure":                 {cause: NodePressure, what: "memory pressure"},
-	"node(s) had disk pressure":                   {cause: NodePressure, what: "disk pressure"},
-	"node(s) had pid pressure":                    {cause: NodePressure, what: "PID pressure"},
-	"node(s) were out of disk space":              {cause: NodePressure, what: "out of disk space"},
+	"node(s) had memory pressure":                 {cause: NodeMemoryPressure, what: "memory pressure"},
+	"node(s) had disk pressure":                   {cause: NodeDiskPressure, what: "disk pressure"},
+	"node(s) had pid pressure":                    {cause: NodePIDPressure, what: "PID pressure"},
+	"node(s) were out of disk space":              {cause: NodeDiskPressure, what: "out of disk space"},
 	"node(s) were not ready":                      {cause: NodeNotReady, what: "not ready"},
 	"node(s) had network unavailable":             {cause: NodeNotReady, what: "network unavailable"},
 	"node(s) didn't match Pod's node affinity":    {cause: NodeAffinityMismatch, what: "node affinity did not match"},
@@ -174,12 +174,13 @@ var schedPredicates = map[string]schedFact{
 	"PodFitsPorts":                          {cause: NodePortConflict, what: "requested host ports in use (PodFitsPorts)"},
 	"PodToleratesNodeTaints":                {cause: UntoleratedTaint, what: "taints the pod does not tolerate (PodToleratesNodeTaints)"},
 	"PodToleratesNodeNoExecuteTaints":       {cause: UntoleratedTaint, what: "NoExecute taints the pod does not tolerate"},
-	"CheckNodeMemoryPressure":               {cause: NodePressure, what: "memory pressure (CheckNodeMemoryPressure)"},
-	"CheckNodeDiskPressure":                 {cause: NodePressure, what: "disk pressure (CheckNodeDiskPressure)"},
-	"CheckNodePIDPressure":                  {cause: NodePressure, what: "PID pressure (CheckNodePIDPressure)"},
-	"NodeOutOfDisk":                         {cause: NodePressure, what: "out of disk (NodeOutOfDisk)"},
-	"NodeUnderMemoryPressure":               {cause: NodePressure, what: "memory pressure"},
-	"NodeUnderDiskPressure":                 {cause: NodePressure, what: "disk pressure"},
+	"CheckNodeMemoryPressure":               {cause: NodeMemoryPressure, what: "memory pressure (CheckNodeMemoryPressure)"},
+	"CheckNodeDiskPressure":                 {cause: NodeDiskPressure, what: "disk pressure (CheckNodeDiskPressure)"},
+	"CheckNodePIDPressure":                  {cause: NodePIDPressure, what: "PID pressure (CheckNodePIDPressure)"},
+	"NodeOutOfDisk":                         {cause: NodeDiskPressure, what: "out of disk (NodeOutOfDisk)"},
+	"NodeUnderMemoryPressure":               {cause: NodeMemoryPressure, what: "memory pressure"},
+	"NodeUnderDiskPressure":                 {cause: NodeDiskPressure, what: "disk pressure"},
+	"NodeUnderPIDPressure":                  {cause: NodePIDPressure, what: "PID pressure"},
 	"CheckNodeCondition":                    {cause: NodeNotReady, what: "node not ready (CheckNodeCondition)"},
 	"NodeNotReady":                          {cause: NodeNotReady, what: "node not ready"},
 	"NodeNetworkUnavailable":                {cause: NodeNotReady, what: "node network unavailable"},
@@ -247,13 +248,17 @@ func schedTaint(text string) (schedFact, bool) {
 		return schedFact{}, false
 	}
 	switch key {
+	case "node.cloudprovider.kubernetes.io/uninitialized":
+		return schedFact{cause: NodeUninitialized, what: "not initialized by the cloud controller manager {" + inner + "}",
+			details: []chain.Detail{{Key: "key", Value: key}, {Key: "value", Value: value}}}, true
 	case "node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable", "node.kubernetes.io/network-unavailable",
-		"node.cloudprovider.kubernetes.io/uninitialized", "node.kubernetes.io/out-of-service":
+		"node.kubernetes.io/out-of-service":
 		return schedFact{cause: NodeNotReady, what: "node condition taint {" + inner + "}",
 			next: schedTolerationStep(key, value), details: []chain.Detail{{Key: "key", Value: key}, {Key: "value", Value: value}}}, true
 	case "node.kubernetes.io/memory-pressure", "node.kubernetes.io/disk-pressure", "node.kubernetes.io/pid-pressure":
-		return schedFact{cause: NodePressure, what: "node pressure taint {" + inner + "}",
-			next: schedTolerationStep(key, value), details: []chain.Detail{{Key: "key", Value: key}, {Key: "value", Value: value}}}, true
+		// The catalogue's next step for each resource says what to free.
+		return schedFact{cause: pressureTaints[key], what: "node pressure taint {" + inner + "}",
+			details: []chain.Detail{{Key: "key", Value: key}, {Key: "value", Value: value}}}, true
 	case "node.kubernetes.io/unschedulable":
 		return schedFact{cause: NodeUnschedulable, what: "cordoned {" + inner + "}",
 			next: schedTolerationStep(key, value), details: []chain.Detail{{Key: "key", Value: key}, {Key: "value", Value: value}}}, true
@@ -263,6 +268,11 @@ func schedTaint(text string) (schedFact, bool) {
 		next:    schedTolerationStep(key, value),
 		details: []chain.Detail{{Key: "key", Value: key}, {Key: "value", Value: value}}}, true
 }
+
+// pressureTaints are the taints the node lifecycle controller sets from
+// the pressure conditions (k8s.io/api core/v1 well_known_taints.go).
+var pressureTaints = map[string]chain.CauseID{"node.kubernetes.io/memory-pressure": NodeMemoryPressure,
+	"node.kubernetes.io/disk-pressure": NodeDiskPressure, "node.kubernetes.io/pid-pressure": NodePIDPressure}
 
 // schedTolerationStep is the fix for one named taint. Taints under
 // node.kubernetes.io/ are set by Kubernetes from node conditions (not-ready,

@@ -36,9 +36,25 @@ var schedulingCases = []schedCase{
 		// rootless-containers/usernetes#155, Kubernetes 1.18
 		reason: "Unschedulable", message: "0/1 nodes are available: 1 node(s) had taint {node.kubernetes.io/disk-pressure: }, that the pod didn't tolerate.",
 		want: SchedulingResult{Nodes: 1, Reasons: []Decoded{
-			{Cause: NodePressure, Summary: "1 of 1 nodes: node pressure taint {node.kubernetes.io/disk-pressure: }", Nodes: 1,
-				NextStep: "the nodes carry the node.kubernetes.io/disk-pressure taint that Kubernetes sets from a node condition: fix the nodes (kubectl describe nodes: Conditions, Taints) rather than tolerating it",
-				Details:  []chain.Detail{{Key: "key", Value: "node.kubernetes.io/disk-pressure"}, {Key: "value"}}}}}},
+			{Cause: NodeDiskPressure, Summary: "1 of 1 nodes: node pressure taint {node.kubernetes.io/disk-pressure: }", Nodes: 1,
+				Details: []chain.Detail{{Key: "key", Value: "node.kubernetes.io/disk-pressure"}, {Key: "value"}}}}}},
+	{name: "memory pressure taint beside a full node (1.26+ wording, Karpenter)",
+		// aws/karpenter-provider-aws#5463
+		reason: "FailedScheduling", message: "0/3 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/memory-pressure: }, 2 Too many pods. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod..",
+		want: SchedulingResult{Nodes: 3, Preemption: "preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod..", Reasons: []Decoded{
+			{Cause: NodeMemoryPressure, Summary: "1 of 3 nodes: node pressure taint {node.kubernetes.io/memory-pressure: }", Nodes: 1,
+				Details: []chain.Detail{{Key: "key", Value: "node.kubernetes.io/memory-pressure"}, {Key: "value"}}},
+			{Cause: TooManyPods, Summary: "2 of 3 nodes: too many pods", Nodes: 2}}}},
+	{name: "PID pressure predicate (1.10-1.17 wording)",
+		// k8s.io/kubernetes v1.17.0 pkg/scheduler/algorithm/predicates/error.go ErrNodeUnderPIDPressure
+		reason: "FailedScheduling", message: "0/1 nodes are available: 1 node(s) had pid pressure.",
+		want: SchedulingResult{Nodes: 1, Reasons: []Decoded{{Cause: NodePIDPressure, Summary: "1 of 1 nodes: PID pressure", Nodes: 1}}}},
+	{name: "cloud provider's uninitialized taint (1.18-1.24 wording)",
+		// mysticaltech/terraform-hcloud-kube-hetzner#9
+		reason: "FailedScheduling", message: "0/4 nodes are available: 4 node(s) had taint {node.cloudprovider.kubernetes.io/uninitialized: true}, that the pod didn't tolerate.",
+		want: SchedulingResult{Nodes: 4, Reasons: []Decoded{{Cause: NodeUninitialized, Nodes: 4,
+			Summary: "4 of 4 nodes: not initialized by the cloud controller manager {node.cloudprovider.kubernetes.io/uninitialized: true}",
+			Details: []chain.Detail{{Key: "key", Value: "node.cloudprovider.kubernetes.io/uninitialized"}, {Key: "value", Value: "true"}}}}}},
 	{name: "claim bound to a missing volume (1.23 wording)",
 		// kubernetes/kubernetes#105196 (volumebinding ErrReasonPVNotExist)
 		reason: "FailedScheduling", message: "0/2 nodes are available: 2 node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)",

@@ -71,7 +71,7 @@ func (w *walker) progressDeadline(links []chain.Link) {
 		return
 	}
 	for i := range links {
-		if links[i].Status == chain.StatusBroken {
+		if links[i].Status == chain.StatusBroken || nodeComing(&links[i]) {
 			rsLink.Notes = append(rsLink.Notes, "progress deadline exceeded: "+cond.Message)
 			return
 		}
@@ -87,6 +87,19 @@ func (w *walker) progressDeadline(links []chain.Link) {
 	l := w.finish(chain.LinkReplicaSet, rsLink.Summary, c, 0)
 	l.Notes = rsLink.Notes
 	*rsLink = l
+}
+
+// nodeComing says a pending pod's node is on its way: the node-assignment
+// link progresses on the scheduler's own reason because a scale-up or a
+// preemption is under way. That reason explains the stalled rollout and
+// the pod binds once the node is there, whatever the controller's clock
+// said: the deadline is a note, never the verdict.
+func nodeComing(l *chain.Link) bool {
+	if l.ID != chain.LinkNodeAssignment || l.Status != chain.StatusProgressing || len(l.Findings) == 0 {
+		return false
+	}
+	f := l.Findings[0]
+	return f.Progressing && family(f.Cause) == "scheduler"
 }
 
 // deadlineExceeded says the Deployment controller gave up on the rollout

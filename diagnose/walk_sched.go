@@ -87,13 +87,7 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) []string {
 	}
 	scaleUp, refusal, notes := w.provisioning(p, evs)
 	if refusal != nil {
-		// The autoscaler says no new node would help: its reasons are the
-		// next step; the scheduler's (about the nodes there are) become
-		// details.
 		d, _ := Autoscaler(refusal.Reason, eventMessage(*refusal))
-		for _, r := range res.Reasons {
-			d.Details = append(d.Details, chain.Detail{Key: "unschedulable", Value: r.Summary})
-		}
 		ev := []chain.Evidence{eventEvidence(*refusal)}
 		at := refusal.First
 		if found {
@@ -102,6 +96,24 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) []string {
 			if since.Before(at) {
 				at = since
 			}
+		}
+		if specific := schedSpecific(res.Reasons); len(specific) > 0 && d.Cause == ScaleUpNotTriggered {
+			// The scheduler names what the pod lacks on the nodes there
+			// are (a selector, a resource, a volume's zone); the
+			// autoscaler only adds that no new node would change it: its
+			// words are a detail of each reason, and no node is coming.
+			for _, r := range specific {
+				r.Details = append(r.Details, chain.Detail{Key: "autoscaler", Value: rtOneLine(eventMessage(*refusal))})
+				c.add(sighting{d: r, object: obj, since: at, repeats: repeats, evidence: ev})
+			}
+			return notes
+		}
+		// The autoscaler says no new node would help and the scheduler
+		// names nothing more specific, or Karpenter names the NodePool
+		// requirement no instance type meets: its reasons are the next
+		// step.
+		for _, r := range res.Reasons {
+			d.Details = append(d.Details, chain.Detail{Key: "unschedulable", Value: r.Summary})
 		}
 		c.add(sighting{d: d, object: obj, since: at, repeats: refusal.Count, evidence: ev})
 		return notes
@@ -113,22 +125,19 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) []string {
 		return notes
 	}
 	if scaleUp != nil {
-		// The autoscaler is adding a node for this pod: the shortage is
-		// being fixed, and waiting for the node is the next step. The
-		// scheduler's reasons stay as details (what the new node must
-		// offer) rather than findings of their own, whose grace would
-		// otherwise run out long before a node can boot.
-		who := "the cluster autoscaler is adding one"
-		if scaleUp.Reason == karpenterNominated {
-			who = "Karpenter is providing one"
+		// The autoscaler is adding a node for this pod: the scheduler's
+		// reason (what the nodes lack) stays the cause, as progress while
+		// the node boots, so its grace does not run out before a node can
+		// come; the scale-up is a note and each reason's detail. Once the
+		// provisioning window passed, provisioning drops the scale-up and
+		// the reasons are failures again.
+		notes = appendUnique(notes, fmt.Sprintf("%s: %s", scaleUpWho(scaleUp), eventMessage(*scaleUp)))
+		for _, d := range res.Reasons {
+			d.Progressing = true
+			d.Details = append(d.Details, chain.Detail{Key: "scale-up", Value: rtOneLine(eventMessage(*scaleUp))})
+			d.NextStep = scaleUpStep(d)
+			c.add(sighting{d: d, object: obj, repeats: repeats, evidence: []chain.Evidence{evidence, eventEvidence(*scaleUp)}})
 		}
-		d := Decoded{Cause: ScaleUpTriggered, Progressing: true,
-			Summary: "no node fits and " + who + ": " + eventMessage(*scaleUp)}
-		for _, r := range res.Reasons {
-			d.Details = append(d.Details, chain.Detail{Key: "unschedulable", Value: r.Summary})
-		}
-		c.add(sighting{d: d, object: obj, since: scaleUp.First, repeats: repeats,
-			evidence: []chain.Evidence{evidence, eventEvidence(*scaleUp)}})
 		return notes
 	}
 	if node := p.Status.NominatedNodeName; node != "" {
@@ -183,6 +192,36 @@ func (w *walker) provisioning(p *corev1.Pod, evs []chain.Event) (scaleUp, refusa
 		scaleUp = nil
 	}
 	return scaleUp, refusal, notes
+}
+
+// scaleUpWho says who is providing a node, for a pending pod's note.
+func scaleUpWho(e *chain.Event) string {
+	if e.Reason == karpenterNominated {
+		return "Karpenter is providing a node"
+	}
+	return "the cluster autoscaler is adding a node"
+}
+
+// scaleUpStep is the next step of a scheduler reason while a node is on
+// its way: wait for it, and what to change if it does not fit either.
+func scaleUpStep(d Decoded) string {
+	step := d.NextStep
+	if c, ok := Lookup(d.Cause); ok && step == "" {
+		step = c.NextStep
+	}
+	return "wait for the new node (kubectl get nodes -w); if the pod still does not fit on it: " + step
+}
+
+// schedSpecific keeps the scheduler's reasons that name what the nodes
+// lack or what rules them out: all but the ones it does not decode.
+func schedSpecific(rs []Decoded) []Decoded {
+	var out []Decoded
+	for _, r := range rs {
+		if r.Cause != UnschedulableOther && r.Cause != "" {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // provisioner names who said a node is coming.

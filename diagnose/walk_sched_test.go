@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -23,6 +24,11 @@ const (
 	walkScaleUp    = "pod triggered scale-up: [{lab-pool-b 3->4 (max: 8)}]"
 	walkNoScaleUp  = "pod didn't trigger scale-up: 1 max node group size reached"
 	walkPendingPod = "web-5d8f9c7b6-x7k2p"
+	// Karpenter v1 pkg/controllers/provisioning/scheduling/events.go
+	// NominatePodEvent: "Pod should schedule on: %s", nodeclaim/NAME.
+	walkNominated = "Pod should schedule on: nodeclaim/default-zlp9c"
+	// A plugin of another scheduler profile (secretflow/kuscia#236).
+	walkOddMsg = "0/3 nodes are available: failed to get task resource bob/ for pod."
 )
 
 // pendingSnapshot is walkSnapshot with one pod the scheduler cannot place
@@ -71,10 +77,17 @@ func TestWalkScaleUp(t *testing.T) {
 		{name: "no autoscaler: terminal after the grace",
 			evs:  []chain.Event{failed(5 * time.Minute)},
 			want: want{Health: chain.Broken, Cause: InsufficientCPU, Terminal: true}},
+		// The scheduler's reason stays the cause while the node boots.
 		{name: "scale-up under way for 4 minutes",
 			evs: []chain.Event{failed(0), podEvent(corev1.EventTypeNormal, "TriggeredScaleUp", walkScaleUp, "cluster-autoscaler", 10*time.Second, 1),
 				failed(4 * time.Minute)},
-			want: want{Health: chain.Progressing, Cause: ScaleUpTriggered}},
+			want: want{Health: chain.Progressing, Cause: InsufficientCPU, Notes: []string{
+				"the cluster autoscaler is adding a node: " + walkScaleUp}}},
+		{name: "Karpenter nominated a nodeclaim",
+			evs: []chain.Event{failed(0), podEvent(corev1.EventTypeNormal, "Nominated", walkNominated, "karpenter", 10*time.Second, 1),
+				failed(2 * time.Minute)},
+			want: want{Health: chain.Progressing, Cause: InsufficientCPU, Notes: []string{
+				"Karpenter is providing a node: " + walkNominated}}},
 		{name: "scale-up 20 minutes old and still no node",
 			evs: []chain.Event{failed(0), podEvent(corev1.EventTypeNormal, "TriggeredScaleUp", walkScaleUp, "cluster-autoscaler", 10*time.Second, 1),
 				failed(20*time.Minute + 10*time.Second)},
@@ -83,18 +96,28 @@ func TestWalkScaleUp(t *testing.T) {
 		{name: "autoscaler gave up after triggering",
 			evs: []chain.Event{failed(0), podEvent(corev1.EventTypeNormal, "TriggeredScaleUp", walkScaleUp, "cluster-autoscaler", 10*time.Second, 1),
 				podEvent(corev1.EventTypeNormal, "NotTriggerScaleUp", walkNoScaleUp, "cluster-autoscaler", 2*time.Minute, 3)},
-			want: want{Health: chain.Broken, Cause: ScaleUpNotTriggered, Terminal: true}},
+			want: want{Health: chain.Broken, Cause: InsufficientCPU, Terminal: true}},
 		// Each refusal is an event of its own once the correlator's
 		// window has passed: the same words are one note, not one per event.
 		{name: "autoscaler refused twice with the same words",
 			evs: []chain.Event{failed(0),
 				podEvent(corev1.EventTypeNormal, "NotTriggerScaleUp", walkNoScaleUp, "cluster-autoscaler", 1*time.Minute, 1),
 				podEvent(corev1.EventTypeNormal, "NotTriggerScaleUp", walkNoScaleUp, "cluster-autoscaler", 20*time.Minute, 2)},
+			want: want{Health: chain.Broken, Cause: InsufficientCPU, Terminal: true}},
+		// A scheduler reason kubectl-chain does not decode says less than
+		// the autoscaler's refusal.
+		{name: "autoscaler refused, scheduler reason unknown",
+			evs: []chain.Event{podEvent(corev1.EventTypeWarning, "FailedScheduling", walkOddMsg, "default-scheduler", 0, 1),
+				podEvent(corev1.EventTypeNormal, "NotTriggerScaleUp", walkNoScaleUp, "cluster-autoscaler", 1*time.Minute, 1)},
 			want: want{Health: chain.Broken, Cause: ScaleUpNotTriggered, Terminal: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Walk(pendingSnapshot(tc.evs...), Options{})
+			s := pendingSnapshot(tc.evs...)
+			if tc.name == "autoscaler refused, scheduler reason unknown" {
+				s.Pods[0].Status.Conditions = nil
+			}
+			r := Walk(s, Options{})
 			got := want{Health: r.Verdict.Health, Cause: r.Verdict.Cause, Terminal: r.Verdict.Terminal,
 				Notes: r.Link(chain.LinkNodeAssignment).Notes}
 			if r.Verdict.Link != chain.LinkNodeAssignment {
@@ -102,6 +125,36 @@ func TestWalkScaleUp(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("walk mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestWalkScaleUpPastDeadline: a Deployment whose progress deadline ran
+// out while its pod waits for a node the autoscaler is adding is
+// explained by the scheduler's reason, never by the deadline (issue 22).
+func TestWalkScaleUpPastDeadline(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		reason string
+		msg    string
+		source string
+	}{
+		{"cluster autoscaler", "TriggeredScaleUp", walkScaleUp, "cluster-autoscaler"},
+		{"Karpenter", "Nominated", walkNominated, "karpenter"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := pendingSnapshot(podEvent(corev1.EventTypeWarning, "FailedScheduling", walkCPUMsg, "default-scheduler", 0, 3),
+				podEvent(corev1.EventTypeNormal, tc.reason, tc.msg, tc.source, 11*time.Minute, 1))
+			s.Deployment.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse,
+				Reason: "ProgressDeadlineExceeded", Message: `ReplicaSet "web-5d8f9c7b6" has timed out progressing.`,
+				LastTransitionTime: metav1.NewTime(walkT0.Add(10 * time.Minute))}}
+			r := Walk(s, Options{})
+			if r.Verdict.Link != chain.LinkNodeAssignment || r.Verdict.Cause != InsufficientCPU || r.Verdict.Health != chain.Progressing {
+				t.Errorf("verdict = %s at %s, %s; want progressing at node-assignment, InsufficientCPU", r.Verdict.Health, r.Verdict.Link, r.Verdict.Cause)
+			}
+			if rs := r.Link(chain.LinkReplicaSet); rs.Status == chain.StatusBroken || len(rs.Notes) == 0 {
+				t.Errorf("replicaset link = %s with notes %q; want the deadline as a note", rs.Status, rs.Notes)
 			}
 		})
 	}
