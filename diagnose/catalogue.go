@@ -16,13 +16,14 @@ var catalogue = buildCatalogue(
 	causeGroup{"image", imageCauses}, causeGroup{"sandbox", sandboxCauses},
 	causeGroup{"config", configCauses}, causeGroup{"volume", mountCauses},
 	causeGroup{"start", startCauses}, causeGroup{"crash", crashCauses},
+	causeGroup{"security", securityCauses}, causeGroup{"runtime", runtimeSetupCauses},
+	causeGroup{"resize", resizeCauses}, causeGroup{"sidecar", sidecarCauses},
 	causeGroup{"eviction", evictCauses}, causeGroup{"probe", probeCauses},
 	causeGroup{"hook", hookCauses}, causeGroup{"serving", servingCauses},
 	causeGroup{"traffic", trafficCauses}, causeGroup{"gateway", gatewayCauses},
 	causeGroup{"resource", resourceCauses}, causeGroup{"producer", producerCauses},
 	causeGroup{"rollout", rolloutCauses}, causeGroup{"autoscaling", autoscalingCauses},
-	causeGroup{"snapshot", snapshotCauses}, causeGroup{"workload", claimCauses}, causeGroup{"workload", workloadEventCauses},
-	causeGroup{"scheduler", claimSchedCauses},
+	causeGroup{"snapshot", snapshotCauses},
 )
 
 // causeGroup is one decoder subject's causes, declared beside its code.

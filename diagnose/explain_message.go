@@ -28,6 +28,12 @@ func explainMessage(message string) []Decoded {
 	if d, ok := producerWords(message); ok {
 		return []Decoded{d}
 	}
+	// Before validation's and the controllers': what the node cannot give
+	// (a security profile, a user namespace, a device, a shim, a resize)
+	// and a sidecar refused for a dropped restartPolicy, whatever wraps it.
+	if d, ok := nodeWords(message); ok {
+		return []Decoded{d}
+	}
 	// Before validation's too: the Rollouts controller words an invalid
 	// spec as the API server words a refused manifest.
 	if d, ok := RolloutWords("", message); ok {
@@ -37,12 +43,6 @@ func explainMessage(message string) []Decoded {
 		return []Decoded{d}
 	}
 	if d, ok := SnapshotSource(message); ok {
-		return []Decoded{d}
-	}
-	if d, ok := JobWords(message); ok {
-		return []Decoded{d}
-	}
-	if d, ok := CronJobWords("", message); ok {
 		return []Decoded{d}
 	}
 	if d, ok := Validation(message); ok {
@@ -63,9 +63,6 @@ func explainMessage(message string) []Decoded {
 		return []Decoded{d}
 	}
 	if d, ok := fixedMessage(message); ok {
-		return []Decoded{d}
-	}
-	if d, ok := nodeTaintWords(message); ok {
 		return []Decoded{d}
 	}
 	if d, ok := ImagePull("Pulling", message); ok && strings.HasSuffix(message, `"`) {
@@ -264,11 +261,11 @@ var reasonWords = map[string]chain.CauseID{
 	"SchedulingGated": SchedulingGated, "NotTriggerScaleUp": ScaleUpNotTriggered, "TriggeredScaleUp": ScaleUpTriggered,
 	"Unschedulable": UnschedulableOther, "FailedScheduling": UnschedulableOther,
 	"ImageInspectError": ImagePullFailed, "SignatureValidationFailed": ImagePullFailed,
-	// The kubelet's node pressure conditions and events (nodestatus/setters.go).
-	"KubeletHasInsufficientMemory": NodeMemoryPressure, "NodeHasInsufficientMemory": NodeMemoryPressure,
-	"KubeletHasDiskPressure": NodeDiskPressure, "NodeHasDiskPressure": NodeDiskPressure,
-	"KubeletHasInsufficientPID": NodePIDPressure, "NodeHasInsufficientPID": NodePIDPressure,
-	"DeploymentPaused": DeploymentPaused,
+	// The kubelet's waiting reason for a pod it would not run (AppArmor,
+	// before 1.30), the in-place resize statuses, the kubelet's refusal of
+	// a native sidecar with SidecarContainers off.
+	"Blocked": AppArmorProfileNotLoaded, "Infeasible": PodResizeInfeasible, "Deferred": PodResizeDeferred,
+	"InitContainerRestartPolicyForbidden": KubeletAdmissionRejected,
 }
 
 // reasonWord decodes a bare reason, as a `kubectl get pods` STATUS or a
@@ -283,7 +280,7 @@ func reasonWord(s string) (Decoded, bool) {
 		return Decoded{}, false
 	}
 	d := Decoded{Cause: id, Details: []chain.Detail{{Key: "reason", Value: s}}}
-	if id == ContainersCreating || id == ImagePulling || id == ScaleUpTriggered {
+	if id == ContainersCreating || id == ImagePulling || id == ScaleUpTriggered || id == PodResizeDeferred {
 		d.Progressing = true
 	}
 	return d, true

@@ -70,6 +70,9 @@ var sandboxCauses = []Cause{
 func Sandbox(reason, message string) (d Decoded, ok bool) {
 	switch reason {
 	case "FailedCreatePodSandBox":
+		if d, ok := nodeSetupWords(message); ok {
+			return d, true // a seccomp profile, a user namespace, a shim (runtime_setup.go)
+		}
 		return sandboxCreate(strings.TrimPrefix(message, "Failed to create pod sandbox: ")), true
 	case "NetworkNotReady":
 		return sandboxNetworkNotReady(message), true
@@ -234,10 +237,7 @@ func sandboxCause(se sandboxError, raw string) chain.CauseID {
 		"insufficientfreeaddressesinsubnet", "subnet is full", "ipam exhausted", "no addresses available",
 		"cannot allocate ip", "out of ip addresses", "not enough ips available", "no available addresses",
 		"ip address is not available", "no ips available", "all ips are assigned", "cannot allocate new block",
-		"per host block limit", "to allocate more",
-		// azure-vnet-ipam (aks-engine, Azure CNI): every address pool of
-		// the node is handed out.
-		"no available address pools"):
+		"per host block limit", "to allocate more"):
 		return PodIPExhausted
 	case se.kind == "cni-not-initialized", has("cni config uninitialized", "cni plugin not initialized",
 		"network plugin is not ready", "networkpluginnotready", "no networks found in", "failed to find plugin",

@@ -66,6 +66,14 @@ var startCauses = []Cause{
 // events whose error is not in the runtime's create/start words (config
 // errors, image errors) are left to their own decoders.
 func ContainerStart(reason, message string) (d Decoded, ok bool) {
+	if startReasons[reason] || reason == "Failed" && strings.HasPrefix(message, "Error: ") {
+		// The node's setup, not the container's: a security profile, a
+		// user namespace, a device or the runtime's shim (security.go,
+		// runtime_setup.go), in whatever error wraps it.
+		if d, ok := nodeSetupWords(message); ok {
+			return d, true
+		}
+	}
 	create := false
 	switch reason {
 	case "CreateContainerError", "PreCreateHookError":
@@ -97,6 +105,11 @@ func ContainerStart(reason, message string) (d Decoded, ok bool) {
 	}
 	return Decoded{Cause: ContainerStartFailed, Summary: "the runtime could not start the container: " + tail}, true
 }
+
+// startReasons are the waiting and terminated reasons of a container the
+// runtime could not create or start.
+var startReasons = map[string]bool{"CreateContainerError": true, "PreCreateHookError": true, "RunContainerError": true,
+	"StartError": true, "ContainerCannotRun": true, "PreStartHookError": true}
 
 // Runtime words that tell a create error from a start error in a Failed
 // event, whose reason is the same for both (events/event.go).
