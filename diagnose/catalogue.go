@@ -23,7 +23,8 @@ var catalogue = buildCatalogue(
 	causeGroup{"traffic", trafficCauses}, causeGroup{"gateway", gatewayCauses},
 	causeGroup{"resource", resourceCauses}, causeGroup{"producer", producerCauses},
 	causeGroup{"rollout", rolloutCauses}, causeGroup{"autoscaling", autoscalingCauses},
-	causeGroup{"snapshot", snapshotCauses},
+	causeGroup{"snapshot", snapshotCauses}, causeGroup{"workload", claimCauses}, causeGroup{"workload", workloadEventCauses},
+	causeGroup{"scheduler", claimSchedCauses},
 )
 
 // causeGroup is one decoder subject's causes, declared beside its code.

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -104,7 +105,13 @@ const failedCreatePrefix = "Error creating:"
 // recordPodEvent, recordClaimEvent: "%s Pod %s in StatefulSet %s failed
 // error: %s", "%s Claim %s for Pod %s in StatefulSet %s failed error: %s",
 // the verb title-cased).
-var statefulSetFailed = regexp.MustCompile(`^(Create|Update|Delete) (Pod \S+|Claim \S+ for Pod \S+) in StatefulSet \S+ failed error: `)
+// Before 1.9 the verb was lower-case.
+var statefulSetFailed = regexp.MustCompile(`^(?i:create|update|delete) (Pod \S+|Claim \S+ for Pod \S+) in StatefulSet \S+ failed error: `)
+
+// claimCreateFailedRE is the StatefulSet controller's wrapper of a claim's
+// create error inside a pod's FailedCreate (1.27+: "failed to create PVC
+// %s: %w").
+var claimCreateFailedRE = regexp.MustCompile(`^failed to create PVC (\S+): `)
 
 // FailedCreate decodes the message of a ReplicaSet's FailedCreate event
 // ("Error creating: ...") or of a ReplicaFailure condition (on the ReplicaSet
@@ -116,14 +123,27 @@ func FailedCreate(message string) Decoded {
 	if rest, ok := strings.CutPrefix(err, failedCreatePrefix); ok {
 		err = strings.TrimSpace(rest)
 	}
-	if m := statefulSetFailed.FindString(err); m != "" {
-		err = strings.TrimSpace(err[len(m):])
+	claim := ""
+	if m := statefulSetFailed.FindStringSubmatch(err); m != nil {
+		err = strings.TrimSpace(err[len(m[0]):])
+		if strings.HasPrefix(m[1], "Claim ") {
+			claim = strings.Fields(m[1])[1]
+		}
+	}
+	if m := claimCreateFailedRE.FindStringSubmatch(err); m != nil {
+		claim, err = m[1], strings.TrimSpace(err[len(m[0]):])
 	}
 	if d, ok := sidecarRefused(err); ok {
 		return d // a native sidecar's restartPolicy dropped on the way (sidecar.go)
 	}
 	if d, ok := decodeAdmission(err); ok {
 		return d
+	}
+	if claim != "" {
+		// The claim of a volumeClaimTemplate was refused for a reason
+		// admission does not name (an invalid template, a class's limit).
+		return Decoded{Cause: ClaimCreateFailed, Summary: fmt.Sprintf("claim %s could not be created: %s", claim, rtOneLine(err)),
+			Details: []chain.Detail{{Key: "claim", Value: claim}, {Key: "error", Value: err}}}
 	}
 	if err == "" {
 		return emptyDenial()

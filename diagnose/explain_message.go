@@ -45,6 +45,12 @@ func explainMessage(message string) []Decoded {
 	if d, ok := SnapshotSource(message); ok {
 		return []Decoded{d}
 	}
+	if d, ok := JobWords(message); ok {
+		return []Decoded{d}
+	}
+	if d, ok := CronJobWords("", message); ok {
+		return []Decoded{d}
+	}
 	if d, ok := Validation(message); ok {
 		return []Decoded{d}
 	}
@@ -63,6 +69,9 @@ func explainMessage(message string) []Decoded {
 		return []Decoded{d}
 	}
 	if d, ok := fixedMessage(message); ok {
+		return []Decoded{d}
+	}
+	if d, ok := nodeTaintWords(message); ok {
 		return []Decoded{d}
 	}
 	if d, ok := ImagePull("Pulling", message); ok && strings.HasSuffix(message, `"`) {
@@ -266,6 +275,11 @@ var reasonWords = map[string]chain.CauseID{
 	// a native sidecar with SidecarContainers off.
 	"Blocked": AppArmorProfileNotLoaded, "Infeasible": PodResizeInfeasible, "Deferred": PodResizeDeferred,
 	"InitContainerRestartPolicyForbidden": KubeletAdmissionRejected,
+	// The kubelet's node pressure conditions and events (nodestatus/setters.go).
+	"KubeletHasInsufficientMemory": NodeMemoryPressure, "NodeHasInsufficientMemory": NodeMemoryPressure,
+	"KubeletHasDiskPressure": NodeDiskPressure, "NodeHasDiskPressure": NodeDiskPressure,
+	"KubeletHasInsufficientPID": NodePIDPressure, "NodeHasInsufficientPID": NodePIDPressure,
+	"DeploymentPaused": DeploymentPaused,
 }
 
 // reasonWord decodes a bare reason, as a `kubectl get pods` STATUS or a

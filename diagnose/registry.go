@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"slices"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -43,7 +44,12 @@ var registry = []decoder{
 	{name: "Scheduling", family: "scheduler", reasons: []string{"FailedScheduling", "Unschedulable", "SchedulingGated"},
 		explain: func(reason, message string) []Decoded { return Scheduling(reason, message).Reasons }},
 	{name: "FailedCreate", family: "controller", fallbacks: []chain.CauseID{PodCreateFailed}, reasons: []string{"FailedCreate", "ReplicaFailure"},
-		explain: func(_, message string) []Decoded { return []Decoded{FailedCreate(message)} }},
+		explain: func(_, message string) []Decoded {
+			if strings.HasPrefix(strings.TrimSpace(message), cronJobCreatePrefix) {
+				return []Decoded{CronJobCreateFailed(message)} // the cronjob controller's, about a Job
+			}
+			return []Decoded{FailedCreate(message)}
+		}},
 	{name: "DeploymentCondition", family: "controller", reasons: []string{"ProgressDeadlineExceeded", "ReplicaSetCreateError"},
 		explain: func(reason, message string) []Decoded {
 			if d, ok := RolloutWords(reason, message); ok {
@@ -66,6 +72,7 @@ var registry = []decoder{
 	{name: "Rollout", family: "rollout", reasons: rolloutReasons, explain: explainRollout},
 	{name: "Autoscaling", family: "autoscaling", reasons: autoscalingReasons, explain: explainAutoscaling},
 	{name: "Resize", family: "resize", reasons: resizeReasons, explain: explainResize},
+	{name: "Job", family: "workload", reasons: jobReasons, explain: explainJob, thenKubelet: true},
 	{name: "Snapshot", family: "snapshot", reasons: []string{"ProvisioningFailed"}, explain: explainSnapshot, thenKubelet: true},
 	{name: "Termination", family: "crash", reasons: []string{"OOMKilled", "Error", "Completed", "ContainerCannotRun", "StartError"},
 		explain: explainTermination, thenKubelet: true},

@@ -237,7 +237,10 @@ func sandboxCause(se sandboxError, raw string) chain.CauseID {
 		"insufficientfreeaddressesinsubnet", "subnet is full", "ipam exhausted", "no addresses available",
 		"cannot allocate ip", "out of ip addresses", "not enough ips available", "no available addresses",
 		"ip address is not available", "no ips available", "all ips are assigned", "cannot allocate new block",
-		"per host block limit", "to allocate more"):
+		"per host block limit", "to allocate more",
+		// azure-vnet-ipam (aks-engine, Azure CNI): every address pool of
+		// the node is handed out.
+		"no available address pools"):
 		return PodIPExhausted
 	case se.kind == "cni-not-initialized", has("cni config uninitialized", "cni plugin not initialized",
 		"network plugin is not ready", "networkpluginnotready", "no networks found in", "failed to find plugin",
