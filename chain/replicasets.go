@@ -80,7 +80,12 @@ func (s *Snapshot) PodsOf(rs *appsv1.ReplicaSet) []*corev1.Pod {
 	return out
 }
 
-// Revision is the Deployment controller's revision annotation of an object.
+// Revision is the revision annotation of an object: the Deployment
+// controller's, or the Rollouts controller's on a Rollout's ReplicaSets
+// (argo-rollouts utils/annotations RevisionAnnotation).
 func Revision(obj metav1.Object) string {
-	return obj.GetAnnotations()["deployment.kubernetes.io/revision"]
+	if rev, ok := obj.GetAnnotations()["deployment.kubernetes.io/revision"]; ok {
+		return rev
+	}
+	return obj.GetAnnotations()["rollout."+RolloutGroup+"/revision"]
 }

@@ -17,11 +17,17 @@ const MaxEventTargets = 2
 // could not; a claim that is not bound (its provisioner says why); the
 // pods that ended or are not ready, the first by name (those the walk
 // quotes). A workload whose pods are all ready and whose claims are bound
-// has none: its events cannot make it unhealthy. The snapshot's objects
+// has none: its events cannot make it unhealthy. An aborted Rollout comes
+// first, itself. The snapshot's objects
 // must be assembled; its events are not read.
 func EventTargets(s *Snapshot) []ObjectRef {
 	var out []ObjectRef
-	if creator := s.podCreator(); creator != nil {
+	// An aborted Rollout's own AnalysisRun events name the run its abort
+	// cleared from the status.
+	if ro := s.Rollout; ro != nil && ro.Status.Abort {
+		out = append(out, ObjectRef{Kind: string(KindRollout), Name: ro.Name, UID: ro.UID})
+	}
+	if creator := s.podCreator(); creator != nil && len(out) < MaxEventTargets {
 		out = append(out, *creator)
 	}
 	for i := range s.Claims {

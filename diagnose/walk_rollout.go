@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -67,7 +68,9 @@ func (w *walker) rolloutOwn(ro *chain.Rollout) chain.Link {
 		if st.AbortedAt != nil {
 			s.since = st.AbortedAt.Time
 		}
-		if run := failedRun(ro); run != nil {
+		s.d.NextStep = fmt.Sprintf("read why the analysis failed: kubectl get analysisrun -n %s -l rollouts-pod-template-hash=%s; once fixed, push a new revision or retry: kubectl argo rollouts retry rollout %s -n %s",
+			ro.Namespace, ro.Status.CurrentPodHash, ro.Name, ro.Namespace)
+		if run := w.failedRun(ro); run != nil {
 			s.d.NextStep = fmt.Sprintf("kubectl describe analysisrun %s -n %s; once fixed, push a new revision or retry: kubectl argo rollouts retry rollout %s -n %s", run.Name, ro.Namespace, ro.Name, ro.Namespace)
 			s.evidence = append(s.evidence, chain.Evidence{Source: chain.SourceObjectStatus, Object: "analysisrun/" + run.Name,
 				Field: "status", Type: run.Status, Message: run.Message})
@@ -109,7 +112,7 @@ func (w *walker) pauseSighting(ro *chain.Rollout, obj string) sighting {
 		s.d = Decoded{Cause: RolloutPaused, Summary: "the blue-green preview waits for a promotion (autoPromotionEnabled is false)", NextStep: promote + " once the preview is good"}
 	case "InconclusiveAnalysisRun", "InconclusiveExperiment":
 		s.d = Decoded{Cause: RolloutAnalysisInconclusive}
-		if run := failedRun(ro); run != nil {
+		if run := w.failedRun(ro); run != nil {
 			s.evidence = append(s.evidence, chain.Evidence{Source: chain.SourceObjectStatus, Object: "analysisrun/" + run.Name, Field: "status", Type: run.Status, Message: run.Message})
 		}
 	default:
@@ -132,13 +135,29 @@ func currentStep(ro *chain.Rollout) (*chain.CanaryStep, string) {
 }
 
 // failedRun is the AnalysisRun the rollout recorded as failed, erroring or
-// inconclusive, nil when none.
-func failedRun(ro *chain.Rollout) *chain.RolloutAnalysisRunStatus {
+// inconclusive, nil when none. An abort clears the status's record (seen
+// on the v1.10 controller), so the rollout's newest AnalysisRunFailed or
+// AnalysisRunError event names the run then: "Step Analysis Run 'NAME'
+// Status New: 'Failed' Previous: 'Running'" (rollout/analysis.go
+// emitAnalysisRunStatusChanges).
+func (w *walker) failedRun(ro *chain.Rollout) *chain.RolloutAnalysisRunStatus {
 	st := ro.Status
 	for _, r := range []*chain.RolloutAnalysisRunStatus{st.Canary.CurrentStepAnalysisRunStatus, st.Canary.CurrentBackgroundAnalysisRunStatus,
 		st.BlueGreen.PrePromotionAnalysisRunStatus, st.BlueGreen.PostPromotionAnalysisRunStatus} {
 		if r != nil && (r.Status == "Failed" || r.Status == "Error" || r.Status == "Inconclusive") {
 			return r
+		}
+	}
+	evs := w.s.EventsFor(string(chain.KindRollout), ro.Name, ro.UID)
+	for i := len(evs) - 1; i >= 0; i-- {
+		e := evs[i]
+		if e.Reason != "AnalysisRunFailed" && e.Reason != "AnalysisRunError" && e.Reason != "AnalysisRunInconclusive" {
+			continue
+		}
+		_, rest, ok := strings.Cut(e.Message, "Analysis Run '")
+		name, _, ok2 := strings.Cut(rest, "'")
+		if ok && ok2 && name != "" {
+			return &chain.RolloutAnalysisRunStatus{Name: name, Status: strings.TrimPrefix(e.Reason, "AnalysisRun"), Message: e.Message}
 		}
 	}
 	return nil

@@ -1,7 +1,8 @@
 // Package e2e runs the real binaries against a real lab: TestMain builds
-// kubectl-chain-lab, kubectl-chain and the lab's traffic controller
-// (lab-traefik, module internal/lab/trafficbin), starts one lab with it in
-// a temporary state directory, runs the tests and always tears the lab
+// kubectl-chain-lab, kubectl-chain, the lab's traffic controller
+// (lab-traefik, module internal/lab/trafficbin) and Argo Rollouts'
+// controller (module internal/lab/rolloutsbin), starts one lab with both
+// in a temporary state directory, runs the tests and always tears the lab
 // down.
 package e2e
 
@@ -21,6 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/rollouts"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/traffic"
 )
@@ -66,12 +68,17 @@ func run(m *testing.M) int {
 	labBin, chainBin = filepath.Join(tmp, "kubectl-chain-lab"), filepath.Join(tmp, "kubectl-chain")
 	stateDir, faultsDir, realDir = filepath.Join(tmp, "lab"), filepath.Join(tmp, "faults"), filepath.Join(tmp, "real")
 	trafficBin := filepath.Join(tmp, traffic.Program)
-	trafficBuilt := make(chan error, 1)
+	trafficBuilt, rolloutsBuilt := make(chan error, 1), make(chan error, 1)
 	go func() { trafficBuilt <- buildTrafficController(trafficBin) }()
+	rolloutsBin := filepath.Join(tmp, rollouts.Program)
+	go func() { rolloutsBuilt <- buildRolloutsController(rolloutsBin) }()
 	if err := build(map[string]string{labBin: "./cmd/kubectl-chain-lab", chainBin: "./cmd/kubectl-chain"}); err != nil {
 		return fail("%v", err)
 	}
 	if err := <-trafficBuilt; err != nil {
+		return fail("%v", err)
+	}
+	if err := <-rolloutsBuilt; err != nil {
 		return fail("%v", err)
 	}
 	// Components run detached from this process. The reaper tears the lab
@@ -93,7 +100,7 @@ func run(m *testing.M) int {
 	}()
 
 	start := time.Now()
-	if out, err := lab("up", "--nodes", "3", "--traffic-controller", trafficBin); err != nil {
+	if out, err := lab("up", "--nodes", "3", "--traffic-controller", trafficBin, "--rollouts-controller", rolloutsBin); err != nil {
 		status, _ := lab("status")
 		return fail("the lab did not start: %v\n%s\n%s\n%s", err, out, status, componentLogs())
 	}
@@ -153,6 +160,56 @@ func buildTrafficController(out string) error {
 	cmd.Dir = dir
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build %s in %s: %v\n%s", traffic.Program, dir, err, b)
+	}
+	return nil
+}
+
+// rolloutsToolchain is the Go release rolloutsbin needs (its go.mod says
+// go 1.26.10); the go command fetches it from the module proxy.
+const rolloutsToolchain = "GOTOOLCHAIN=go1.27.3"
+
+// buildRolloutsController builds Argo Rollouts' controller from its own
+// module (internal/lab/rolloutsbin) into out, and copies its CRDs from
+// the module's manifests/crds to rollouts.CRDDir beside it, as the
+// README's build line does.
+func buildRolloutsController(out string) error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(root, "internal", "lab", "rolloutsbin")
+	gocmd := func(args ...string) ([]byte, error) {
+		cmd := exec.Command("go", args...)
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), rolloutsToolchain)
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, b)
+		}
+		return b, nil
+	}
+	if _, err := gocmd("build", "-o", out, "tool"); err != nil {
+		return err
+	}
+	mod, err := gocmd("list", "-m", "-f", "{{.Dir}}", "github.com/argoproj/argo-rollouts")
+	if err != nil {
+		return err
+	}
+	crds, err := filepath.Glob(filepath.Join(strings.TrimSpace(string(mod)), "manifests", "crds", "*-crd.yaml"))
+	if err != nil || len(crds) == 0 {
+		return fmt.Errorf("no Argo Rollouts CRDs in %s: %v", mod, err)
+	}
+	into := filepath.Join(filepath.Dir(out), rollouts.CRDDir)
+	if err := os.MkdirAll(into, 0o755); err != nil {
+		return err
+	}
+	for _, p := range crds {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(into, filepath.Base(p)), b, 0o644); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,7 +33,8 @@ var podOwners = map[string]chain.Kind{
 
 // FollowOwners finds the workload above kind/name ("pod" or "replicaset"),
 // reading each object on the way with get: a pod's StatefulSet, DaemonSet
-// or Job, or its ReplicaSet and then that one's Deployment. A pod with no
+// or Job, or its ReplicaSet and then that one's Deployment or Argo
+// Rollout. A pod with no
 // controller is walked alone (chain.KindPod). Live (OwnerOf) and captured
 // objects take the same way.
 func FollowOwners(kind, name string, get func(kind, name string) (metav1.Object, error)) (chain.Ref, error) {
@@ -52,6 +54,8 @@ func FollowOwners(kind, name string, get func(kind, name string) (metav1.Object,
 			return chain.Ref{Kind: podOwners[ref.Kind], Name: ref.Name}, nil
 		case kind == "replicaset" && ref != nil && ref.Kind == "Deployment":
 			return chain.Ref{Kind: chain.KindDeployment, Name: ref.Name}, nil
+		case kind == "replicaset" && ref != nil && ref.Kind == string(chain.KindRollout) && strings.HasPrefix(ref.APIVersion, chain.RolloutGroup+"/"):
+			return chain.Ref{Kind: chain.KindRollout, Name: ref.Name}, nil
 		}
 		e := &OwnerError{Kind: kind, Namespace: obj.GetNamespace(), Name: name}
 		if ref != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/pki"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/proc"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/realnode"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/rollouts"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/traffic"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/webhook"
@@ -62,6 +63,9 @@ type UpOptions struct {
 	// TrafficController is the path of lab-traefik, the lab's Ingress and
 	// Gateway API controller (internal/lab/traffic); empty runs none.
 	TrafficController string
+	// RolloutsController is the path of Argo Rollouts' controller, with
+	// its CRDs beside it (internal/lab/rollouts); empty runs none.
+	RolloutsController string
 }
 
 // MaxRealNodes bounds --real-nodes: each is a kubelet and a containerd on
@@ -81,6 +85,14 @@ func (o UpOptions) Validate() error {
 			return errors.New("--traffic-controller runs beside the lab's own control plane: it takes neither --engine kind nor --frozen")
 		}
 		if err := traffic.CheckProgram(o.TrafficController); err != nil {
+			return err
+		}
+	}
+	if o.RolloutsController != "" {
+		if o.Engine == EngineKind || o.Frozen {
+			return errors.New("--rollouts-controller runs beside the lab's own control plane: it takes neither --engine kind nor --frozen")
+		}
+		if err := rollouts.CheckProgram(o.RolloutsController); err != nil {
 			return err
 		}
 	}
@@ -223,6 +235,11 @@ func (l Lab) writeState(o UpOptions, now time.Time) (state.Spec, error) {
 			return spec, err
 		}
 	}
+	if o.RolloutsController != "" {
+		if spec.RolloutsController, err = filepath.Abs(o.RolloutsController); err != nil {
+			return spec, err
+		}
+	}
 	if o.RealNodes > 0 {
 		if err := l.planRealNodes(&spec, o); err != nil {
 			return spec, err
@@ -295,6 +312,11 @@ func (l Lab) waitHealthy(ctx context.Context, spec state.Spec, o UpOptions, exit
 	if spec.TrafficController != "" {
 		checks = append(checks, check{"traffic controller (Traefik) accepted GatewayClass " + traffic.Class, func(ctx context.Context, c kubernetes.Interface) (bool, error) {
 			return traffic.Install(ctx, c, pki.TrafficControllerUser)
+		}})
+	}
+	if spec.RolloutsController != "" {
+		checks = append(checks, check{"Argo Rollouts' CRDs established", func(ctx context.Context, c kubernetes.Interface) (bool, error) {
+			return rollouts.Install(ctx, c, spec.RolloutsController, pki.RolloutsControllerUser)
 		}})
 	}
 	return waitHealthy(wctx, client, checks, exits, func(name string) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/kubelet"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/operator"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/rollouts"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/storage"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/traffic"
@@ -35,6 +36,7 @@ var runners = map[string]runner{
 	state.AdmissionWebhook:   runAdmissionWebhook,
 	state.StorageProvisioner: runStorageProvisioner,
 	state.TrafficController:  runTrafficController,
+	state.RolloutsController: runRolloutsController,
 	state.Operator:           runOperator,
 }
 
@@ -124,4 +126,18 @@ func runTrafficController(ctx context.Context, l state.Layout, s state.Spec) err
 		return err
 	}
 	return runChild(ctx, traffic.Program, traffic.Command(s.TrafficController, kc, state.Host))
+}
+
+// runRolloutsController runs Argo Rollouts' controller (up
+// --rollouts-controller) as its own user once `up` has installed its CRDs
+// and RBAC.
+func runRolloutsController(ctx context.Context, l state.Layout, s state.Spec) error {
+	kc := l.ComponentKubeconfig(state.RolloutsController)
+	if err := awaitAPIServer(ctx, kc); err != nil {
+		return err
+	}
+	if err := awaitAuthorized(ctx, kc, rollouts.Resource); err != nil {
+		return err
+	}
+	return runChild(ctx, rollouts.Program, rollouts.Command(s.RolloutsController, kc))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-chain/kubectl-chain/internal/lab"
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/rollouts"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/traffic"
 )
 
@@ -65,6 +66,9 @@ directory until down.`,
 			if o.TrafficController != "" {
 				real += " and a traffic controller (Traefik)"
 			}
+			if o.RolloutsController != "" {
+				real += " and Argo Rollouts' controller"
+			}
 			fmt.Fprintf(s.ErrOut, "Starting lab %q%s with %d node(s)%s (state: %s)\n", l.Name, how, o.Nodes, real, l.Layout.Dir)
 			took, err := l.Up(cmd.Context(), o)
 			if err != nil {
@@ -85,6 +89,7 @@ directory until down.`,
 	f.IntVar(&o.RealNodes, "real-nodes", 0, "number of real nodes beside the virtual ones: the real kubelet, containerd and runc on this machine (needs root)")
 	f.BoolVar(&o.Frozen, "frozen", false, "a control plane whose controllers leave written statuses alone and no nodes: for `lab fill`, which writes a big cluster straight into it")
 	f.StringVar(&o.TrafficController, "traffic-controller", "", "path of lab-traefik, an Ingress and Gateway API controller (Traefik's providers) that writes their statuses; build it "+traffic.BuildHint)
+	f.StringVar(&o.RolloutsController, "rollouts-controller", "", "path of Argo Rollouts' controller (rollouts-controller), with its CRDs in "+rollouts.CRDDir+"/ beside it; build it "+rollouts.BuildHint)
 	f.StringVar(&o.NodeBin, "node-bin", "", "directory of the real nodes' programs: containerd, containerd-shim-runc-v2, runc, bridge, host-local, loopback, chain-workload (default: this executable's directory)")
 	return cmd
 }

@@ -47,6 +47,9 @@ func Identities(s state.Spec) []Identity {
 	if s.TrafficController != "" {
 		ids = append(ids, Identity{state.TrafficController, Request{CommonName: TrafficControllerUser, Client: true}})
 	}
+	if s.RolloutsController != "" {
+		ids = append(ids, Identity{state.RolloutsController, Request{CommonName: RolloutsControllerUser, Client: true}})
+	}
 	for _, n := range s.NodeNames() {
 		ids = append(ids, Identity{state.NodeIdentity(n), Request{
 			CommonName: "system:node:" + n, Organization: []string{"system:nodes"}, Client: true,
@@ -92,6 +95,9 @@ func Generate(l state.Layout, s state.Spec, now time.Time) error {
 	if s.TrafficController != "" {
 		kubeconfigs[state.TrafficController] = l.ComponentKubeconfig(state.TrafficController)
 	}
+	if s.RolloutsController != "" {
+		kubeconfigs[state.RolloutsController] = l.ComponentKubeconfig(state.RolloutsController)
+	}
 	for _, n := range s.RealNodes {
 		kubeconfigs[state.RealKubelet(n.Name)] = l.ComponentKubeconfig(state.RealKubelet(n.Name))
 	}
@@ -130,6 +136,10 @@ const OperatorUser = "kubectl-chain-lab:operator"
 // TrafficControllerUser is the user of the lab's traffic controller, whom
 // `up` grants what Traefik's documented RBAC grants its providers.
 const TrafficControllerUser = "kubectl-chain-lab:traffic-controller"
+
+// RolloutsControllerUser is the user of Argo Rollouts' controller in the
+// lab (internal/lab/rollouts.Install grants it its RBAC).
+const RolloutsControllerUser = "kubectl-chain-lab:rollouts-controller"
 
 // FrontProxyClientName is the identity the API server proxies to aggregated
 // API servers with, and the only name their request-header auth accepts.

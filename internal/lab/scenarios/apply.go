@@ -181,7 +181,7 @@ const labelScenario = "lab.kubectl-chain.io/scenario"
 // supported reports an object Apply cannot create.
 func supported(o runtime.Object) error {
 	if u, ok := o.(*unstructured.Unstructured); ok {
-		return shopOnly(u)
+		return customOnly(u)
 	}
 	switch o.(type) {
 	case *corev1.Namespace, *appsv1.Deployment, *appsv1.StatefulSet, *appsv1.DaemonSet, *batchv1.Job, *batchv1.CronJob, *corev1.ConfigMap, *corev1.Secret, *corev1.PersistentVolumeClaim, *corev1.Service,
@@ -249,8 +249,8 @@ func create(ctx context.Context, c kubernetes.Interface, ns string, o runtime.Ob
 		err = createGatewayAPI(ctx, c, ns, "httproutes", o)
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		_, err = c.AutoscalingV2().HorizontalPodAutoscalers(ns).Create(ctx, o, metav1.CreateOptions{})
-	case *unstructured.Unstructured: // a Shop (supported)
-		err = createShop(ctx, c, ns, o)
+	case *unstructured.Unstructured: // a Shop or an Argo Rollouts kind (supported)
+		err = createCustom(ctx, c, ns, o)
 	case *corev1.ResourceQuota:
 		_, err = c.CoreV1().ResourceQuotas(ns).Create(ctx, o, metav1.CreateOptions{})
 	case *corev1.LimitRange:

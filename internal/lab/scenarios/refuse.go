@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/rollouts"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/traffic"
 )
 
@@ -26,6 +27,15 @@ func (e *NoTrafficControllerError) Error() string {
 		e.Scenario.Name, traffic.Class, traffic.Program, traffic.BuildHint)
 }
 
+// NoRolloutsControllerError is a Rollouts scenario applied on a lab that
+// does not serve Argo Rollouts' kinds.
+type NoRolloutsControllerError struct{ Scenario Scenario }
+
+func (e *NoRolloutsControllerError) Error() string {
+	return fmt.Sprintf("scenario %q needs Argo Rollouts' controller, and this lab does not serve its kinds: start the lab with `up --rollouts-controller PATH` (build %s %s)",
+		e.Scenario.Name, rollouts.Program, rollouts.BuildHint)
+}
+
 // refuse says why the scenario cannot be applied on this lab, nil when it
 // can: before anything is created.
 func refuse(ctx context.Context, c kubernetes.Interface, s Scenario, o Options) error {
@@ -35,6 +45,11 @@ func refuse(ctx context.Context, c kubernetes.Interface, s Scenario, o Options) 
 	if s.Traffic {
 		if ok, err := traffic.Accepted(ctx, c); err != nil || !ok {
 			return &NoTrafficControllerError{Scenario: s}
+		}
+	}
+	if s.Rollouts {
+		if err := c.Discovery().RESTClient().Get().AbsPath(customPath(RolloutKind, "default")...).Do(ctx).Error(); err != nil {
+			return &NoRolloutsControllerError{Scenario: s}
 		}
 	}
 	return nil

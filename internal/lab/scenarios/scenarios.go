@@ -62,6 +62,11 @@ type Scenario struct {
 	// controller writes: it is played on a lab with the traffic
 	// controller (up --traffic-controller), and refused on one without.
 	Traffic bool
+	// Rollouts is a scenario of Argo Rollouts' kinds, whose statuses only
+	// its controller writes: it is played on a lab that runs it (up
+	// --rollouts-controller), and refused on one that does not serve
+	// them.
+	Rollouts bool
 }
 
 // KindOf is the scenario's workload kind.
@@ -130,6 +135,8 @@ const (
 	labExec             = "its probe command runs in the lab's image, which a kind lab replaces with the pause image (no shell, no cat)"
 	labTraffic          = "its statuses are written by the lab's traffic controller (up --traffic-controller), which a kind lab does not run"
 	labOperator         = "its Shop is served by the lab's own operator (lab-operator), which a kind lab does not run"
+	labRollouts         = "its Rollout is served by Argo Rollouts' controller (up --rollouts-controller), which a kind lab does not run"
+	notRollout          = "it breaks at the Rollouts controller's own link, the same whatever the nodes run"
 	labWebhook          = "its webhook is served by the lab's admission-webhook component, which a kind lab does not run"
 	notOnNode           = "it breaks before a node is chosen, the same whatever the nodes run"
 	notKubelet          = "it breaks past the pods, at a Service, the same whatever the nodes run"
@@ -149,6 +156,12 @@ var all = []Scenario{
 	{Name: "pvc-bound", Summary: "a pod mounting a claim on the default StorageClass, provisioned and bound", Health: chain.Healthy},
 	// The lab serves no metrics API: the autoscaler controller says so
 	// in its own words; the Deployment is healthy, noted.
+	{Name: "rollout-paused-step", Kind: chain.KindRollout, Summary: "rollout/web, an Argo Rollouts canary: its second revision stops at its pause step ({}) until someone promotes it",
+		Health: chain.Broken, Link: chain.LinkRollout, Cause: "RolloutPaused", Then: "a second revision (a new template annotation) once the first is Healthy", ThenWhenReady: true,
+		Rollouts: true, LabOnly: labRollouts, NotOnRealNode: notRollout},
+	{Name: "rollout-analysis-aborted", Kind: chain.KindRollout, Summary: "rollout/web, an Argo Rollouts canary whose step analysis runs a Job that exits 1: the controller aborts its second revision",
+		Health: chain.Broken, Link: chain.LinkRollout, Cause: "RolloutAborted", Then: "a second revision (a new template annotation) once the first is Healthy", ThenWhenReady: true,
+		Rollouts: true, LabOnly: labRollouts, NotOnRealNode: notRollout},
 	{Name: "hpa-no-metrics", Summary: "a healthy Deployment whose HorizontalPodAutoscaler finds no metrics API (no metrics-server)", Health: chain.Healthy, NotOnRealNode: sameAsHealthy},
 	{Name: "paused", Summary: "a Deployment created paused", Health: chain.Broken, Link: chain.LinkStored, Cause: "DeploymentPaused"},
 	{Name: "quota-exceeded", Summary: "a ResourceQuota of 200m cpu, pods of 250m each", Health: chain.Broken, Link: chain.LinkPods, Cause: "QuotaExceeded"},

@@ -72,8 +72,8 @@ func TestCatalogue(t *testing.T) {
 			if chain.IsTraffic(sc.KindOf()) && m.GetName() == Deployment && strings.HasSuffix(kind, "."+string(sc.KindOf())) {
 				traffic++
 			}
-			if u, ok := o.(*unstructured.Unstructured); ok && chain.IsResource(sc.KindOf()) && u.GetKind() == string(sc.KindOf()) && u.GetName() == Deployment {
-				workloads++ // a custom resource, whose workloads its operator makes
+			if u, ok := o.(*unstructured.Unstructured); ok && customWorkload(sc, u) {
+				workloads++ // a custom resource, whose workloads its operator makes, or a Rollout
 			}
 			if err := supported(o); err != nil {
 				t.Errorf("%s: %v", sc.Name, err)
@@ -88,7 +88,7 @@ func TestCatalogue(t *testing.T) {
 		if then, err := manifests.ReadFile("manifests/" + sc.Name + ".then.yaml"); (err == nil) != (sc.Then != "") {
 			t.Errorf("%s: Then %q, but its second step's manifest: %v", sc.Name, sc.Then, err)
 		} else if err == nil {
-			if objs, err := Decode(then); err != nil || len(objs) != 1 || podTemplate(objs[0]) == nil {
+			if objs, err := Decode(then); err != nil || len(objs) != 1 || podTemplate(objs[0]) == nil && !isRollout(objs[0]) {
 				t.Errorf("%s: second step: %d objects, %v; want its workload", sc.Name, len(objs), err)
 			}
 		}
@@ -212,4 +212,16 @@ func manifestObjects(t *testing.T, name string) []runtime.Object {
 		t.Fatal(err)
 	}
 	return objs
+}
+
+// customWorkload says u is the scenario's workload web of a custom kind:
+// a resource whose operator makes its workloads, or an Argo Rollout.
+func customWorkload(sc Scenario, u *unstructured.Unstructured) bool {
+	custom := chain.IsResource(sc.KindOf()) || sc.KindOf() == chain.KindRollout
+	return custom && u.GetKind() == string(sc.KindOf()) && u.GetName() == Deployment
+}
+
+func isRollout(o runtime.Object) bool {
+	u, ok := o.(*unstructured.Unstructured)
+	return ok && u.GroupVersionKind() == RolloutKind
 }

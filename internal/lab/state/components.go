@@ -20,6 +20,9 @@ const (
 	// (up --traffic-controller): Traefik's Kubernetes providers, built by
 	// the module internal/lab/trafficbin.
 	TrafficController = "traffic-controller"
+	// RolloutsController is Argo Rollouts' controller (up
+	// --rollouts-controller), built by the module internal/lab/rolloutsbin.
+	RolloutsController = "rollouts-controller"
 	// Operator is the lab's own operator (internal/lab/operator): Shops
 	// that own a Deployment and a StatefulSet.
 	Operator = "lab-operator"
@@ -77,5 +80,5 @@ func IsComponent(name string) bool {
 		}
 	}
 	_, real := RealNodeOf(name)
-	return real || name == Registry || name == TrafficController
+	return real || name == Registry || name == TrafficController || name == RolloutsController
 }

@@ -32,6 +32,9 @@ type Spec struct {
 	// TrafficController is the path of the lab's traffic controller
 	// program (lab-traefik), empty when the lab runs none.
 	TrafficController string `json:"trafficController,omitempty"`
+	// RolloutsController is the path of Argo Rollouts' controller program,
+	// empty when the lab runs none.
+	RolloutsController string `json:"rolloutsController,omitempty"`
 }
 
 // RealNode is one real node: its name, and the bridge that is its pods'
@@ -121,6 +124,9 @@ func (s Spec) ComponentNames() []string {
 	names := append([]string(nil), Components...)
 	if s.TrafficController != "" {
 		names = append(names, TrafficController)
+	}
+	if s.RolloutsController != "" {
+		names = append(names, RolloutsController)
 	}
 	if len(s.RealNodes) == 0 {
 		return names
