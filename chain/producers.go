@@ -1,6 +1,11 @@
 package chain
 
-import "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+import (
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
 
 // Producer is a well-known kind whose objects write a Secret pods wait
 // for: when a Secret does not exist, the object meant to write it, and
@@ -10,6 +15,20 @@ type Producer struct {
 	Kind  string
 	// Writes is the name of the Secret an object of the kind writes.
 	Writes func(u *unstructured.Unstructured) string
+	// Attempts, when set, is the kind (same group and version) of the
+	// objects the producer makes, one per try, whose conditions say why
+	// a try failed: cert-manager's CertificateRequests.
+	Attempts *APIResource
+}
+
+// AttemptsOf is where the attempts of a producer served at api are served.
+func (p Producer) AttemptsOf(api APIResource) *APIResource {
+	if p.Attempts == nil {
+		return nil
+	}
+	a := *p.Attempts
+	a.Group, a.Version = api.Group, api.Version
+	return &a
 }
 
 // Producers are the kinds looked for, each read only where the cluster
@@ -20,7 +39,7 @@ type Producer struct {
 var Producers = []Producer{
 	{Group: "cert-manager.io", Kind: "Certificate", Writes: func(u *unstructured.Unstructured) string {
 		return nestedString(u, "spec", "secretName")
-	}},
+	}, Attempts: &APIResource{Resource: "certificaterequests", Kind: "CertificateRequest", Namespaced: true}},
 	{Group: "external-secrets.io", Kind: "ExternalSecret", Writes: func(u *unstructured.Unstructured) string {
 		return orName(u, nestedString(u, "spec", "target", "name"))
 	}},
@@ -45,6 +64,25 @@ type Produced struct {
 	API    APIResource
 	Object *unstructured.Unstructured
 	Secret string
+	// Attempts are the objects the producer made for it (Producer.Attempts)
+	// and controls, newest first.
+	Attempts []*unstructured.Unstructured
+}
+
+// AttachAttempts gives each produced object the attempts of candidates
+// it controls, newest first.
+func AttachAttempts(produced []Produced, candidates []*unstructured.Unstructured) {
+	for i := range produced {
+		for _, a := range candidates {
+			if metav1.IsControlledBy(a, produced[i].Object) {
+				produced[i].Attempts = append(produced[i].Attempts, a)
+			}
+		}
+		a := produced[i].Attempts
+		sort.SliceStable(a, func(x, y int) bool {
+			return a[y].GetCreationTimestamp().Time.Before(a[x].GetCreationTimestamp().Time)
+		})
+	}
 }
 
 func nestedString(u *unstructured.Unstructured, fields ...string) string {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -143,4 +144,41 @@ func (w *walker) producerCause(l *chain.Link, f *chain.Finding, p chain.Produced
 	f.Evidence = append(conditionsEvidence(ref, p.Object), f.Evidence...)
 	f.Details = append(f.Details, chain.Detail{Key: "producer", Value: ref})
 	f.Terminal = f.Terminal || res.Status == status.FailedStatus
+	w.attemptCause(f, p, ref)
 }
+
+// attemptCause names why the producer's newest attempt (a Certificate's
+// CertificateRequest) is not ready, when its Ready condition's words
+// decode: the producer's own condition only says it is still issuing.
+func (w *walker) attemptCause(f *chain.Finding, p chain.Produced, ref string) {
+	if len(p.Attempts) == 0 {
+		return
+	}
+	a := p.Attempts[0]
+	conds, _, _ := unstructured.NestedSlice(a.Object, "status", "conditions")
+	for _, raw := range conds {
+		m, _ := raw.(map[string]any)
+		typ, _ := m["type"].(string)
+		st, _ := m["status"].(string)
+		msg, _ := m["message"].(string)
+		if typ != "Ready" || st != "False" {
+			continue
+		}
+		d, ok := producerWords(msg)
+		if !ok {
+			return
+		}
+		c, _ := Lookup(d.Cause)
+		aref := chain.ResourceRef(chain.APIResource{Group: p.API.Group, Kind: a.GetKind()}, a.GetName()).String()
+		f.Cause = d.Cause
+		f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, is not ready; its %s %s: %s", p.Secret, ref, a.GetKind(), a.GetName(), d.Summary)
+		f.NextStep = strings.ReplaceAll(c.NextStep, NamespacePlaceholder, w.s.Namespace)
+		f.Evidence = append([]chain.Evidence{conditionEvidence(aref, typ, st, stringOf(m, "reason"), msg)}, f.Evidence...)
+		// d's kind and name details are the Issuer's: the finding's keep
+		// naming the missing Secret.
+		f.Details = append(f.Details, chain.Detail{Key: "attempt", Value: aref})
+		return
+	}
+}
+
+func stringOf(m map[string]any, k string) string { s, _ := m[k].(string); return s }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -25,6 +26,11 @@ func (r *Reader) ReadProduced(ctx context.Context, snap *chain.Snapshot, secrets
 		return err
 	}
 	found := make([][]chain.Produced, len(apis))
+	attempts := make([][]*unstructured.Unstructured, len(apis))
+	list := func(api chain.APIResource) (*unstructured.UnstructuredList, error) {
+		gvr := schema.GroupVersionResource{Group: api.Group, Version: api.Version, Resource: api.Resource}
+		return dc.Resource(gvr).Namespace(snap.Namespace).List(ctx, metav1.ListOptions{})
+	}
 	var wg sync.WaitGroup
 	for i, api := range apis {
 		p := chain.ProducerOf(api)
@@ -32,8 +38,7 @@ func (r *Reader) ReadProduced(ctx context.Context, snap *chain.Snapshot, secrets
 			continue
 		}
 		wg.Go(func() {
-			gvr := schema.GroupVersionResource{Group: api.Group, Version: api.Version, Resource: api.Resource}
-			l, err := dc.Resource(gvr).Namespace(snap.Namespace).List(ctx, metav1.ListOptions{})
+			l, err := list(api)
 			if err != nil {
 				return
 			}
@@ -44,9 +49,22 @@ func (r *Reader) ReadProduced(ctx context.Context, snap *chain.Snapshot, secrets
 			}
 		})
 		snap.Requests++
+		// Its attempts in the same round trip: a list that fails leaves
+		// the producer's own conditions as the cause.
+		if a := p.AttemptsOf(api); a != nil {
+			wg.Go(func() {
+				if l, err := list(*a); err == nil {
+					for j := range l.Items {
+						attempts[i] = append(attempts[i], &l.Items[j])
+					}
+				}
+			})
+			snap.Requests++
+		}
 	}
 	wg.Wait()
-	for _, f := range found {
+	for i, f := range found {
+		chain.AttachAttempts(f, attempts[i])
 		snap.Produced = append(snap.Produced, f...)
 	}
 	return nil

@@ -11,8 +11,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
@@ -70,18 +72,30 @@ func TestReadResource(t *testing.T) {
 }
 
 // TestReadProduced checks that only the producers of the missing Secrets
-// are kept, one list per producer kind served.
+// are kept, one list per producer kind served and one of its attempts
+// (a Certificate's CertificateRequests), each attached to its owner.
 func TestReadProduced(t *testing.T) {
 	certs := chain.APIResource{Group: "cert-manager.io", Version: "v1", Resource: "certificates", Kind: "Certificate", Namespaced: true}
 	gvr := schema.GroupVersionResource{Group: certs.Group, Version: certs.Version, Resource: certs.Resource}
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "CertificateList"})
+	crs := gvr.GroupVersion().WithResource("certificaterequests")
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "CertificateList", crs: "CertificateRequestList"})
 	for name, secret := range map[string]string{"web": "web-tls", "api": "api-tls"} {
 		c := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"secretName": secret}}}
 		c.SetAPIVersion(certs.APIVersion())
 		c.SetKind(certs.Kind)
 		c.SetNamespace("prod")
 		c.SetName(name)
+		c.SetUID(types.UID("uid-" + name))
 		if err := dyn.Tracker().Create(gvr, c, "prod"); err != nil {
+			t.Fatal(err)
+		}
+		cr := &unstructured.Unstructured{Object: map[string]any{}}
+		cr.SetAPIVersion(certs.APIVersion())
+		cr.SetKind("CertificateRequest")
+		cr.SetNamespace("prod")
+		cr.SetName(name + "-1")
+		cr.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: certs.APIVersion(), Kind: certs.Kind, Name: name, UID: c.GetUID(), Controller: ptr.To(true)}})
+		if err := dyn.Tracker().Create(crs, cr, "prod"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -90,8 +104,11 @@ func TestReadProduced(t *testing.T) {
 	if err := r.ReadProduced(context.Background(), snap, []string{"web-tls"}, []chain.APIResource{certs}); err != nil {
 		t.Fatal(err)
 	}
-	if len(snap.Produced) != 1 || snap.Produced[0].Object.GetName() != "web" || snap.Produced[0].Secret != "web-tls" || snap.Requests != 1 {
-		t.Errorf("produced %+v, %d requests; want certificate web writing web-tls, 1 request", snap.Produced, snap.Requests)
+	if len(snap.Produced) != 1 || snap.Produced[0].Object.GetName() != "web" || snap.Produced[0].Secret != "web-tls" || snap.Requests != 2 {
+		t.Fatalf("produced %+v, %d requests; want certificate web writing web-tls, 2 requests", snap.Produced, snap.Requests)
+	}
+	if a := snap.Produced[0].Attempts; len(a) != 1 || a[0].GetName() != "web-1" {
+		t.Errorf("attempts of certificate web: %v, want its CertificateRequest web-1 only", a)
 	}
 	snap = &chain.Snapshot{Namespace: "prod"}
 	if err := r.ReadProduced(context.Background(), snap, nil, []chain.APIResource{certs}); err != nil || snap.Requests != 0 {
