@@ -28,6 +28,12 @@ func explainMessage(message string) []Decoded {
 	if d, ok := producerWords(message); ok {
 		return []Decoded{d}
 	}
+	// Before validation's and the scheduler's: the StatefulSet controller
+	// wraps a refused claim's "is invalid", the scheduler names a claim
+	// being deleted.
+	if d, ok := WorkloadWords(message); ok {
+		return []Decoded{d}
+	}
 	// Before validation's and the controllers': what the node cannot give
 	// (a security profile, a user namespace, a device, a shim, a resize)
 	// and a sidecar refused for a dropped restartPolicy, whatever wraps it.

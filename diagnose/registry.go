@@ -73,7 +73,7 @@ var registry = []decoder{
 	{name: "Autoscaling", family: "autoscaling", reasons: autoscalingReasons, explain: explainAutoscaling},
 	{name: "Resize", family: "resize", reasons: resizeReasons, explain: explainResize},
 	{name: "Job", family: "workload", reasons: jobReasons, explain: explainJob, thenKubelet: true},
-	{name: "Snapshot", family: "snapshot", reasons: []string{"ProvisioningFailed"}, explain: explainSnapshot, thenKubelet: true},
+	{name: "Workload", family: "workload", reasons: workloadReasons, explain: explainWorkload, thenKubelet: true},
 	{name: "Termination", family: "crash", reasons: []string{"OOMKilled", "Error", "Completed", "ContainerCannotRun", "StartError"},
 		explain: explainTermination, thenKubelet: true},
 	{name: "ImagePull", family: "image", fallbacks: []chain.CauseID{ImagePullFailed}, decode: ImagePull, waiting: true},
