@@ -85,6 +85,10 @@ var fixedMessages = []struct {
 	{"kubelet has insufficient memory available", NodeMemoryPressure, "the node is under memory pressure"},
 	{"kubelet has disk pressure", NodeDiskPressure, "the node is under disk pressure"},
 	{"kubelet has insufficient PID available", NodePIDPressure, "the node is under PID pressure"},
+	// The events the kubelet records on its node for the same conditions.
+	{"NodeHasInsufficientMemory", NodeMemoryPressure, "the node is under memory pressure"},
+	{"NodeHasDiskPressure", NodeDiskPressure, "the node is under disk pressure"},
+	{"NodeHasInsufficientPID", NodePIDPressure, "the node is under PID pressure"},
 	// deployment/sync.go checkPausedConditions: the Progressing condition
 	// (Unknown, DeploymentPaused) of a paused Deployment.
 	{"Deployment is paused", DeploymentPaused, "the Deployment is paused: the controller rolls out no template change"},

@@ -42,6 +42,9 @@ var (
 	pasteGetPodsRe = regexp.MustCompile(`^\S+\s+\d+/\d+\s+(\S+)(?:\s+\d+|\s*$)`)
 	// pasteCondRe is a row of describe's Conditions table: Type Status Reason.
 	pasteCondRe = regexp.MustCompile(`^(Progressing|ReplicaFailure|Available|PodScheduled|Ready|ContainersReady|Initialized)\s+(True|False|Unknown)\s+(\S+)\s*$`)
+	// pasteSpawnRe is an event as JupyterHub's KubeSpawner shows a user the
+	// pod's events while it starts: "TIME [Type] message", no reason.
+	pasteSpawnRe = regexp.MustCompile(`^\d{4}-\d\d-\d\dT[\d:.]+Z \[(?:Warning|Normal)\] (.+)$`)
 )
 
 // pasted finds the evidence in text that is kubectl output rather than one
@@ -81,6 +84,12 @@ func pasted(text string) []pasteItem {
 		if m := pasteEventRe.FindStringSubmatch(line); m != nil && !pasteKeyRe.MatchString(line) {
 			flush()
 			items = append(items, pasteItem{kind: "event", reason: m[2], message: pasteEventMessage(m[3])})
+			event = len(items) - 1
+			continue
+		}
+		if m := pasteSpawnRe.FindStringSubmatch(line); m != nil {
+			flush()
+			items = append(items, pasteItem{kind: "event", message: m[1]})
 			event = len(items) - 1
 			continue
 		}
