@@ -189,6 +189,7 @@ func (w *walker) claimsLink(set *appsv1.StatefulSet) chain.Link {
 const (
 	eventProvisioningFailed   = "ProvisioningFailed"
 	eventFailedBinding        = "FailedBinding"
+	eventExternalProvisioning = "ExternalProvisioning"
 	eventWaitForFirstConsumer = "WaitForFirstConsumer"
 )
 
@@ -204,6 +205,7 @@ func (w *walker) unboundClaim(c *collector, pvc *corev1.PersistentVolumeClaim, p
 		return
 	}
 	evs := w.s.EventsFor("PersistentVolumeClaim", pvc.Name, pvc.UID)
+	var waiting *sighting
 	for i := len(evs) - 1; i >= 0; i-- {
 		e := evs[i]
 		switch e.Reason {
@@ -223,12 +225,24 @@ func (w *walker) unboundClaim(c *collector, pvc *corev1.PersistentVolumeClaim, p
 				Details:  []chain.Detail{{Key: "claim", Value: pvc.Name}, {Key: "storageClass", Value: storageClassOf(pvc)}}},
 				object: obj, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(e), phase}})
 			return
+		case eventExternalProvisioning:
+			// Normal while the provisioner works; if it lasts, the
+			// provisioner it names is not running or not watching. A
+			// failure it reported beside it says more.
+			if d, ok := ClaimWords(eventMessage(e)); ok && d.Cause == ClaimPending && waiting == nil {
+				d.NextStep = fmt.Sprintf("kubectl describe pvc %s -n %s; %s", pvc.Name, pvc.Namespace, d.NextStep)
+				waiting = &sighting{d: d, object: obj, since: pvc.CreationTimestamp.Time, evidence: []chain.Evidence{eventEvidence(e), phase}}
+			}
 		case eventWaitForFirstConsumer:
 			if p.Spec.NodeName == "" {
 				*notes = appendUnique(*notes, fmt.Sprintf("claim %s waits for its pod to be scheduled (volumeBindingMode WaitForFirstConsumer)", pvc.Name))
 				return
 			}
 		}
+	}
+	if waiting != nil {
+		c.add(*waiting)
+		return
 	}
 	c.add(sighting{d: Decoded{Cause: ClaimPending, Progressing: true, Summary: fmt.Sprintf("claim %s is %s", pvc.Name, pvc.Status.Phase),
 		NextStep: fmt.Sprintf("kubectl describe pvc %s -n %s", pvc.Name, pvc.Namespace)},
