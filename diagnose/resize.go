@@ -30,7 +30,8 @@ var resizeCauses = []Cause{
 	{ID: PodResizeDeferred, Link: chain.LinkContainers,
 		Summary:  "an in-place resize waits for room on the pod's node: other pods hold the resources it asks for; the kubelet retries as they leave",
 		NextStep: "wait, or free the node (kubectl describe node NODE shows what its pods request), resize to less, or recreate the pod so the scheduler places it where it fits",
-		Terminal: TerminalRule{Mode: AfterGrace}},
+		// The kubelet grants it as soon as room frees up: progress, however long.
+		Terminal: TerminalRule{Mode: Transient}},
 }
 
 // resizeFitRE is the kubelet's "RESOURCE, requested: N, [used: N, ]capacity:
@@ -108,9 +109,9 @@ func explainResize(reason, message string) []Decoded {
 	switch {
 	case ok && (d.Cause == PodResizeDeferred) == deferred:
 	case deferred:
-		d = Decoded{Cause: PodResizeDeferred, Progressing: true, Summary: "the in-place resize waits for room on the node: " + rtOneLine(message)}
+		d = Decoded{Cause: PodResizeDeferred, Progressing: true, Summary: strings.TrimSuffix("the in-place resize waits for room on the node: "+rtOneLine(message), ": ")}
 	default:
-		d = Decoded{Cause: PodResizeInfeasible, Summary: "the node cannot grant the in-place resize: " + rtOneLine(message)}
+		d = Decoded{Cause: PodResizeInfeasible, Summary: strings.TrimSuffix("the node cannot grant the in-place resize: "+rtOneLine(message), ": ")}
 	}
 	if m := resizeFitRE.FindStringSubmatch(message); m != nil && d.Details == nil {
 		d.Details = []chain.Detail{{Key: "resource", Value: m[1]}, {Key: "requested", Value: m[2]}, {Key: "capacity", Value: m[4]}}

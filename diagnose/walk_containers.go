@@ -130,6 +130,9 @@ func (pc *podCtx) podContainers() bool {
 			all = false
 		}
 	}
+	if all && pc.resizePending() {
+		return false // running, but with the resources it had (walk_resize.go)
+	}
 	return all
 }
 
