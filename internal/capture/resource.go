@@ -99,3 +99,29 @@ func (b *Bundle) rollout(namespace, name string) (*chain.Snapshot, error) {
 	}
 	return b.replicaSetOwner(&chain.Snapshot{Kind: chain.KindRollout, Namespace: ro.Namespace, Name: ro.Name, Rollout: ro}, ro.Spec.Selector)
 }
+
+// produced gives the snapshot the bundle's objects of producer kinds in
+// its namespace (chain.Producers) with their attempts, as the live read
+// gives those that write a Secret its pods wait for (the walk keeps only
+// those).
+func (b *Bundle) produced(s *chain.Snapshot) {
+	for i := range chain.Producers {
+		p := chain.Producers[i]
+		var found []chain.Produced
+		var attempts []*unstructured.Unstructured
+		for _, o := range b.Objects {
+			gvk := o.GroupVersionKind()
+			if gvk.Group != p.Group || o.GetNamespace() != s.Namespace {
+				continue
+			}
+			switch {
+			case gvk.Kind == p.Kind:
+				found = append(found, chain.Produced{API: b.apiOf(gvk, true), Object: o, Secret: p.Writes(o)})
+			case p.Attempts != nil && gvk.Kind == p.Attempts.Kind:
+				attempts = append(attempts, o)
+			}
+		}
+		chain.AttachAttempts(found, attempts)
+		s.Produced = append(s.Produced, found...)
+	}
+}

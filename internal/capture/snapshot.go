@@ -49,6 +49,14 @@ func (b *Bundle) replicaSetOwner(s *chain.Snapshot, ls *metav1.LabelSelector) (*
 // reader would have read for it. An empty ref picks the only workload of
 // the input (a CronJob's Jobs are its own, not workloads of their own).
 func (b *Bundle) Read(namespace string, ref chain.Ref) (*chain.Snapshot, error) {
+	s, err := b.read(namespace, ref)
+	if err == nil {
+		b.produced(s)
+	}
+	return s, err
+}
+
+func (b *Bundle) read(namespace string, ref chain.Ref) (*chain.Snapshot, error) {
 	if ref.Name == "" && b.Target.Name != "" {
 		ref = b.Target
 	}

@@ -79,6 +79,10 @@ func (c *captureOptions) run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return translate(err)
 	}
+	// The producers of Secrets its pods wait for, as the walk reads them.
+	if err := o.readProducers(ctx, reader, snap); err != nil {
+		return translate(err)
+	}
 	data, err := c.encode(snap, reader.Related(ctx, snap))
 	if err != nil {
 		return err
@@ -114,6 +118,12 @@ func (c *captureOptions) encode(s *chain.Snapshot, rel *kube.Related) ([]byte, e
 		left = append(left, "environment variable values (--keep-env keeps them)")
 	}
 	items := c.snapshotItems(s)
+	for _, p := range s.Produced {
+		items = append(items, typed(copyOf(p.Object), c.keepEnv))
+		for _, a := range p.Attempts {
+			items = append(items, typed(copyOf(a), c.keepEnv))
+		}
+	}
 	claims, nodes := map[string]bool{}, map[string]bool{}
 	for i := range s.Claims {
 		claims[s.Claims[i].Name] = true

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/certmanager"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/gatewayapi"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/operator"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/pki"
@@ -58,6 +59,7 @@ func healthChecks(n int, hook webhook.Endpoint) []check {
 		}},
 		{"default StorageClass " + storage.DefaultClass + " installed", storageInstalled},
 		{"Gateway API CRDs " + gatewayapi.Version + " established", gatewayapi.Install},
+		{"cert-manager CRDs " + certmanager.Version + " established (no cert-manager controller)", certmanager.Install},
 		{"lab operator's CRD shops." + operator.GroupVersion.Group + " established", operator.Install},
 	}
 }

@@ -135,6 +135,8 @@ const (
 	labExec             = "its probe command runs in the lab's image, which a kind lab replaces with the pause image (no shell, no cat)"
 	labTraffic          = "its statuses are written by the lab's traffic controller (up --traffic-controller), which a kind lab does not run"
 	labOperator         = "its Shop is served by the lab's own operator (lab-operator), which a kind lab does not run"
+	labCertManager      = "its cert-manager statuses are written by the scenario on the CRDs the lab's own control plane installs, which a kind lab does not"
+	sameAsMountSecret   = "its pods are mount-secret-missing's to the kubelet (a Secret volume that does not exist), which the comparison already plays"
 	labRollouts         = "its Rollout is served by Argo Rollouts' controller (up --rollouts-controller), which a kind lab does not run"
 	notRollout          = "it breaks at the Rollouts controller's own link, the same whatever the nodes run"
 	labWebhook          = "its webhook is served by the lab's admission-webhook component, which a kind lab does not run"
@@ -198,6 +200,8 @@ var all = []Scenario{
 	{Name: "configmap-key-missing", Summary: "an env var from key DATABASE_URL, which ConfigMap web-config lacks", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ConfigKeyNotFound"},
 	{Name: "mount-configmap-missing", Summary: "a volume from ConfigMap web-config, which does not exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "VolumeConfigMapNotFound"},
 	{Name: "mount-secret-missing", Summary: "a volume from Secret web-tls, which does not exist", Health: chain.Broken, Link: chain.LinkContainers, Cause: "VolumeSecretNotFound"},
+	{Name: "certificate-issuer-missing", Summary: "a volume from Secret web-tls, which cert-manager's Certificate web-tls never writes: its issuerRef names Issuer letsencrypt-prod, which does not exist (statuses from real captures; the lab runs no cert-manager)",
+		Health: chain.Broken, Link: chain.LinkContainers, Cause: "CertificateIssuerNotFound", LabOnly: labCertManager, NotOnRealNode: sameAsMountSecret},
 	{Name: "sandbox-failing", Summary: "pods of RuntimeClass cni-missing, whose CNI network names a plugin (flannel) the nodes lack", Health: chain.Broken, Link: chain.LinkContainers, Cause: "CNINotReady", LabOnly: labHandler},
 	{Name: "runtime-handler-missing", Summary: "pods of RuntimeClass gvisor, whose handler runsc no node's runtime has", Health: chain.Broken, Link: chain.LinkContainers, Cause: "RuntimeHandlerMissing"},
 	{Name: "entrypoint-missing", Summary: "image registry.lab.internal/web:no-entrypoint, whose entrypoint is not in it", Health: chain.Broken, Link: chain.LinkContainers, Cause: "ExecutableNotFound", LabOnly: labImages},
