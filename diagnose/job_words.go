@@ -39,6 +39,14 @@ var (
 	// helmHookRE names the hook in Helm's wrapper ("pre-upgrade hooks
 	// failed: ...", "failed pre-install: ...").
 	helmHookRE = regexp.MustCompile(`\b((?:pre|post)-(?:install|upgrade|delete|rollback)) hooks? failed|\bfailed ((?:pre|post)-(?:install|upgrade|delete|rollback)):`)
+	// getJobSuspendedRE: a `kubectl get jobs` row (with -A, a namespace
+	// first) whose STATUS column (1.32+) says Suspended.
+	getJobSuspendedRE = regexp.MustCompile(`^(?:\S+\s+){1,2}Suspended\s+\d+/\d+(?:\s|$)`)
+	// jobTemplateImmutableRE: batch validation's refusal of an update to a
+	// Job's pod template ("spec.template: Invalid value: ...: field is
+	// immutable", the value often cut by who pasted it), which Helm prints after `cannot patch "NAME" with kind
+	// Job: `. A CronJob's jobTemplate may change.
+	jobTemplateImmutableRE = regexp.MustCompile(`(?s)\bJob(?:\.batch)? "([^"]*)" is invalid: spec\.template:.*field is immutable`)
 	// helmJobIsFailedRE: Helm 3's ready checker's "Job is failed: %s/%s"
 	// (pkg/kube/ready.go), which names no reason.
 	helmJobIsFailedRE = regexp.MustCompile(`\b[Jj]ob is failed: (\S+)`)
@@ -70,9 +78,18 @@ func JobWords(message string) (Decoded, bool) {
 		return Decoded{Cause: BackoffLimitExceeded, Summary: "the Job failed: " + backoffLimitRE.FindString(message)}, true
 	case strings.Contains(message, "Job was active longer than specified deadline"):
 		return Decoded{Cause: JobDeadlineExceeded, Summary: "the Job failed: it was active longer than activeDeadlineSeconds"}, true
+	case strings.TrimSpace(message) == "Job suspended" || getJobSuspendedRE.MatchString(strings.TrimSpace(message)):
+		// The Suspended condition's and event's message (job_controller.go
+		// since 1.21), or the Job's row.
+		return Decoded{Cause: JobSuspended}, true
 	case strings.Contains(message, "Job has exceeded the specified maximal number of failed indexes"),
 		strings.Contains(message, "Job has failed indexes"):
 		return Decoded{Cause: FailedIndexes}, true
+	}
+	if m := jobTemplateImmutableRE.FindStringSubmatch(message); m != nil {
+		return Decoded{Cause: JobTemplateImmutable, Details: []chain.Detail{{Key: "job", Value: m[1]}},
+			Summary:  fmt.Sprintf("the update of Job %s was refused: its pod template (spec.template) is immutable", m[1]),
+			NextStep: fmt.Sprintf("delete the Job and apply again (kubectl delete job %s; its pods go with it), or make it a Helm hook with helm.sh/hook-delete-policy before-hook-creation so each release creates it anew", m[1])}, true
 	}
 	if m := podFailurePolicyRE.FindStringSubmatch(message); m != nil {
 		d := Decoded{Cause: PodFailurePolicyMatched, Summary: "podFailurePolicy: " + m[0],

@@ -27,6 +27,10 @@ func TestJobWords(t *testing.T) {
 		{"Error: UPGRADE FAILED: pre-upgrade hooks failed: 1 error occurred:\n\t* job longhorn-pre-upgrade failed: BackoffLimitExceeded", BackoffLimitExceeded, "longhorn-pre-upgrade"},
 		{"post-upgrade hooks failed: job failed: DeadlineExceeded", JobDeadlineExceeded, "post-upgrade"},
 		{"ready.go:242: [debug] Job is failed: default/my-job", JobFailed, ""},
+		{"Job suspended", JobSuspended, ""},
+		{`Error: UPGRADE FAILED: cannot patch "pulsar-bookie-init" with kind Job: Job.batch "pulsar-bookie-init" is invalid: spec.template:
+... : field is immutable`, JobTemplateImmutable, "pulsar-bookie-init"},
+		{"kueue-jobs       test-job-one      Suspended   0/1                      112s", JobSuspended, ""},
 	} {
 		d, ok := JobWords(tt.message)
 		if !ok || d.Cause != tt.want {
@@ -37,7 +41,8 @@ func TestJobWords(t *testing.T) {
 			t.Errorf("JobWords(%q): details %v lack %q", tt.message, d.Details, tt.detail)
 		}
 	}
-	for _, m := range []string{"job failed: SomethingElse", "Pod was active on the node longer than the specified deadline", "Job completed"} {
+	for _, m := range []string{"job failed: SomethingElse",
+		`CronJob.batch "c" is invalid: spec.template: Invalid value: "x": field is immutable`, "Pod was active on the node longer than the specified deadline", "Job completed"} {
 		if d, ok := JobWords(m); ok {
 			t.Errorf("JobWords(%q) = %s; want nothing", m, d.Cause)
 		}

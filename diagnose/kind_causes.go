@@ -28,6 +28,9 @@ const (
 	CronJobScheduleInvalid    chain.CauseID = "CronJobScheduleInvalid"
 	CronJobJobCreateFailed    chain.CauseID = "CronJobJobCreateFailed"
 	StatefulSetPodsNotCreated chain.CauseID = "StatefulSetPodsNotCreated"
+	// JobTemplateImmutable: an update of a Job's pod template, refused
+	// (batch validation: spec.template is immutable once the Job exists).
+	JobTemplateImmutable chain.CauseID = "JobTemplateImmutable"
 )
 
 var kindCauses = []Cause{
@@ -71,6 +74,10 @@ var kindCauses = []Cause{
 		Summary:  "the CronJob has not reached its first scheduled time yet (not a failure)",
 		NextStep: "wait for the schedule, or start a run now: kubectl create job --from=cronjob/NAME NAME-manual -n NAMESPACE",
 		Terminal: TerminalRule{Mode: Transient}},
+	{ID: JobTemplateImmutable, Link: chain.LinkStored,
+		Summary:  "the update was refused: a Job's pod template cannot change once the Job exists (kubectl apply and helm upgrade patch it in place)",
+		NextStep: "delete the Job and apply again (kubectl delete job NAME -n NAMESPACE; its pods go with it), or give each run its own Job: a Helm hook with helm.sh/hook-delete-policy before-hook-creation, or a name that changes with the template",
+		Terminal: TerminalRule{Mode: Immediate}},
 	{ID: StatefulSetRollbackTrap, Link: chain.LinkRevision,
 		Summary:  "a pod of a broken revision blocks the StatefulSet: with OrderedReady and RollingUpdate the controller waits for it to turn Ready and never replaces it by itself, even after the template is rolled back (kubernetes#67250)",
 		NextStep: "delete the pod so the controller recreates it at the update revision: kubectl delete pod POD -n NAMESPACE",
