@@ -93,7 +93,40 @@ func (w *walker) ready(before []chain.Link, ro *rollout) chain.Link {
 				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: ro.obj, Field: "status", Message: ev}}})
 		}
 	}
-	return w.finish(chain.LinkReady, summary, c, len(runningPods))
+	return w.stalled(w.finish(chain.LinkReady, summary, c, len(runningPods)))
+}
+
+// NoDeadlineWindow is how long a pod of a kind without a progress
+// deadline (a StatefulSet's, a DaemonSet's, a bare pod) may stay not
+// Ready before the ready link is broken: the Deployment's default
+// progressDeadlineSeconds, so that a probe failing for hours ends a
+// `--wait` as it would for a Deployment instead of running to --timeout.
+const NoDeadlineWindow = 600 * time.Second
+
+// stalled makes a not-Ready pod of a kind without a progress deadline (a
+// failing readiness probe: broken but not terminal; no probe failure
+// seen: progressing) a terminal failure once it has lasted
+// NoDeadlineWindow, the wait named.
+// A Deployment's or Rollout's progress deadline judges its own.
+func (w *walker) stalled(l chain.Link) chain.Link {
+	switch w.s.KindOf() {
+	case chain.KindStatefulSet, chain.KindDaemonSet, chain.KindPod:
+	default:
+		return l
+	}
+	for i := range l.Findings {
+		f := &l.Findings[i]
+		if f.Cause != ReadinessProbeFailed && f.Cause != PodNotReady || f.Terminal || f.Since.IsZero() {
+			continue
+		}
+		if long := w.s.Now.Sub(f.Since); long >= NoDeadlineWindow {
+			f.Progressing, f.Terminal = false, true
+			f.Summary += fmt.Sprintf("; not ready for %s, past %s (a %s has no progress deadline; kubectl chain gives it a Deployment's default)",
+				long.Round(time.Second), NoDeadlineWindow, strings.ToLower(string(w.s.KindOf())))
+			l.Status = chain.StatusBroken
+		}
+	}
+	return l
 }
 
 // settled says no link so far is broken, progressing or unknown.
