@@ -46,8 +46,9 @@ var securityCauses = []Cause{
 
 var (
 	// seccompFileRE is the runtimes' "cannot load seccomp profile %q"
-	// (containerd contrib/seccomp, dockershim helpers_linux.go).
-	seccompFileRE = regexp.MustCompile(`cannot load seccomp profile \\?"([^"\\]+)\\?"`)
+	// (containerd contrib/seccomp, dockershim helpers_linux.go) and CRI-O's
+	// "unable to load local profile %q" (internal/config/seccomp).
+	seccompFileRE = regexp.MustCompile(`(?:cannot load seccomp profile|unable to load local profile) \\?"([^"\\]+)\\?"`)
 	// appArmorProfileRE names the profile in the kubelet's admission
 	// ("profile %q is not loaded", pkg/security/apparmor/validate.go) and
 	// containerd's ("apparmor profile not found %s", sputil/apparmor_linux.go).
@@ -71,7 +72,8 @@ func securityWords(message string) (Decoded, bool) {
 		return false
 	}
 	switch {
-	case has("cannot load seccomp profile", "seccomp is not enabled", "failed to generate seccomp", "seccomp is not supported"):
+	case has("cannot load seccomp profile", "seccomp is not enabled", "failed to generate seccomp", "seccomp is not supported",
+		"setup seccomp: unable to load local profile"):
 		d := Decoded{Cause: SeccompProfileNotFound, Summary: "the seccomp profile cannot be applied on the node: " + rtOneLine(rtTail(message))}
 		if m := seccompFileRE.FindStringSubmatch(message); m != nil {
 			d.Summary = fmt.Sprintf("seccomp profile %q is not on the node", m[1])
@@ -101,7 +103,7 @@ func securityWords(message string) (Decoded, bool) {
 		}
 		return d, true
 	case has("does not support user namespaces", "can't set spec.hostusers", "create mapped mount", "idmapped mount",
-		"idmap mounts not supported", "cannot be mapped to a host id"):
+		"idmap mounts not supported", "idmap mounts specified but oci runtime does not support", "cannot be mapped to a host id"):
 		return Decoded{Cause: UserNamespaceUnsupported,
 			Summary: "the node cannot give the pod a user namespace (hostUsers: false): " + rtOneLine(rtTail(message))}, true
 	}
