@@ -86,6 +86,11 @@ func JobWords(message string) (Decoded, bool) {
 		strings.Contains(message, "Job has failed indexes"):
 		return Decoded{Cause: FailedIndexes}, true
 	}
+	if w := strings.TrimSpace(message); w != "DeadlineExceeded" && jobFailedReasons[w] != "" {
+		// The Failed condition's reason pasted alone (DeadlineExceeded is
+		// also a pod's status reason: its activeDeadlineSeconds).
+		return Decoded{Cause: jobFailedReasons[w], Details: []chain.Detail{{Key: "reason", Value: w}}}, true
+	}
 	if m := jobTemplateImmutableRE.FindStringSubmatch(message); m != nil {
 		return Decoded{Cause: JobTemplateImmutable, Details: []chain.Detail{{Key: "job", Value: m[1]}},
 			Summary:  fmt.Sprintf("the update of Job %s was refused: its pod template (spec.template) is immutable", m[1]),
@@ -137,7 +142,7 @@ func helmJob(message string, id chain.CauseID, job, reason string) Decoded {
 // generations; reason may be empty.
 func CronJobWords(reason, message string) (Decoded, bool) {
 	switch {
-	case tooManyMissedRE.MatchString(message):
+	case tooManyMissedRE.MatchString(message), strings.TrimSpace(message) == "TooManyMissedTimes":
 		return Decoded{Cause: TooManyMissedStartTimes, Summary: "the controller starts no Job: " + rtOneLine(message)}, true
 	case scheduleRE.MatchString(message):
 		return Decoded{Cause: CronJobScheduleInvalid, Summary: rtOneLine(message[scheduleRE.FindStringIndex(message)[0]:])}, true

@@ -28,6 +28,8 @@ func TestJobWords(t *testing.T) {
 		{"post-upgrade hooks failed: job failed: DeadlineExceeded", JobDeadlineExceeded, "post-upgrade"},
 		{"ready.go:242: [debug] Job is failed: default/my-job", JobFailed, ""},
 		{"Job suspended", JobSuspended, ""},
+		{"BackoffLimitExceeded", BackoffLimitExceeded, "BackoffLimitExceeded"},
+		{"MaxFailedIndexesExceeded", FailedIndexes, "MaxFailedIndexesExceeded"},
 		{`Error: UPGRADE FAILED: cannot patch "pulsar-bookie-init" with kind Job: Job.batch "pulsar-bookie-init" is invalid: spec.template:
 ... : field is immutable`, JobTemplateImmutable, "pulsar-bookie-init"},
 		{"kueue-jobs       test-job-one      Suspended   0/1                      112s", JobSuspended, ""},
@@ -41,7 +43,7 @@ func TestJobWords(t *testing.T) {
 			t.Errorf("JobWords(%q): details %v lack %q", tt.message, d.Details, tt.detail)
 		}
 	}
-	for _, m := range []string{"job failed: SomethingElse",
+	for _, m := range []string{"job failed: SomethingElse", "DeadlineExceeded",
 		`CronJob.batch "c" is invalid: spec.template: Invalid value: "x": field is immutable`, "Pod was active on the node longer than the specified deadline", "Job completed"} {
 		if d, ok := JobWords(m); ok {
 			t.Errorf("JobWords(%q) = %s; want nothing", m, d.Cause)
@@ -60,6 +62,7 @@ func TestCronJobWords(t *testing.T) {
 		{"FailedNeedsStart", "Cannot determine if job needs to be started: Unparseable schedule: 0 0 10 * * ? : Expected exactly 5 fields, found 6: 0 0 10 * * ?", CronJobScheduleInvalid},
 		{"TooManyMissedTimes", "too many missed start times: 101. Set or decrease .spec.startingDeadlineSeconds or check clock skew", TooManyMissedStartTimes},
 		{"", "too many missed start times. Set or decrease .spec.startingDeadlineSeconds or check clock skew", TooManyMissedStartTimes},
+		{"", "TooManyMissedTimes", TooManyMissedStartTimes},
 		{"UnparseableSchedule", `unparseable schedule: "*/5 * * *" : expected exactly 5 fields, found 4: [*/5 * * *]`, CronJobScheduleInvalid},
 		{"UnknownTimeZone", `invalid timeZone: "Asia/Singapore": unknown time zone Asia/Singapore`, CronJobScheduleInvalid},
 		{"InvalidSchedule", "invalid schedule: 59 23 31 2 * : time difference between two schedules is less than 1 second", CronJobScheduleInvalid},
