@@ -6,6 +6,8 @@
 package diagnose
 
 import (
+	"time"
+
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
@@ -50,6 +52,10 @@ const (
 type TerminalRule struct {
 	Mode    TerminalMode `json:"mode"`
 	Repeats int32        `json:"repeats,omitempty"`
+	// Window, for AfterGrace, is a longer wait than the grace: a node
+	// that went NotReady gets the pods' default not-ready toleration
+	// (300 s) to come back before the gate gives up on it.
+	Window time.Duration `json:"window,omitempty"`
 }
 
 // Decoded is one message turned into a cause, made specific to what the

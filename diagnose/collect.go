@@ -162,7 +162,7 @@ func isTerminal(f *chain.Finding, now time.Time, grace time.Duration) bool {
 	case AfterRepeats:
 		return f.Repeats >= c.Terminal.Repeats
 	case AfterGrace:
-		return !f.Since.IsZero() && now.Sub(f.Since) >= grace
+		return !f.Since.IsZero() && now.Sub(f.Since) >= max(grace, c.Terminal.Window)
 	}
 	return false
 }

@@ -1,6 +1,10 @@
 package diagnose
 
-import "github.com/kubectl-chain/kubectl-chain/chain"
+import (
+	"time"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
 
 // Causes decoded from the scheduler's PodScheduled=False condition and
 // FailedScheduling events, one per Filter/PreFilter plugin reason.
@@ -114,7 +118,9 @@ var schedulerCauses = []Cause{
 	{ID: NodeNotReady, Link: chain.LinkNodeAssignment,
 		Summary:  "nodes are NotReady or unreachable (their kubelet stopped reporting), so the scheduler keeps new pods off them",
 		NextStep: "fix the nodes: kubectl get nodes, then kubectl describe node NODE (Conditions, the kubelet's last heartbeat) and the kubelet's log on the node",
-		Terminal: schedGrace},
+		// A node that restarts comes back: its pods get the default
+		// not-ready toleration (300 s) before they are evicted.
+		Terminal: TerminalRule{Mode: AfterGrace, Window: 300 * time.Second}},
 	// The kubelet started with --cloud-provider=external registers its node
 	// with this taint; the cloud controller manager's node controller
 	// removes it once it has set the node's addresses, zone and provider

@@ -38,6 +38,7 @@ func (w *walker) nodeAssignment() chain.Link {
 	for _, p := range w.pods {
 		if p.Spec.NodeName != "" {
 			scheduled++
+			w.nodeGone(c, p)
 			continue
 		}
 		for _, n := range w.unscheduled(c, p) {

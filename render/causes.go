@@ -95,6 +95,9 @@ func terminalText(t diagnose.TerminalRule) string {
 	case diagnose.Immediate:
 		return "immediately"
 	case diagnose.AfterGrace:
+		if t.Window > 0 {
+			return fmt.Sprintf("after %s (or the grace window, if longer)", t.Window)
+		}
 		return "after grace window"
 	case diagnose.AfterRepeats:
 		if t.Repeats > 0 {
