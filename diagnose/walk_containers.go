@@ -110,6 +110,13 @@ func goneAt(p *corev1.Pod) time.Time {
 // podContainers decodes one pod's containers and says whether all run.
 func (pc *podCtx) podContainers() bool {
 	p := pc.p
+	if d, ok := securityWords(p.Status.Message); ok && p.Status.Reason != "" {
+		// The kubelet would not run the pod (before 1.30 it kept it
+		// Pending with reason AppArmor and its containers Blocked).
+		pc.add(d, scheduledAt(p), 0, chain.Evidence{Source: chain.SourceObjectStatus, Object: pc.obj, Field: "status.reason",
+			Reason: p.Status.Reason, Message: p.Status.Message})
+		return false
+	}
 	for _, st := range p.Status.InitContainerStatuses {
 		if t := st.State.Terminated; t != nil && t.ExitCode == 0 {
 			continue
