@@ -24,7 +24,7 @@ var catalogue = buildCatalogue(
 	causeGroup{"resource", resourceCauses}, causeGroup{"producer", producerCauses},
 	causeGroup{"rollout", rolloutCauses}, causeGroup{"autoscaling", autoscalingCauses},
 	causeGroup{"snapshot", snapshotCauses}, causeGroup{"workload", claimCauses}, causeGroup{"workload", workloadEventCauses},
-	causeGroup{"scheduler", claimSchedCauses},
+	causeGroup{"scheduler", claimSchedCauses}, causeGroup{"workload", daemonTaintCauses},
 )
 
 // causeGroup is one decoder subject's causes, declared beside its code.

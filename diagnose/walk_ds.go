@@ -160,6 +160,7 @@ func (w *walker) nodesLink(ds *appsv1.DaemonSet) chain.Link {
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.desiredNumberScheduled",
 				Message: fmt.Sprint(ds.Status.DesiredNumberScheduled)}}})
 	}
+	w.taintedOut(c, ds, excluded)
 	for _, n := range notReady {
 		nobj := objectName("node", n.Name)
 		s := sighting{d: Decoded{Cause: DaemonNodesNotReady, Progressing: true,

@@ -1,0 +1,64 @@
+package diagnose
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// DaemonSetTaintNotTolerated: the DaemonSet asks for nodes by its
+// nodeSelector or node affinity, and a taint it does not tolerate keeps it
+// off some of them: the nodes it was written for run no pod (a GPU pool
+// tainted nvidia.com/gpu, NVIDIA/gpu-operator#2717 and dcgm-exporter#731;
+// node-group taints, nebari#3074).
+const DaemonSetTaintNotTolerated chain.CauseID = "DaemonSetTaintNotTolerated"
+
+var daemonTaintCauses = []Cause{
+	{ID: DaemonSetTaintNotTolerated, Link: chain.LinkNodes,
+		Summary:  "nodes the DaemonSet's nodeSelector or node affinity selects carry a taint it does not tolerate, so the nodes it was written for run no pod",
+		NextStep: "add the toleration to spec.template.spec.tolerations (kubectl describe nodes | grep Taints), or remove the taint if it was put there by mistake",
+		Terminal: TerminalRule{Mode: Immediate}},
+}
+
+// selectsNodes says the template asks for nodes: a nodeSelector or a
+// required node affinity.
+func selectsNodes(t *corev1.PodTemplateSpec) bool {
+	a := t.Spec.Affinity
+	return len(t.Spec.NodeSelector) > 0 || a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil
+}
+
+// taintedOut is the finding for nodes a selecting DaemonSet is kept off by
+// taints it does not tolerate (excluded maps each reason of excludedBy to
+// its nodes). A DaemonSet that selects no nodes means every node: a taint
+// that keeps it off some may be on purpose (the control plane, a
+// dedicated pool), and stays a note.
+func (w *walker) taintedOut(c *collector, ds *appsv1.DaemonSet, excluded map[string][]string) {
+	if !selectsNodes(&ds.Spec.Template) {
+		return
+	}
+	var taints, nodes []string
+	for why, ns := range excluded {
+		if taint, ok := strings.CutPrefix(why, "taint "); ok {
+			taints = append(taints, taint)
+			nodes = append(nodes, ns...)
+		}
+	}
+	if len(taints) == 0 {
+		return
+	}
+	sort.Strings(taints)
+	sort.Strings(nodes)
+	obj := objectName("daemonset", ds.Name)
+	c.add(sighting{d: Decoded{Cause: DaemonSetTaintNotTolerated,
+		Summary: fmt.Sprintf("%s selected by the DaemonSet's nodeSelector or affinity run no pod: taint %s, not tolerated (%s)",
+			plural(int32(len(nodes)), "node"), strings.Join(taints, ", "), someNames(nodes)),
+		Details: []chain.Detail{{Key: "taints", Value: strings.Join(taints, ", ")}, {Key: "nodes", Value: someNames(nodes)}}},
+		object: obj, since: ds.CreationTimestamp.Time,
+		evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.template.spec.tolerations",
+			Message: fmt.Sprintf("%d tolerations; none matches %s", len(ds.Spec.Template.Spec.Tolerations), strings.Join(taints, ", "))}}})
+}
