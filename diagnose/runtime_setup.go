@@ -56,7 +56,12 @@ func runtimeSetupWords(message string) (Decoded, bool) {
 	case nvidiaHookRE.MatchString(message):
 		return Decoded{Cause: DeviceInjectionFailed,
 			Summary: "the NVIDIA runtime hook failed before the container started: " + nvidiaHookRE.FindString(message)}, true
-	case strings.Contains(message, "failed to start shim") || strings.Contains(message, "unsupported shim version"):
+	case strings.Contains(message, "unsupported shim version"):
+		// containerd 2.x's shims speak API 3; a 1.7 daemon still running
+		// after the upgrade (containerd/containerd#10984) knows up to 2.
+		return Decoded{Cause: RuntimeShimFailed, Summary: "the runtime's shim is of a newer version than the running daemon: " + rtOneLine(rtTail(message)),
+			NextStep: "restart containerd on the node so the upgraded daemon runs (systemctl restart containerd), or install the shim of the daemon's own version; containerd --version and containerd-shim-runc-v2 -v tell them"}, true
+	case strings.Contains(message, "failed to start shim"):
 		return Decoded{Cause: RuntimeShimFailed, Summary: "the runtime could not start its shim: " + rtOneLine(rtTail(message))}, true
 	}
 	return Decoded{}, false
