@@ -154,13 +154,13 @@ func (w *walker) nodesLink(ds *appsv1.DaemonSet) chain.Link {
 	for _, why := range reasons {
 		notes = append(notes, fmt.Sprintf("%s excluded by %s: %s", plural(int32(len(excluded[why])), "node"), why, someNames(excluded[why])))
 	}
-	if eligible == 0 {
+	// Nodes it selects but a taint keeps it off say more than "no node".
+	if !w.taintedOut(c, ds, excluded) && eligible == 0 {
 		c.add(sighting{d: Decoded{Cause: NoEligibleNodes, Progressing: true,
 			Summary: fmt.Sprintf("no node should run the pod: %s", someNames(reasons))}, object: obj, since: ds.CreationTimestamp.Time,
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.desiredNumberScheduled",
 				Message: fmt.Sprint(ds.Status.DesiredNumberScheduled)}}})
 	}
-	w.taintedOut(c, ds, excluded)
 	for _, n := range notReady {
 		nobj := objectName("node", n.Name)
 		s := sighting{d: Decoded{Cause: DaemonNodesNotReady, Progressing: true,

@@ -34,12 +34,13 @@ func selectsNodes(t *corev1.PodTemplateSpec) bool {
 
 // taintedOut is the finding for nodes a selecting DaemonSet is kept off by
 // taints it does not tolerate (excluded maps each reason of excludedBy to
-// its nodes). A DaemonSet that selects no nodes means every node: a taint
+// its nodes), and says whether there were any. A DaemonSet that selects
+// no nodes means every node: a taint
 // that keeps it off some may be on purpose (the control plane, a
 // dedicated pool), and stays a note.
-func (w *walker) taintedOut(c *collector, ds *appsv1.DaemonSet, excluded map[string][]string) {
+func (w *walker) taintedOut(c *collector, ds *appsv1.DaemonSet, excluded map[string][]string) bool {
 	if !selectsNodes(&ds.Spec.Template) {
-		return
+		return false
 	}
 	var taints, nodes []string
 	for why, ns := range excluded {
@@ -49,16 +50,17 @@ func (w *walker) taintedOut(c *collector, ds *appsv1.DaemonSet, excluded map[str
 		}
 	}
 	if len(taints) == 0 {
-		return
+		return false
 	}
 	sort.Strings(taints)
 	sort.Strings(nodes)
 	obj := objectName("daemonset", ds.Name)
 	c.add(sighting{d: Decoded{Cause: DaemonSetTaintNotTolerated,
-		Summary: fmt.Sprintf("%s selected by the DaemonSet's nodeSelector or affinity run no pod: taint %s, not tolerated (%s)",
+		Summary: fmt.Sprintf("no pod on %s its nodeSelector or affinity selects: taint %s, not tolerated (%s)",
 			plural(int32(len(nodes)), "node"), strings.Join(taints, ", "), someNames(nodes)),
 		Details: []chain.Detail{{Key: "taints", Value: strings.Join(taints, ", ")}, {Key: "nodes", Value: someNames(nodes)}}},
 		object: obj, since: ds.CreationTimestamp.Time,
 		evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.template.spec.tolerations",
 			Message: fmt.Sprintf("%d tolerations; none matches %s", len(ds.Spec.Template.Spec.Tolerations), strings.Join(taints, ", "))}}})
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -76,7 +77,9 @@ func TestExclusiveScenarios(t *testing.T) {
 // runScenario applies sc in namespace sc-NAME, polls kubectl-chain until the
 // verdict matches or the scenario's deadline passes, and checks it.
 func runScenario(t *testing.T, sc scenarios.Scenario) {
-	ctx, cancel := context.WithTimeout(context.Background(), sc.Deadline+30*time.Second)
+	// The verdict's deadline, then the settle, the capture and the pod
+	// target's walks: on a busy machine those take tens of seconds too.
+	ctx, cancel := context.WithTimeout(context.Background(), sc.Deadline+settle+90*time.Second)
 	defer cancel()
 	ns := "sc-" + sc.Name
 	t.Cleanup(func() {
@@ -205,7 +208,11 @@ func diagnoseAt(ctx context.Context, kc string, args ...string) (verdict, []byte
 		Verdict verdict `json:"verdict"`
 	}
 	if err := json.Unmarshal(out, &r); err != nil {
-		return verdict{}, out, code, errors.New("decoding kubectl-chain's report: " + err.Error() + "\n" + string(out))
+		stderr := ""
+		if ee != nil {
+			stderr = fmt.Sprintf(" (%v; stderr: %s)", ee, ee.Stderr)
+		}
+		return verdict{}, out, code, errors.New("decoding kubectl-chain's report: " + err.Error() + stderr + "\n" + string(out))
 	}
 	return r.Verdict, out, code, nil
 }

@@ -228,6 +228,8 @@ var all = []Scenario{
 		Deadline: 90 * time.Second},
 
 	{Name: "sts-healthy", Kind: chain.KindStatefulSet, Summary: "3 ordinals, each with a claim of the default StorageClass, created in order and ready", Health: chain.Healthy, NotOnRealNode: sameAsHealthy},
+	{Name: "sts-claim-class-missing", Kind: chain.KindStatefulSet, Summary: "volumeClaimTemplates on StorageClass fast-ssd, which does not exist: the claim stays Pending",
+		Health: chain.Broken, Link: chain.LinkClaims, Cause: "ClaimStorageClassNotFound"},
 	{Name: "sts-partitioned", Kind: chain.KindStatefulSet, Summary: "3 ready ordinals, then a new template with partition 2: only web-2 moves to it", Health: chain.Healthy,
 		Then: "a new template, partition 2", ThenWhenReady: true, Deadline: 2 * time.Minute, NotOnRealNode: sameAsHealthy},
 	{Name: "sts-rollback-trap", Kind: chain.KindStatefulSet, Summary: "a revision whose image does not exist, then the template rolled back: web-0 stays broken, never replaced", Health: chain.Broken, Link: chain.LinkRevision, Cause: "StatefulSetRollbackTrap", LabOnly: labImages,
@@ -237,6 +239,9 @@ var all = []Scenario{
 	{Name: "sts-headless-service-missing", Kind: chain.KindStatefulSet, Summary: "ready ordinals whose spec.serviceName web-headless names no Service", Health: chain.Broken, Link: chain.LinkServing, Cause: "HeadlessServiceMissing", NotOnRealNode: notKubelet},
 	{Name: "ds-healthy", Kind: chain.KindDaemonSet, Summary: "a pod on every node, each ready", Health: chain.Healthy, NotOnRealNode: sameAsHealthy},
 	{Name: "ds-one-zone", Kind: chain.KindDaemonSet, Summary: "a nodeSelector on zone lab-zone-a: the other zones' nodes are skipped on purpose", Health: chain.Healthy, NotOnRealNode: zoneSelector},
+	{Name: "ds-taint-not-tolerated", Kind: chain.KindDaemonSet, Summary: "a nodeSelector on zone lab-zone-a, every node tainted " + taintKey + "=scenario:NoSchedule, no toleration: the nodes it selects run nothing",
+		Health: chain.Broken, Link: chain.LinkNodes, Cause: "DaemonSetTaintNotTolerated",
+		TaintNodes: &corev1.Taint{Key: taintKey, Value: "scenario", Effect: corev1.TaintEffectNoSchedule}, Exclusive: true},
 	{Name: "ds-no-eligible-nodes", Kind: chain.KindDaemonSet, Summary: "a nodeSelector disktype=ssd no node has: it runs nowhere", Health: chain.Broken, Link: chain.LinkNodes, Cause: "NoEligibleNodes"},
 	{Name: "ds-crashloop", Kind: chain.KindDaemonSet, Summary: "a revision whose container exits 1 after a second, on every node", Health: chain.Broken, Link: chain.LinkContainers, Cause: "CrashLoopBackOff", LabOnly: labProgram, NotOnRealNode: sameAsCrashloop},
 	{Name: "job-complete", Kind: chain.KindJob, Summary: "2 completions, 2 at a time, each pod exiting 0", Health: chain.Healthy, LabOnly: labProgram},
