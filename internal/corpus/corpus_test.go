@@ -19,6 +19,7 @@ import (
 const (
 	minMessages   = 400
 	minIncidents  = 60
+	minPerKind    = 20   // messages of each kind (Deployment, StatefulSet, DaemonSet, Job, CronJob, Pod)
 	goalCause     = 0.97 // with the reason that came with the message, and incidents walked
 	goalExplained = 0.95 // the message pasted alone
 )
@@ -123,6 +124,20 @@ func TestMessages(t *testing.T) {
 	}
 	t.Logf("real messages, explained:\n%s", r.table("FAMILY", "CAUSE RIGHT", "MESSAGE ALONE"))
 	t.Logf("real messages by kind:\n%s", byKind.table("KIND", "CAUSE RIGHT", "MESSAGE ALONE"))
+	// Each kind meets the goals on its own: a kind's evidence must not
+	// hide behind the Deployments' numbers.
+	for kind, k := range byKind {
+		if k.n < minPerKind {
+			t.Errorf("kind %s has %d messages; each kind needs at least %d", kind, k.n, minPerKind)
+			continue
+		}
+		if got := float64(k.cause) / float64(k.n); got < goalCause {
+			t.Errorf("kind %s: cause right for %.1f%% of its messages; the goal is %.0f%%", kind, 100*got, 100*goalCause)
+		}
+		if got := float64(k.alone) / float64(k.n); got < goalExplained {
+			t.Errorf("kind %s: explain right for %.1f%% of its messages pasted alone; the goal is %.0f%%", kind, 100*got, 100*goalExplained)
+		}
+	}
 	all := r.total()
 	if got := float64(all.cause) / float64(all.n); got < goalCause {
 		t.Errorf("cause right for %.1f%% of messages; the goal is %.0f%%", 100*got, 100*goalCause)
