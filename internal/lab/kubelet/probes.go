@@ -39,7 +39,7 @@ func (w *podWorker) promoteReady() (time.Time, bool) {
 		at := cr.startedAt.Add(probeDelay(spec.StartupProbe) + probeDelay(spec.ReadinessProbe))
 		if !now.Before(at) {
 			cr.started = true
-			cr.ready = !readinessFails(spec, cr)
+			cr.ready = !readinessFails(spec, cr, now)
 			continue
 		}
 		if !found || at.Before(next) {
@@ -73,8 +73,12 @@ func failureThreshold(p *corev1.Probe) int32 {
 }
 
 // readinessFails and livenessFails: a container asked to fail its probe
-// fails it whatever the handler (HTTP, exec, TCP socket, gRPC).
-func readinessFails(spec *corev1.Container, cr *containerRecord) bool {
+// fails it whatever the handler (HTTP, exec, TCP socket, gRPC); one asked
+// to be ready after a while (ReadyAfter) fails it until then.
+func readinessFails(spec *corev1.Container, cr *containerRecord, now time.Time) bool {
+	if cr.out.ReadyAfter > 0 && !now.Before(cr.startedAt.Add(cr.out.ReadyAfter)) {
+		return false
+	}
 	return cr.out.ReadinessFails && spec.ReadinessProbe != nil
 }
 
@@ -89,7 +93,7 @@ func livenessFails(spec *corev1.Container, cr *containerRecord) bool {
 // liveness probe, will be restarted"), which then restarts.
 func (w *podWorker) probe(pod *corev1.Pod, spec *corev1.Container, cr *containerRecord, now time.Time) {
 	ref := containerRef(pod, spec, cr.init)
-	if readinessFails(spec, cr) {
+	if readinessFails(spec, cr, now) {
 		if !now.Before(cr.nextReadiness) {
 			warn(w.a.events, ref, reasonUnhealthy, unhealthyMessage(probeReadiness, spec.ReadinessProbe, spec, w.rec.ip, cr.out.ProbeOutput))
 			cr.ready = false

@@ -97,3 +97,30 @@ func TestWorkerExecLivenessAndTCPReadinessFail(t *testing.T) {
 		t.Errorf("probe events (-want +got):\n%s", diff)
 	}
 }
+
+// TestReadyAfterHeals: chain-workload --ready-after 5s answers 503 on
+// /ready for 5 s after it starts, then 200 (cmd/chain-workload); the
+// simulated kubelet fails the readiness probe until then and makes the
+// container ready at the first probe after, as a real node does, where it
+// once failed it forever.
+func TestReadyAfterHeals(t *testing.T) {
+	pod := scheduledPod()
+	pod.Spec.Containers[0].Image = "registry.lab.internal/web:v1"
+	pod.Spec.Containers[0].Args = []string{"--ready-after", "5s"}
+	pod.Spec.Containers[0].ReadinessProbe = &corev1.Probe{PeriodSeconds: 2,
+		ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(8080)}}}
+	client, _, clk, ctx := startLabWorker(t, pod)
+	p := waitPod(t, ctx, client, func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+	if p.Status.ContainerStatuses[0].Ready {
+		t.Fatal("ready before --ready-after passed")
+	}
+	// Probes at 2 and 4 s fail; the one at 6 s passes.
+	step(t, ctx, clk, 2*time.Second)
+	step(t, ctx, clk, 2*time.Second)
+	p = waitPod(t, ctx, client, func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+	if p.Status.ContainerStatuses[0].Ready {
+		t.Fatal("ready 4 s after the start, with --ready-after 5s")
+	}
+	step(t, ctx, clk, 2*time.Second)
+	waitPod(t, ctx, client, func(p *corev1.Pod) bool { return len(p.Status.ContainerStatuses) > 0 && p.Status.ContainerStatuses[0].Ready })
+}

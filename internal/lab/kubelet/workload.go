@@ -46,7 +46,7 @@ func programOutcome(c *corev1.Container) (RunOutcome, bool) {
 		out.Exit = &Exit{Code: 2, Reason: reasonError}
 		return out, true
 	}
-	out.ReadinessFails = o.ReadyAfter > 0
+	out.ReadinessFails, out.ReadyAfter = o.ReadyAfter > 0, o.ReadyAfter
 	out.LivenessFails = o.Unhealthy
 	if o.WriteMB > 0 {
 		out.Write = &Write{Bytes: int64(o.WriteMB) << 20, Path: o.To, After: o.StartDelay}

@@ -27,7 +27,7 @@ func TestProgramOutcome(t *testing.T) {
 		{"64Mi a second into 128Mi: killed with the second allocation", corev1.Container{Image: "registry.lab.internal/web:v1", Args: []string{"--alloc-mb", "64"}, Resources: limit},
 			RunOutcome{Ready: true, Exit: &Exit{After: time.Second, Code: 137, Reason: reasonOOMKilled}}, true},
 		{"probes", corev1.Container{Image: "registry.lab.internal/web:v1", Env: []corev1.EnvVar{{Name: "CHAIN_UNHEALTHY", Value: "true"}, {Name: "CHAIN_READY_AFTER", Value: "1h"}}},
-			RunOutcome{Ready: true, LivenessFails: true, ReadinessFails: true}, true},
+			RunOutcome{Ready: true, LivenessFails: true, ReadinessFails: true, ReadyAfter: time.Hour}, true},
 		{"a flag the program refuses", corev1.Container{Image: "registry.lab.internal/web:v1", Args: []string{"serve"}},
 			RunOutcome{Ready: true, Exit: &Exit{Code: 2, Reason: reasonError}}, true},
 	}
@@ -44,7 +44,7 @@ func sameOutcome(a, b RunOutcome) bool {
 		return false
 	}
 	a.Exit, b.Exit = nil, nil
-	return a.Ready == b.Ready && a.LivenessFails == b.LivenessFails && a.ReadinessFails == b.ReadinessFails && a.Stop == b.Stop
+	return a.Ready == b.Ready && a.LivenessFails == b.LivenessFails && a.ReadinessFails == b.ReadinessFails && a.ReadyAfter == b.ReadyAfter && a.Stop == b.Stop
 }
 
 func TestPostStartFails(t *testing.T) {
