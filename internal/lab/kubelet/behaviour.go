@@ -48,11 +48,11 @@ type RunOutcome struct {
 	// probe's service answers NOT_SERVING.
 	ReadinessFails bool
 	LivenessFails  bool
+	ProbeOutput    string
 	// ReadyAfter, when set, ends ReadinessFails that long after the
 	// container started: chain-workload's --ready-after, whose /ready
 	// answers 503 only until then.
 	ReadyAfter time.Duration
-	ProbeOutput    string
 	// Stop is how the container ends when the kubelet stops it (the pod
 	// is deleted): the zero Stop exits 0 at once on SIGTERM.
 	Stop Stop

@@ -122,5 +122,7 @@ func TestReadyAfterHeals(t *testing.T) {
 		t.Fatal("ready 4 s after the start, with --ready-after 5s")
 	}
 	step(t, ctx, clk, 2*time.Second)
-	waitPod(t, ctx, client, func(p *corev1.Pod) bool { return len(p.Status.ContainerStatuses) > 0 && p.Status.ContainerStatuses[0].Ready })
+	waitPod(t, ctx, client, func(p *corev1.Pod) bool {
+		return len(p.Status.ContainerStatuses) > 0 && p.Status.ContainerStatuses[0].Ready
+	})
 }
