@@ -213,6 +213,8 @@ var all = []Scenario{
 	{Name: "ephemeral-storage-exceeded", Summary: "a container writing 32Mi to its writable layer with an ephemeral-storage limit of 16Mi, evicted", Health: chain.Broken, Link: chain.LinkContainers, Cause: "EphemeralStorageLimitExceeded", LabOnly: labProgram},
 	{Name: "liveness-failing", Summary: "a liveness probe answering 503", Health: chain.Broken, Link: chain.LinkContainers, Cause: "LivenessProbeFailed", LabOnly: labProgram},
 	{Name: "liveness-exec-failing", Summary: "an exec liveness probe (cat /tmp/healthy) whose command fails", Health: chain.Broken, Link: chain.LinkContainers, Cause: "LivenessProbeFailed", LabOnly: labExec, NotOnRealNode: simExec},
+	{Name: "ready-after-delay", Summary: "a readiness probe that answers 503 for the program's first 40 s, then 200: ready, and healthy, after 40 s",
+		Health: chain.Healthy, Deadline: 100 * time.Second, LabOnly: labProgram},
 	{Name: "readiness-failing", Summary: "a readiness probe answering 503", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed", LabOnly: labProgram},
 	{Name: "readiness-tcp-failing", Summary: "a TCP readiness probe on port 5432, where nothing listens", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed"},
 	{Name: "svc-selector-mismatch", Summary: "ready pods labelled app=web, and their Service web selecting app=webapp", Health: chain.Broken, Link: chain.LinkServing, Cause: "ServiceSelectorMismatch", NotOnRealNode: notKubelet},
