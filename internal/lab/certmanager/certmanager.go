@@ -12,8 +12,6 @@ package certmanager
 import (
 	"context"
 	"embed"
-	"fmt"
-	"path"
 
 	"k8s.io/client-go/kubernetes"
 
@@ -30,36 +28,10 @@ const Module = "github.com/cert-manager/cert-manager"
 var crds embed.FS
 
 // Files are the embedded CRD files' names.
-func Files() ([]string, error) {
-	entries, err := crds.ReadDir("crds")
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	return out, nil
-}
+func Files() ([]string, error) { return crd.Files(crds, "crds") }
 
 // Install creates each CRD the cluster does not have yet and reports
 // whether all of them are established.
 func Install(ctx context.Context, c kubernetes.Interface) (bool, error) {
-	files, err := Files()
-	if err != nil {
-		return false, err
-	}
-	all := true
-	for _, f := range files {
-		data, err := crds.ReadFile(path.Join("crds", f))
-		if err != nil {
-			return false, err
-		}
-		ok, err := crd.Install(ctx, c, data)
-		if err != nil {
-			return false, fmt.Errorf("%s: %w", f, err)
-		}
-		all = all && ok
-	}
-	return all, nil
+	return crd.InstallAll(ctx, c, crds, "crds")
 }

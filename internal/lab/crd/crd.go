@@ -1,11 +1,15 @@
 // Package crd installs the lab's CustomResourceDefinitions (the Gateway
-// API's, the lab operator's) from their YAML manifests, through the API
+// API's, cert-manager's, Argo Rollouts', the lab operator's) from their
+// YAML manifests, through the API
 // server's REST client: no apiextensions client in the lab binary.
 package crd
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
@@ -58,4 +62,39 @@ func established(raw []byte) bool {
 		}
 	}
 	return false
+}
+
+// Files are the names of the CRD files in dir of fsys, in name order.
+func Files(fsys fs.ReadDirFS, dir string) ([]string, error) {
+	entries, err := fsys.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out, nil
+}
+
+// InstallAll installs every CRD file in dir of fsys (Install) and reports
+// whether all of them are established.
+func InstallAll(ctx context.Context, c kubernetes.Interface, fsys fs.ReadDirFS, dir string) (bool, error) {
+	files, err := Files(fsys, dir)
+	if err != nil {
+		return false, err
+	}
+	all := true
+	for _, f := range files {
+		data, err := fs.ReadFile(fsys, path.Join(dir, f))
+		if err != nil {
+			return false, err
+		}
+		ok, err := Install(ctx, c, data)
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", f, err)
+		}
+		all = all && ok
+	}
+	return all, nil
 }
