@@ -12,15 +12,24 @@ import (
 // pod rebuilds pod i: its spec from the ReplicaSet's template, its status
 // from the thread, with times a real kubelet would have written.
 func (b *builder) pod(rs *appsv1.ReplicaSet, i int) *corev1.Pod {
-	ps := b.in.Pods[i]
 	yes := true
+	owner := metav1.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID,
+		Controller: &yes, BlockOwnerDeletion: &yes}
+	return b.podOf(i, rs.Name+"-"+b.suffix("pod", i, 5), rs.Spec.Template, &owner)
+}
+
+// podOf rebuilds pod i named name from template, owned by owner (none for
+// a bare pod).
+func (b *builder) podOf(i int, name string, tmpl corev1.PodTemplateSpec, owner *metav1.OwnerReference) *corev1.Pod {
+	ps := b.in.Pods[i]
 	p := &corev1.Pod{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{Name: rs.Name + "-" + b.suffix("pod", i, 5), Namespace: namespace, UID: b.uid("pod", i),
-			CreationTimestamp: at(2 * time.Second), Labels: rs.Spec.Template.Labels,
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID,
-				Controller: &yes, BlockOwnerDeletion: &yes}}},
-		Spec: *rs.Spec.Template.Spec.DeepCopy(),
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, UID: b.uid("pod", i),
+			CreationTimestamp: at(2 * time.Second), Labels: tmpl.Labels},
+		Spec: *tmpl.Spec.DeepCopy(),
+	}
+	if owner != nil {
+		p.OwnerReferences = []metav1.OwnerReference{*owner}
 	}
 	st := &p.Status
 	st.Phase = ps.Phase
@@ -30,7 +39,7 @@ func (b *builder) pod(rs *appsv1.ReplicaSet, i int) *corev1.Pod {
 	st.Reason, st.Message = ps.Reason, ps.Message
 	st.QOSClass = corev1.PodQOSBestEffort
 	if ps.Node {
-		p.Spec.NodeName = nodeName
+		p.Spec.NodeName = b.nodeOf(i)
 		st.HostIP = "10.0.0.11"
 		start := at(3 * time.Second)
 		st.StartTime = &start
@@ -136,6 +145,10 @@ func defaultSource(on, reason string) string {
 		return "replicaset-controller"
 	case "deployment":
 		return "deployment-controller"
+	case "statefulset", "daemonset", "job", "cronjob":
+		return on + "-controller"
+	case "claim":
+		return "persistentvolume-controller"
 	}
 	switch reason {
 	case "FailedScheduling", "Scheduled":
@@ -148,14 +161,10 @@ func defaultSource(on, reason string) string {
 	return "kubelet"
 }
 
-func (b *builder) event(d *appsv1.Deployment, rs *appsv1.ReplicaSet, pods []*corev1.Pod, i int, e EventSpec) *corev1.Event {
+func (b *builder) event(owners map[string]corev1.ObjectReference, pods []*corev1.Pod, i int, e EventSpec) *corev1.Event {
 	ref := corev1.ObjectReference{Namespace: namespace}
 	switch e.On {
-	case "deployment":
-		ref.Kind, ref.APIVersion, ref.Name, ref.UID = "Deployment", "apps/v1", d.Name, d.UID
-	case "replicaset":
-		ref.Kind, ref.APIVersion, ref.Name, ref.UID = "ReplicaSet", "apps/v1", rs.Name, rs.UID
-	default:
+	case "pod":
 		p := pods[e.Pod]
 		ref.Kind, ref.APIVersion, ref.Name, ref.UID = "Pod", "v1", p.Name, p.UID
 		c := e.Container
@@ -170,6 +179,13 @@ func (b *builder) event(d *appsv1.Deployment, rs *appsv1.ReplicaSet, pods []*cor
 				}
 			}
 		}
+	default:
+		key := e.On
+		if e.On == "claim" {
+			key = fmt.Sprintf("claim/%d", e.Pod)
+		}
+		o := owners[key]
+		ref.Kind, ref.APIVersion, ref.Name, ref.UID = o.Kind, o.APIVersion, o.Name, o.UID
 	}
 	typ := e.Type
 	if typ == "" {
@@ -200,8 +216,8 @@ func (b *builder) event(d *appsv1.Deployment, rs *appsv1.ReplicaSet, pods []*cor
 		ReportingController: source,
 	}
 	if source == "kubelet" && e.On == "pod" && pods[e.Pod].Spec.NodeName != "" {
-		ev.Source.Host = nodeName
-		ev.ReportingInstance = nodeName
+		ev.Source.Host = pods[e.Pod].Spec.NodeName
+		ev.ReportingInstance = ev.Source.Host
 	}
 	return ev
 }

@@ -181,7 +181,7 @@ func TestIncidents(t *testing.T) {
 		if !bytes.Equal(built, data) {
 			t.Errorf("%s is out of date with its spec: go run ./testdata/real/gen testdata/real", path)
 		}
-		v, err := walk(data)
+		v, err := walk(data, in.WorkloadKind())
 		if err != nil {
 			t.Errorf("%s: %v", in.Name, err)
 			continue
@@ -201,13 +201,18 @@ func TestIncidents(t *testing.T) {
 	}
 }
 
-// walk loads a List as a user's file and walks it.
-func walk(data []byte) (chain.Verdict, error) {
+// walk loads a List as a user's file and walks its workload, as `kubectl
+// chain -f LIST` does (a bare pod named: kubectl chain -f LIST pod/NAME).
+func walk(data []byte, kind string) (chain.Verdict, error) {
 	b, err := capture.Load(bytes.NewReader(data))
 	if err != nil {
 		return chain.Verdict{}, err
 	}
-	s, err := b.Snapshot("", "")
+	var ref chain.Ref
+	if kind == "Pod" && len(b.Pods) > 0 {
+		ref = chain.Ref{Kind: chain.KindPod, Name: b.Pods[0].Name}
+	}
+	s, err := b.Read("", ref)
 	if err != nil {
 		return chain.Verdict{}, err
 	}

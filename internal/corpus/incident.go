@@ -20,6 +20,11 @@ type Incident struct {
 	Pods       []PodSpec       `json:"pods,omitempty"`
 	Events     []EventSpec     `json:"events,omitempty"`
 	Deployment *DeploymentSpec `json:"deployment,omitempty"`
+	// The other kinds' objects (kind: picks which): see build_kinds.go.
+	StatefulSet *StatefulSetSpec `json:"statefulset,omitempty"`
+	DaemonSet   *DaemonSetSpec   `json:"daemonset,omitempty"`
+	Job         *JobSpec         `json:"job,omitempty"`
+	CronJob     *CronJobSpec     `json:"cronjob,omitempty"`
 
 	Family string `json:"-"`
 }
@@ -38,7 +43,9 @@ type PodSpec struct {
 
 // EventSpec is one event as the thread quoted it.
 type EventSpec struct {
-	// On is pod (the first pod, or Pod's index), replicaset or deployment.
+	// On is pod (the first pod, or Pod's index), replicaset or deployment;
+	// for the other kinds statefulset, daemonset, job (a CronJob's Job too)
+	// or cronjob.
 	On   string `json:"on"`
 	Pod  int    `json:"pod,omitempty"`
 	Type string `json:"type,omitempty"`
@@ -66,8 +73,11 @@ func (in Incident) check() error {
 	if in.Want.Link == "" || in.Want.Cause == "" {
 		return fmt.Errorf("want needs link and cause")
 	}
-	if len(in.Pods) == 0 && len(in.Events) == 0 && in.Deployment == nil {
+	if len(in.Pods) == 0 && len(in.Events) == 0 && in.Deployment == nil && in.Job == nil && in.CronJob == nil && in.DaemonSet == nil {
 		return fmt.Errorf("no pods, events or deployment conditions: nothing to walk")
+	}
+	if err := in.checkKind(); err != nil {
+		return err
 	}
 	for i, e := range in.Events {
 		switch e.On {
@@ -75,9 +85,10 @@ func (in Incident) check() error {
 			if e.Pod < 0 || e.Pod >= len(in.Pods) {
 				return fmt.Errorf("event %d is on pod %d, but there are %d pods", i, e.Pod, len(in.Pods))
 			}
-		case "replicaset", "deployment":
 		default:
-			return fmt.Errorf("event %d: on %q is not pod, replicaset or deployment", i, e.On)
+			if !eventOwners[in.WorkloadKind()][e.On] {
+				return fmt.Errorf("event %d: on %q is not pod or one of a %s's objects", i, e.On, in.WorkloadKind())
+			}
 		}
 		if e.Reason == "" || e.Message == "" {
 			return fmt.Errorf("event %d: no reason or message", i)
