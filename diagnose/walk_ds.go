@@ -194,6 +194,9 @@ func (w *walker) daemonPods(ds *appsv1.DaemonSet, notes []string) chain.Link {
 	c := &collector{}
 	if int32(len(w.pods)) < want {
 		w.createFailures(c, "DaemonSet", ds.Name, ds.UID, newestCreated(w.pods))
+		if c.empty() {
+			w.daemonPlacementFailures(c, ds, newestCreated(w.pods))
+		}
 	}
 	if ds.Status.NumberMisscheduled > 0 {
 		notes = append(notes, fmt.Sprintf("%s on nodes that should not run one (numberMisscheduled)", plural(ds.Status.NumberMisscheduled, "pod")))
