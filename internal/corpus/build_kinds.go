@@ -61,10 +61,11 @@ type JobSpec struct {
 	Succeeded *int32 `json:"succeeded,omitempty"`
 }
 
-// CronJobSpec holds a CronJob's schedule; its Job is the incident's job:
-// (none when NoJob: the controller made none).
+// CronJobSpec holds a CronJob's schedule (@hourly when the thread shows
+// none); its Job is the incident's job: (none when NoJob: the controller
+// made none).
 type CronJobSpec struct {
-	Schedule          string                    `json:"schedule"`
+	Schedule          string                    `json:"schedule,omitempty"`
 	Suspend           bool                      `json:"suspend,omitempty"`
 	ConcurrencyPolicy batchv1.ConcurrencyPolicy `json:"concurrencyPolicy,omitempty"`
 	NoJob             bool                      `json:"noJob,omitempty"`
@@ -92,7 +93,7 @@ func (in Incident) checkKind() error {
 		return fmt.Errorf("job: is not for a %s", k)
 	}
 	if k == "CronJob" && in.CronJob == nil {
-		return fmt.Errorf("a CronJob needs cronjob: {schedule: ...}")
+		return fmt.Errorf("a CronJob needs cronjob: {} (schedule, suspend, concurrencyPolicy, noJob)")
 	}
 	if k == "Pod" && len(in.Pods) != 1 {
 		return fmt.Errorf("a bare pod incident has one pod")
@@ -229,7 +230,11 @@ func (b *builder) kindItems() []any {
 			policy = batchv1.AllowConcurrent
 		}
 		three, one := int32(3), int32(1)
-		cj.Spec = batchv1.CronJobSpec{Schedule: s.Schedule, Suspend: &s.Suspend, ConcurrencyPolicy: policy,
+		schedule := s.Schedule
+		if schedule == "" {
+			schedule = "@hourly"
+		}
+		cj.Spec = batchv1.CronJobSpec{Schedule: schedule, Suspend: &s.Suspend, ConcurrencyPolicy: policy,
 			SuccessfulJobsHistoryLimit: &three, FailedJobsHistoryLimit: &one}
 		items = append(items, cj)
 		owners["cronjob"] = objectRef("batch/v1", "CronJob", cj)
