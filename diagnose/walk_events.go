@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"regexp"
 	"strings"
 	"time"
 
@@ -12,10 +13,16 @@ import (
 // messages (tools/record/events_cache.go "(combined from similar events): ").
 const combinedPrefix = "(combined from similar events): "
 
+// fieldPathPrefix is the container's field path that 2026 events put
+// before the kubelet's message ("spec.containers{kube-bench}: Failed to
+// pull image ...", aquasecurity/kube-bench#2085,
+// kubernetes-csi/external-resizer#585); the event's fieldPath says it too.
+var fieldPathPrefix = regexp.MustCompile(`^spec\.(?:init|ephemeral)?[cC]ontainers\{[^}]*\}: `)
+
 // eventMessage is an event's message as its component wrote it, for the
 // decoders; evidence keeps the message verbatim.
 func eventMessage(e chain.Event) string {
-	return strings.TrimPrefix(e.Message, combinedPrefix)
+	return fieldPathPrefix.ReplaceAllString(strings.TrimPrefix(e.Message, combinedPrefix), "")
 }
 
 // repeated is when the pod's events like newest (same reason, decoding to
