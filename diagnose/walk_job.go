@@ -132,6 +132,12 @@ func (w *walker) completion(job *batchv1.Job, failed []*corev1.Pod, before []cha
 			notes = append(notes, fmt.Sprintf("pod %s failed: %s; the Job retries until backoffLimit %d", last.Name, e.Message, ptr.Deref(job.Spec.BackoffLimit, 6)))
 		}
 	}
+	if d, ok := retriedFailure(job, failed, len(w.pods)); ok {
+		c.add(sighting{d: d, object: obj, since: goneAt(last), evidence: []chain.Evidence{lastExitEvidence(last)}})
+		l := w.finish(chain.LinkCompletion, summary, c, 0)
+		l.Notes = notes
+		return l
+	}
 	if ptr.Deref(job.Spec.Suspend, false) || !settled(before) && len(w.pods) == 0 {
 		l := notReached(chain.LinkCompletion, summary)
 		l.Notes = notes

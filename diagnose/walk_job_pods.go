@@ -77,3 +77,30 @@ func endedByBackoff(job *batchv1.Job, pd Decoded, failed int) Decoded {
 	pd.Progressing = false
 	return pd
 }
+
+// retriedFailure: a Job that has not ended, runs no pod, and whose failed
+// pods all failed the same specific way is not "running": it retries into
+// the same failure until its backoff limit (a GPU the device plugin cannot
+// allocate, UnexpectedAdmissionError, kubernetes#97131). The pods' cause
+// is the Job's.
+func retriedFailure(job *batchv1.Job, failed []*corev1.Pod, active int) (Decoded, bool) {
+	if active > 0 || len(failed) == 0 || ptr.Deref(job.Spec.Suspend, false) {
+		return Decoded{}, false
+	}
+	pd, ok := podsFailure(failed)
+	if !ok {
+		return Decoded{}, false
+	}
+	pd.Summary = fmt.Sprintf("%s, in every failed pod (%d); no pod runs and the Job retries until backoffLimit %d",
+		strings.TrimSuffix(pd.Summary, "."), len(failed), ptr.Deref(job.Spec.BackoffLimit, 6))
+	pd.Details = append(pd.Details, chain.Detail{Key: "failedPods", Value: strconv.Itoa(len(failed))})
+	return pd, true
+}
+
+// lastExitEvidence is how the last failed pod ended, as evidence.
+func lastExitEvidence(p *corev1.Pod) chain.Evidence {
+	if e, ok := lastExit(p); ok {
+		return e
+	}
+	return chain.Evidence{Source: chain.SourceObjectStatus, Object: objectName("pod", p.Name), Field: "status.phase", Message: string(p.Status.Phase)}
+}
