@@ -64,7 +64,7 @@ func (l Lab) Down(out io.Writer, run kindlab.Runner) error {
 // under it until SIGKILL. Every component is in a stage
 // (TestStopStagesCoverComponents); a real node's are matched by stageOf.
 var stopStages = [][]string{
-	{state.Kubelet, state.Scheduler, state.ControllerManager, state.AdmissionWebhook, state.StorageProvisioner, state.Operator, state.TrafficController, state.RealKubelet("*")},
+	{state.Kubelet, state.Scheduler, state.ControllerManager, state.AdmissionWebhook, state.StorageProvisioner, state.Operator, state.TrafficController, state.RolloutsController, state.RealKubelet("*")},
 	{state.Containerd("*"), state.Registry},
 	{state.APIServer},
 	{state.Etcd},

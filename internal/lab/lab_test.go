@@ -277,7 +277,8 @@ func TestStatusOfALabWithoutSupervisor(t *testing.T) {
 // TestStopStagesCoverComponents: a component down does not stop would
 // outlive its lab.
 func TestStopStagesCoverComponents(t *testing.T) {
-	spec := state.Spec{RealNodes: []state.RealNode{{Name: state.RealNodeName(0)}, {Name: state.RealNodeName(1)}}}
+	spec := state.Spec{RealNodes: []state.RealNode{{Name: state.RealNodeName(0)}, {Name: state.RealNodeName(1)}},
+		TrafficController: "/bin/lab-traefik", RolloutsController: "/bin/rollouts-controller"}
 	for _, c := range spec.ComponentNames() {
 		n := 0
 		for _, stage := range stopStages {
