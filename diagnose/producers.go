@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -155,16 +154,11 @@ func (w *walker) attemptCause(f *chain.Finding, p chain.Produced, ref string) {
 		return
 	}
 	a := p.Attempts[0]
-	conds, _, _ := unstructured.NestedSlice(a.Object, "status", "conditions")
-	for _, raw := range conds {
-		m, _ := raw.(map[string]any)
-		typ, _ := m["type"].(string)
-		st, _ := m["status"].(string)
-		msg, _ := m["message"].(string)
-		if typ != "Ready" || st != "False" {
+	for _, cd := range objectConditions(a) {
+		if cd.Type != "Ready" || cd.Status != "False" {
 			continue
 		}
-		d, ok := producerWords(msg)
+		d, ok := producerWords(cd.Message)
 		if !ok {
 			return
 		}
@@ -173,12 +167,10 @@ func (w *walker) attemptCause(f *chain.Finding, p chain.Produced, ref string) {
 		f.Cause = d.Cause
 		f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, is not ready; its %s %s: %s", p.Secret, ref, a.GetKind(), a.GetName(), d.Summary)
 		f.NextStep = strings.ReplaceAll(c.NextStep, NamespacePlaceholder, w.s.Namespace)
-		f.Evidence = append([]chain.Evidence{conditionEvidence(aref, typ, st, stringOf(m, "reason"), msg)}, f.Evidence...)
+		f.Evidence = append([]chain.Evidence{conditionEvidence(aref, cd.Type, cd.Status, cd.Reason, cd.Message)}, f.Evidence...)
 		// d's kind and name details are the Issuer's: the finding's keep
 		// naming the missing Secret.
 		f.Details = append(f.Details, chain.Detail{Key: "attempt", Value: aref})
 		return
 	}
 }
-
-func stringOf(m map[string]any, k string) string { s, _ := m[k].(string); return s }

@@ -81,20 +81,33 @@ func (w *walker) resourceStatus(obj *unstructured.Unstructured) chain.Link {
 	return w.finish(id, summary, c, 0)
 }
 
-// conditionsEvidence quotes the object's conditions, those not in their
-// healthy state first, or its status as kstatus saw it when it has none.
-func conditionsEvidence(ref string, obj *unstructured.Unstructured) []chain.Evidence {
+// objectCondition is one entry of an unstructured object's
+// status.conditions.
+type objectCondition struct{ Type, Status, Reason, Message string }
+
+// objectConditions are the object's status.conditions, in order.
+func objectConditions(obj *unstructured.Unstructured) []objectCondition {
 	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
-	var bad, good []chain.Evidence
+	var out []objectCondition
 	for _, raw := range conds {
 		m, ok := raw.(map[string]any)
 		if !ok {
 			continue
 		}
 		str := func(k string) string { s, _ := m[k].(string); return s }
-		ev := conditionEvidence(ref, str("type"), str("status"), str("reason"), str("message"))
-		ev.Field = fmt.Sprintf("status.conditions[%s]", str("type"))
-		if healthyCondition(str("type"), str("status")) {
+		out = append(out, objectCondition{Type: str("type"), Status: str("status"), Reason: str("reason"), Message: str("message")})
+	}
+	return out
+}
+
+// conditionsEvidence quotes the object's conditions, those not in their
+// healthy state first, or its status as kstatus saw it when it has none.
+func conditionsEvidence(ref string, obj *unstructured.Unstructured) []chain.Evidence {
+	var bad, good []chain.Evidence
+	for _, cd := range objectConditions(obj) {
+		ev := conditionEvidence(ref, cd.Type, cd.Status, cd.Reason, cd.Message)
+		ev.Field = fmt.Sprintf("status.conditions[%s]", cd.Type)
+		if healthyCondition(cd.Type, cd.Status) {
 			good = append(good, ev)
 		} else {
 			bad = append(bad, ev)
