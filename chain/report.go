@@ -146,6 +146,9 @@ type Report struct {
 	// Via is the pod or ReplicaSet the user named, whose Deployment this
 	// is ("pod/web-7d4b9c6f5-x2x7q"); absent when the Deployment was named.
 	Via string `json:"via,omitempty"`
+	// Change names what changed since the last revision that ran healthy
+	// (a Deployment, StatefulSet or DaemonSet that is not healthy).
+	Change *Change `json:"change,omitempty"`
 }
 
 // Verdict names the first broken link (or the first still progressing) and
@@ -198,6 +201,10 @@ type Finding struct {
 	// Repeats (events counted, restarts) it decides when --wait gives up.
 	Since   time.Time `json:"since,omitzero"`
 	Repeats int32     `json:"repeats,omitempty"`
+	// Last is when the evidence last showed it, where an event says so:
+	// for a cause retried with a back-off, --wait gives up only on a
+	// failure seen the grace after Since. Not in the report.
+	Last time.Time `json:"-"`
 }
 
 // Detail is one decoded fact of a finding.

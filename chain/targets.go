@@ -110,3 +110,40 @@ func podReady(p *corev1.Pod) bool {
 	}
 	return false
 }
+
+// MaxGoneNodes bounds the nodes a read fetches one by one when pods say
+// their node went away.
+const MaxGoneNodes = 2
+
+// NodesGone are the nodes, at most MaxGoneNodes, that the node lifecycle
+// controller says went away under the snapshot's pods: a pod's
+// status.reason NodeLost, or its Ready condition False with the
+// NodeNotReady event "Node is not ready" (MarkPodsNotReady). Their
+// conditions are the cause's evidence ("Kubelet stopped posting node
+// status."). Nodes the snapshot holds already are not named; the
+// snapshot's objects and events must be assembled.
+func NodesGone(s *Snapshot) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := range s.Nodes {
+		seen[s.Nodes[i].Name] = true
+	}
+	for i := range s.Pods {
+		p := &s.Pods[i]
+		if len(out) == MaxGoneNodes {
+			break
+		}
+		if p.Spec.NodeName == "" || seen[p.Spec.NodeName] || podReady(p) {
+			continue
+		}
+		gone := p.Status.Reason == "NodeLost"
+		for _, e := range s.EventsFor("Pod", p.Name, p.UID) {
+			gone = gone || e.Reason == "NodeNotReady" && e.Message == "Node is not ready"
+		}
+		if gone {
+			seen[p.Spec.NodeName] = true
+			out = append(out, p.Spec.NodeName)
+		}
+	}
+	return out
+}

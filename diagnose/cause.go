@@ -56,6 +56,13 @@ type TerminalRule struct {
 	// that went NotReady gets the pods' default not-ready toleration
 	// (300 s) to come back before the gate gives up on it.
 	Window time.Duration `json:"window,omitempty"`
+	// Retried, for AfterGrace, is a cause its component retries with a
+	// back-off (the kubelet's volume operations: 0.5 s doubling, up to
+	// 2m2s, k8s.io/kubernetes pkg/util/goroutinemap/exponentialbackoff):
+	// terminal only once a failure is seen the grace after the first, so
+	// a Secret created during the grace is mounted at the next retry
+	// instead of failing the gate just before it.
+	Retried bool `json:"retried,omitempty"`
 }
 
 // Decoded is one message turned into a cause, made specific to what the

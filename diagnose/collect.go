@@ -31,7 +31,10 @@ type sighting struct {
 	object   string
 	evidence []chain.Evidence
 	since    time.Time
-	repeats  int32
+	// last is the newest sighting's time, where the evidence says it (an
+	// event's last timestamp); zero otherwise.
+	last    time.Time
+	repeats int32
 }
 
 func (c *collector) add(s sighting) {
@@ -62,6 +65,9 @@ func (c *collector) add(s sighting) {
 	}
 	if s.repeats > f.Repeats {
 		f.Repeats = s.repeats
+	}
+	if s.last.After(f.Last) {
+		f.Last = s.last
 	}
 	if s.d.Nodes > c.nodes[key] {
 		c.nodes[key] = s.d.Nodes
@@ -162,7 +168,11 @@ func isTerminal(f *chain.Finding, now time.Time, grace time.Duration) bool {
 	case AfterRepeats:
 		return f.Repeats >= c.Terminal.Repeats
 	case AfterGrace:
-		return !f.Since.IsZero() && now.Sub(f.Since) >= max(grace, c.Terminal.Window)
+		wait := max(grace, c.Terminal.Window)
+		if f.Since.IsZero() || now.Sub(f.Since) < wait {
+			return false
+		}
+		return !c.Terminal.Retried || f.Last.IsZero() || f.Last.Sub(f.Since) >= wait
 	}
 	return false
 }

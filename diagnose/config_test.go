@@ -254,14 +254,15 @@ func TestKubeletCauses(t *testing.T) {
 		Terminal TerminalRule
 	}
 	grace, immediate, transient := TerminalRule{Mode: AfterGrace}, TerminalRule{Mode: Immediate}, TerminalRule{Mode: Transient}
+	retried := TerminalRule{Mode: AfterGrace, Retried: true}
 	repeats := func(n int32) TerminalRule { return TerminalRule{Mode: AfterRepeats, Repeats: n} }
 	c, r := chain.LinkContainers, chain.LinkReady
 	want := map[chain.CauseID]entry{
 		ConfigMapNotFound: {c, grace}, SecretNotFound: {c, grace}, ConfigKeyNotFound: {c, grace},
 		RunAsNonRootViolation: {c, immediate}, ContainerConfigError: {c, grace},
-		VolumeConfigMapNotFound: {c, grace}, VolumeSecretNotFound: {c, grace}, VolumePVCNotFound: {c, grace},
-		MultiAttachError: {c, grace}, VolumeMountFailed: {c, grace}, VolumeAttachTimeout: {c, grace}, VolumeAttachFailed: {c, grace},
-		VolumeMountTimeout: {c, grace}, CSIDriverNotRegistered: {c, grace},
+		VolumeConfigMapNotFound: {c, retried}, VolumeSecretNotFound: {c, retried}, VolumePVCNotFound: {c, retried},
+		MultiAttachError: {c, retried}, VolumeMountFailed: {c, retried}, VolumeAttachTimeout: {c, retried}, VolumeAttachFailed: {c, retried},
+		VolumeMountTimeout: {c, retried}, CSIDriverNotRegistered: {c, retried},
 		CrashLoopBackOff: {c, repeats(3)}, OOMKilled: {c, repeats(2)}, ContainerCompleted: {c, repeats(3)},
 		InitContainerFailed:  {c, repeats(3)},
 		ReadinessProbeFailed: {r, transient}, LivenessProbeFailed: {c, repeats(3)}, StartupProbeFailed: {r, repeats(3)},

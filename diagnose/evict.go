@@ -219,8 +219,14 @@ func kubeletRejected(reason, message string) bool {
 }
 
 func admissionRejected(reason, message string) Decoded {
-	d := Decoded{Cause: KubeletAdmissionRejected, Details: []chain.Detail{{Key: "reason", Value: reason}}}
 	msg := strings.TrimSpace(message)
+	if sd, ok := securityWords(msg); ok {
+		// A security admission of the kubelet (AppArmor, 1.30 on: pod
+		// Failed with reason AppArmor, "Pod was rejected: Cannot enforce
+		// AppArmor: ..."): its own cause says what to fix.
+		return sd
+	}
+	d := Decoded{Cause: KubeletAdmissionRejected, Details: []chain.Detail{{Key: "reason", Value: reason}}}
 	if m := rejectResourceRe.FindStringSubmatch(msg); m != nil {
 		d.Summary = fmt.Sprintf("the kubelet refused the pod: not enough %s left on its node (requested %s, used %s of %s)", m[1], m[2], m[3], m[4])
 		d.Details = append(d.Details, chain.Detail{Key: "resource", Value: m[1]})

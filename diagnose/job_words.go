@@ -56,6 +56,9 @@ var (
 	// start times: %d. ..." (1.20-1.24) and "too many missed start times.
 	// ..." (1.25+).
 	tooManyMissedRE = regexp.MustCompile(`(?i)too many missed start times?\b`)
+	// secondController: the second controller's own words (utils.go,
+	// 1.20 on), lower case, with a count until 1.24 or a full stop.
+	secondController = regexp.MustCompile(`(?:^|\s)too many missed start times(?:: \d+)?\. `)
 	// scheduleRE: the schedule or time zone the controller cannot use:
 	// "Unparseable schedule: %s : %s" (utils.go until 1.18, lowercase
 	// after), "unparseable schedule for cronjob: %s", "unparseable
@@ -143,6 +146,12 @@ func helmJob(message string, id chain.CauseID, job, reason string) Decoded {
 func CronJobWords(reason, message string) (Decoded, bool) {
 	switch {
 	case tooManyMissedRE.MatchString(message), strings.TrimSpace(message) == "TooManyMissedTimes":
+		if secondController.MatchString(message) || reason == "TooManyMissedTimes" {
+			// The second controller warns and still starts the newest
+			// run (walk_job.go's schedule notes it).
+			return Decoded{Cause: TooManyMissedStartTimes, Summary: "the controller missed more than 100 start times (it was down, or its clock jumped): " +
+				rtOneLine(message) + "; since 1.20 it still starts the newest run, so look at what else holds the CronJob"}, true
+		}
 		return Decoded{Cause: TooManyMissedStartTimes, Summary: "the controller starts no Job: " + rtOneLine(message)}, true
 	case scheduleRE.MatchString(message):
 		return Decoded{Cause: CronJobScheduleInvalid, Summary: rtOneLine(message[scheduleRE.FindStringIndex(message)[0]:])}, true

@@ -97,6 +97,9 @@ func Walk(s *chain.Snapshot, o Options) *chain.Report {
 	afterBroken(r.Links)
 	w.viaNote(r.Links)
 	r.Verdict = w.verdict(r.Links)
+	if r.Verdict.Health == chain.Broken || r.Verdict.Health == chain.Progressing {
+		r.Change = whatChanged(s)
+	}
 	gapNotes(r, s)
 	return r
 }

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -121,8 +122,19 @@ func (pc *podCtx) podContainers() bool {
 		if t := st.State.Terminated; t != nil && t.ExitCode == 0 {
 			continue
 		}
-		if sidecarUp(p, st) {
+		if sidecarUp(p, st) && !pc.sidecarCrashing(st) {
 			continue // a native sidecar runs beside the containers
+		}
+		if isSidecar(p, st.Name) {
+			// A native sidecar that is not up is judged as a container
+			// is (a crash loop, not an init container that failed):
+			// peers that read it as an init container report such pods
+			// stuck in Init (argo-rollouts#3714, argo-cd#21047,
+			// replicatedhq/troubleshoot#1914).
+			pc.sidecar = st.Name
+			pc.container(st, true)
+			pc.sidecar = ""
+			return false
 		}
 		pc.initContainer(st)
 		return false // later init containers and the containers wait for this one
@@ -143,23 +155,6 @@ func (pc *podCtx) podContainers() bool {
 	return all
 }
 
-// sidecarUp says an init container is a native sidecar (restartPolicy
-// Always) that has done what the kubelet waits for before starting the
-// next one: started, and Ready when it has a readiness probe. It keeps
-// running for the pod's life, so "running" is its success.
-func sidecarUp(p *corev1.Pod, st corev1.ContainerStatus) bool {
-	for _, c := range p.Spec.InitContainers {
-		if c.Name != st.Name {
-			continue
-		}
-		if c.RestartPolicy == nil || *c.RestartPolicy != corev1.ContainerRestartPolicyAlways {
-			return false
-		}
-		return st.State.Running != nil && st.Started != nil && *st.Started && (c.ReadinessProbe == nil || st.Ready)
-	}
-	return false
-}
-
 // podCtx is one pod being decoded.
 type podCtx struct {
 	w   *walker
@@ -169,14 +164,26 @@ type podCtx struct {
 	evs []chain.Event
 	// found counts the findings added for the pod.
 	found int
+	// sidecar names the native sidecar being judged, so its findings say
+	// so and point at its spec.
+	sidecar string
 }
 
 func (pc *podCtx) add(d Decoded, since time.Time, repeats int32, ev ...chain.Evidence) {
+	pc.addSeen(d, since, time.Time{}, repeats, ev...)
+}
+
+// addSeen is add with when the evidence last showed it.
+func (pc *podCtx) addSeen(d Decoded, since, last time.Time, repeats int32, ev ...chain.Evidence) {
 	if since.IsZero() && pc.p.Status.StartTime != nil {
 		since = pc.p.Status.StartTime.Time
 	}
+	if name := pc.sidecar; name != "" {
+		d.Summary = strings.Replace(d.Summary, `container "`+name+`"`, `sidecar container "`+name+`"`, 1)
+		d.NextStep += "; it is a native sidecar (restartPolicy Always): fix spec.template.spec.initContainers[" + name + "]"
+	}
 	pc.found++
-	pc.c.add(sighting{d: d, object: pc.obj, since: since, repeats: repeats, evidence: ev})
+	pc.c.add(sighting{d: d, object: pc.obj, since: since, last: last, repeats: repeats, evidence: ev})
 }
 
 func (pc *podCtx) initContainer(st corev1.ContainerStatus) {
@@ -308,16 +315,16 @@ func (pc *podCtx) creating(name string) {
 		if e.Type == corev1.EventTypeWarning && !movedOn {
 			for _, decode := range creatingDecoders {
 				if d, ok := decode(e.Reason, eventMessage(e)); ok {
-					since, repeats := pc.repeated(e, d.Cause, decode)
+					since, last, repeats := pc.repeated(e, d.Cause, decode)
 					if timeouts[d.Cause] {
 						// The kubelet's give-up names no cause; the
 						// volume's own error, if any, is older.
 						if timedOut == nil {
-							timedOut = func() { pc.add(d, since, repeats, eventEvidence(e)) }
+							timedOut = func() { pc.addSeen(d, since, last, repeats, eventEvidence(e)) }
 						}
 						continue
 					}
-					pc.add(d, since, repeats, eventEvidence(e))
+					pc.addSeen(d, since, last, repeats, eventEvidence(e))
 					return
 				}
 			}

@@ -26,11 +26,11 @@ func eventMessage(e chain.Event) string {
 }
 
 // repeated is when the pod's events like newest (same reason, decoding to
-// the same cause) began and how often they happened. Failures whose message
+// the same cause) began and last happened, and how often they happened. Failures whose message
 // names a fresh object each time (a new sandbox ID per attempt) are
 // separate events, not one with a count.
-func (pc *podCtx) repeated(newest chain.Event, cause chain.CauseID, decode func(string, string) (Decoded, bool)) (time.Time, int32) {
-	since, repeats := newest.First, int32(0)
+func (pc *podCtx) repeated(newest chain.Event, cause chain.CauseID, decode func(string, string) (Decoded, bool)) (since, last time.Time, repeats int32) {
+	since, last = newest.First, newest.Last
 	for _, e := range pc.evs {
 		if e.Reason != newest.Reason || e.Type != newest.Type {
 			continue
@@ -40,7 +40,10 @@ func (pc *podCtx) repeated(newest chain.Event, cause chain.CauseID, decode func(
 			if e.First.Before(since) {
 				since = e.First
 			}
+			if e.Last.After(last) {
+				last = e.Last
+			}
 		}
 	}
-	return since, repeats
+	return since, last, repeats
 }

@@ -256,6 +256,16 @@ func (w *walker) cronJobLinks() []chain.Link {
 				failed = append(failed, p)
 			}
 		}
+		for i := range rest[:len(rest)-1] {
+			// A run that is only starting (pods created, containers
+			// coming up) is how a CronJob runs, not a rollout under way:
+			// judged as progressing, a CronJob every minute would flap
+			// between healthy and progressing. What is broken stays so.
+			if l := &rest[i]; l.Status == chain.StatusProgressing {
+				l.Notes = append(l.Notes, fmt.Sprintf("the newest Job %s is under way: %s", job.Name, l.Summary))
+				l.Status, l.Findings = chain.StatusOK, nil
+			}
+		}
 		done := w.completion(last, failed, nil)
 		done.Summary = fmt.Sprintf("the last finished Job %s: %s", last.Name, done.Summary)
 		done.Notes = append([]string{fmt.Sprintf("the newest Job %s is still running", job.Name)}, done.Notes...)
@@ -293,6 +303,7 @@ func (w *walker) schedule(cj *batchv1.CronJob) chain.Link {
 		summary += fmt.Sprintf(", %d active", n)
 	}
 	c := &collector{}
+	var notes []string
 	evs := w.s.EventsFor("CronJob", cj.Name, cj.UID)
 	var lastSchedule = cj.Status.LastScheduleTime
 	for i := len(evs) - 1; i >= 0 && c.empty(); i-- {
@@ -302,7 +313,17 @@ func (w *walker) schedule(cj *batchv1.CronJob) chain.Link {
 		case eventUnparseableSchedule, eventInvalidSchedule, eventUnknownTimeZone, eventUnparseableOnUpdate:
 			s.d = Decoded{Cause: CronJobScheduleInvalid, Summary: eventMessage(e)}
 		case eventTooManyMissed:
-			s.d = Decoded{Cause: TooManyMissedStartTimes}
+			// The second controller (1.20 on) warns and still starts the
+			// newest missed run (cronjob_controllerv2.go: nextScheduleTime
+			// returns it after the event); the CronJob does not stop, as a
+			// 1.31 user found (kubernetes/website#51861, the docs fixed in
+			// #54073). A note; what holds the run, if anything, is another
+			// event's.
+			if len(notes) == 0 {
+				notes = append(notes, "the controller missed start times ("+eventMessage(e)+", "+
+					w.s.Now.Sub(e.Last).Round(1e9).String()+" ago: it was down or its clock jumped) and started the newest run; since 1.20 that does not stop the CronJob")
+			}
+			continue
 		case eventFailedNeedsStart:
 			// The first controller (until 1.21) said both a schedule it
 			// cannot parse and too many missed start times this way.
@@ -340,5 +361,5 @@ func (w *walker) schedule(cj *batchv1.CronJob) chain.Link {
 			Summary: fmt.Sprintf("waiting for the first scheduled time of %q", cj.Spec.Schedule)},
 			object: obj, evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.lastScheduleTime", Message: "unset"}}})
 	}
-	return w.finish(chain.LinkSchedule, summary, c, 0)
+	return w.finishNoted(chain.LinkSchedule, summary, c, notes)
 }

@@ -8,6 +8,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8stypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -104,6 +105,51 @@ func TestWalkCronJobFirstController(t *testing.T) {
 		v := Walk(s, Options{}).Verdict
 		if v.Health != chain.Broken || v.Link != chain.LinkSchedule || v.Cause != tt.want || !strings.Contains(v.Summary, tt.summary) {
 			t.Errorf("%s: verdict %+v, want broken at schedule with %s saying %q", tt.reason, v, tt.want, tt.summary)
+		}
+	}
+}
+
+// TestWalkCronJobRunStarting: a CronJob's newest run whose containers are
+// still being created, after a run that completed, is how a CronJob runs:
+// healthy, saying so (a CronJob every minute used to flap to progressing,
+// the e2e's cj-missed-starts caught it). A newest run that is broken stays
+// broken.
+func TestWalkCronJobRunStarting(t *testing.T) {
+	cj := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "cj-uid", CreationTimestamp: metav1.NewTime(walkT0)},
+		Spec: batchv1.CronJobSpec{Schedule: "*/1 * * * *"},
+		Status: batchv1.CronJobStatus{LastScheduleTime: ptr.To(metav1.NewTime(walkT0.Add(time.Minute))),
+			Active: []corev1.ObjectReference{{Kind: "Job", Name: "web-2", Namespace: "shop"}}}}
+	job := func(name string, at time.Duration, done bool) batchv1.Job {
+		j := batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name, UID: k8stypes.UID(name), CreationTimestamp: metav1.NewTime(walkT0.Add(at)),
+			OwnerReferences: []metav1.OwnerReference{{Kind: "CronJob", Name: "web", UID: "cj-uid", Controller: ptr.To(true)}}}}
+		if done {
+			j.Status = batchv1.JobStatus{Succeeded: 1, Conditions: []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}}
+		} else {
+			j.Status.Active = 1
+		}
+		return j
+	}
+	first, newest := job("web-1", 0, true), job("web-2", time.Minute, false)
+	donePod := kindPod("web-1-a", &first, "Job", corev1.PodSucceeded, false, nil)
+	donePod.Status.ContainerStatuses[0].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "Completed"}}
+	for _, tt := range []struct {
+		waiting corev1.ContainerStateWaiting
+		health  chain.Health
+		cause   chain.CauseID
+	}{
+		{corev1.ContainerStateWaiting{Reason: "ContainerCreating"}, chain.Healthy, ""},
+		{corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: `Back-off pulling image "web:v9"`}, chain.Broken, ImagePullFailed},
+	} {
+		p := kindPod("web-2-a", &newest, "Job", corev1.PodPending, false, nil)
+		p.Status.ContainerStatuses[0].State = corev1.ContainerState{Waiting: &tt.waiting}
+		s := &chain.Snapshot{Kind: chain.KindCronJob, Namespace: "shop", Name: "web", CronJob: cj, Now: walkT0.Add(time.Minute + 5*time.Second),
+			Jobs: []batchv1.Job{first, newest}, Pods: []corev1.Pod{donePod, p}}
+		r := Walk(s, Options{})
+		if v := r.Verdict; v.Health != tt.health || v.Cause != tt.cause {
+			t.Errorf("newest run %s: verdict %+v, want %s %s", tt.waiting.Reason, v, tt.health, tt.cause)
+		}
+		if tt.health == chain.Healthy && !strings.Contains(strings.Join(r.Link(chain.LinkContainers).Notes, "\n"), "the newest Job web-2 is under way") {
+			t.Errorf("newest run starting: containers link %+v says nothing of the run under way", r.Link(chain.LinkContainers))
 		}
 	}
 }

@@ -207,3 +207,33 @@ func TestMaxUnavailableStall(t *testing.T) {
 		t.Errorf("not stalled: %q", got)
 	}
 }
+
+// TestWalkCronJobMissedStartsWarns: the second controller's
+// TooManyMissedTimes ("too many missed start times. Set or decrease
+// .spec.startingDeadlineSeconds or check clock skew", utils.go at v1.37.2)
+// comes before it starts the newest run: the CronJob goes on, as
+// kubernetes/website#51861's 1.31 user found, so the walk notes it and
+// blames nothing; the first controller's FailedNeedsStart stopped it
+// (TestWalkCronJobFirstController).
+func TestWalkCronJobMissedStartsWarns(t *testing.T) {
+	cj := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "cj-uid", CreationTimestamp: metav1.NewTime(walkT0)},
+		Spec:   batchv1.CronJobSpec{Schedule: "*/1 * * * *"},
+		Status: batchv1.CronJobStatus{LastScheduleTime: ptr.To(metav1.NewTime(walkT0.Add(3 * time.Hour)))}}
+	ev := chain.Event{Type: corev1.EventTypeWarning, Reason: "TooManyMissedTimes",
+		Message: "too many missed start times. Set or decrease .spec.startingDeadlineSeconds or check clock skew",
+		Object:  chain.ObjectRef{Kind: "CronJob", Name: "web", UID: "cj-uid"}, Count: 1, First: walkT0.Add(3 * time.Hour), Last: walkT0.Add(3 * time.Hour)}
+	s := &chain.Snapshot{Kind: chain.KindCronJob, Namespace: "shop", Name: "web", CronJob: cj, Now: walkT0.Add(3*time.Hour + 20*time.Second), Events: []chain.Event{ev}}
+	r := Walk(s, Options{})
+	if r.Verdict.Cause == TooManyMissedStartTimes {
+		t.Fatalf("the second controller's warning blamed: %+v", r.Verdict)
+	}
+	var notes []string
+	for _, l := range r.Links {
+		if l.ID == chain.LinkSchedule {
+			notes = l.Notes
+		}
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "too many missed start times") || !strings.Contains(notes[0], "started the newest run") {
+		t.Errorf("schedule notes = %q, want one naming the missed start times", notes)
+	}
+}

@@ -51,8 +51,8 @@ func CausesText(w io.Writer, causes []diagnose.Cause, o Options) error {
 	return p.flush(w)
 }
 
-// CausesMarkdown prints the catalogue as the README's table. The output is
-// deterministic so a test can keep the README in sync with the code.
+// CausesMarkdown prints the catalogue as docs/causes.md's table. The output is
+// deterministic so a test can keep the docs in sync with the code.
 func CausesMarkdown(w io.Writer, causes []diagnose.Cause) error {
 	var b strings.Builder
 	b.WriteString("| ID | link | when terminal | summary | next step |\n")
@@ -97,6 +97,9 @@ func terminalText(t diagnose.TerminalRule) string {
 	case diagnose.AfterGrace:
 		if t.Window > 0 {
 			return fmt.Sprintf("after %s (or the grace window, if longer)", t.Window)
+		}
+		if t.Retried {
+			return "after grace window, once a retry past it failed too"
 		}
 		return "after grace window"
 	case diagnose.AfterRepeats:

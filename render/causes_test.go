@@ -67,7 +67,7 @@ func TestCausesMarkdownGolden(t *testing.T) {
 }
 
 // TestCausesDeterministic: the order of the catalogue given does not change
-// the output, so the README stays in sync however the catalogue is built.
+// the output, so docs/causes.md stays in sync however the catalogue is built.
 func TestCausesDeterministic(t *testing.T) {
 	reversed := make([]diagnose.Cause, len(testCauses))
 	for i, c := range testCauses {

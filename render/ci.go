@@ -122,6 +122,10 @@ func Markdown(w io.Writer, l *chain.ReportList) error {
 			}
 			b.WriteString("```\n")
 		}
+		if r.Change != nil {
+			b.WriteString("\n")
+			markdownChange(&b, r.Change)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

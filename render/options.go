@@ -1,5 +1,5 @@
 // Package render prints reports and the cause catalogue for people (text with
-// optional color), for programs (JSON and YAML) and for the README
+// optional color), for programs (JSON and YAML) and for the docs
 // (Markdown). It is the only package that knows about terminals: chain and
 // diagnose decide, render only prints.
 package render

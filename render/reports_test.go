@@ -156,6 +156,12 @@ func brokenContainersReport() *chain.Report {
 			{Name: "web-6d4f8b9c7", Revision: "4", Current: true, Desired: 5, Replicas: 5},
 			{Name: "web-5b7c9d8f4", Revision: "3", Desired: 5, Replicas: 5, Ready: 5, Available: 5},
 		},
+		Change: &chain.Change{Kind: chain.ChangeTemplate, From: "3", FromName: "web-5b7c9d8f4", To: "4", ToName: "web-6d4f8b9c7",
+			HealthKnown: true, Rollback: "kubectl rollout undo deploy/web -n prod --to-revision=3",
+			Fields: []chain.FieldChange{
+				{Field: "containers[log-shipper].args", From: `["--to","stdout"]`, To: `["--to","udp://logs:514"]`},
+				{Field: "containers[web].image", From: `"registry.lab.internal/web:v3"`, To: `"registry.lab.internal/web:v9"`},
+			}},
 		Requests: 5,
 	}
 }

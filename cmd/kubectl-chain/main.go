@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"syscall"
 
 	// Cloud providers' auth plugins (exec, OIDC) for kubeconfigs that use them.
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
@@ -23,7 +24,8 @@ func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM too: kubectl chain serve runs as a pod, which is stopped with it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := cli.Execute(ctx, os.Args[1:])
 	stop()
 	os.Exit(cli.ExitCode(err))

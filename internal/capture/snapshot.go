@@ -41,8 +41,21 @@ func (b *Bundle) replicaSetOwner(s *chain.Snapshot, ls *metav1.LabelSelector) (*
 	b.serving(s)
 	b.autoscalers(s)
 	s.Assemble(rss, pods, b.eventsAbout(s))
+	b.goneNodes(s)
 	b.clock(s)
 	return s, nil
+}
+
+// goneNodes adds the nodes the live reader GETs (chain.NodesGone: those
+// that went away under the pods), when the input holds them.
+func (b *Bundle) goneNodes(s *chain.Snapshot) {
+	for _, name := range chain.NodesGone(s) {
+		for i := range b.Nodes {
+			if b.Nodes[i].Name == name {
+				s.Nodes = append(s.Nodes, b.Nodes[i])
+			}
+		}
+	}
 }
 
 // Read selects one workload of any kind from the bundle with what the live
@@ -134,6 +147,7 @@ func (b *Bundle) read(namespace string, ref chain.Ref) (*chain.Snapshot, error) 
 	b.serving(s)
 	b.autoscalers(s)
 	s.Assemble(nil, s.Pods, b.eventsAbout(s))
+	b.goneNodes(s) // a DaemonSet holds every node already: none named
 	b.clock(s)
 	return s, nil
 }

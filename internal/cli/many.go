@@ -71,10 +71,19 @@ func (o *Options) readTargets(ctx context.Context, reader *kube.Reader) (*target
 // targetsOf are the workloads of a bundle read for a selector, --all or
 // -A.
 func (o *Options) targetsOf(bundle *capture.Bundle, gaps []chain.Gap, requests int) (*targets, error) {
+	return o.targetsWhere(bundle, gaps, requests, nil)
+}
+
+// targetsWhere is targetsOf of the workloads keep keeps (all when nil):
+// serve judges again only those whose objects changed.
+func (o *Options) targetsWhere(bundle *capture.Bundle, gaps []chain.Gap, requests int, keep func(capture.Workload) bool) (*targets, error) {
 	t := &targets{requests: requests}
 	// Namespace, kind, then name, whatever order the API server listed
 	// them in.
 	for _, w := range sortedWorkloads(bundle, "", bundle.Traffic("")...) {
+		if keep != nil && !keep(w) {
+			continue
+		}
 		if chain.IsTraffic(w.Kind) && !o.selects(w.Object.GetLabels()) {
 			continue // Gateways and Services are listed whole
 		}
@@ -136,6 +145,7 @@ func (o *Options) followMany(ctx context.Context, reader *kube.Reader, t *target
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	m := &manyWaiter{o: o, reader: reader, targets: t, start: o.now(), last: map[string]string{}}
+	o.conn = reader.Conn()
 	changed := make(chan struct{}, 1)
 	var forbidden <-chan string
 	ns, refs, poll := o.namespace, o.refs, false

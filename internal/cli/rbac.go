@@ -127,8 +127,13 @@ func rbacManifests(ns string, subject rbacv1.Subject, extra ...kube.Permission) 
 		&rbacv1.ClusterRoleBinding{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
 			ObjectMeta: metav1.ObjectMeta{Name: bindingName(clusterRole, subject), Labels: labels},
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterRole}, Subjects: []rbacv1.Subject{subject}})
+	return yamlDocs(fmt.Sprintf("# kubectl chain %s: get, list and watch only; never Secrets.\n", Version()), docs)
+}
+
+// yamlDocs is a YAML stream of docs after a header comment.
+func yamlDocs(header string, docs []any) ([]byte, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# kubectl chain %s: get, list and watch only; never Secrets.\n", Version())
+	b.WriteString(header)
 	for _, d := range docs {
 		y, err := yaml.Marshal(d)
 		if err != nil {

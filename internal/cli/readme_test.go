@@ -13,11 +13,11 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/render"
 )
 
-// TestReadmeCausesInSync keeps the README's causes table equal to what
+// TestReadmeCausesInSync keeps the causes page's table (docs/causes.md) equal to what
 // `kubectl chain causes -o markdown` prints, so the docs cannot drift from
 // the code. UPDATE_GOLDEN=1 rewrites the table.
 func TestReadmeCausesInSync(t *testing.T) {
-	path := filepath.Join("..", "..", "README.md")
+	path := filepath.Join("..", "..", "docs", "causes.md")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +26,7 @@ func TestReadmeCausesInSync(t *testing.T) {
 	doc := string(data)
 	i, j := strings.Index(doc, start), strings.Index(doc, end)
 	if i < 0 || j < i {
-		t.Fatalf("README.md has no %q ... %q section", start, end)
+		t.Fatalf("docs/causes.md has no %q ... %q section", start, end)
 	}
 	var table bytes.Buffer
 	if err := render.CausesMarkdown(&table, diagnose.Catalogue()); err != nil {
@@ -41,7 +41,7 @@ func TestReadmeCausesInSync(t *testing.T) {
 		return
 	}
 	if diff := cmp.Diff(table.String(), got); diff != "" {
-		t.Errorf("README.md causes table is out of date; run UPDATE_GOLDEN=1 go test ./internal/cli (-want +got):\n%s", diff)
+		t.Errorf("docs/causes.md's causes table is out of date; run UPDATE_GOLDEN=1 go test ./internal/cli (-want +got):\n%s", diff)
 	}
 }
 

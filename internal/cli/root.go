@@ -69,6 +69,8 @@ type Options struct {
 	// changed signals its changes.
 	mirror  *kube.Mirror
 	changed chan struct{}
+	// conn is the followed reader's view of the API server, for a wait.
+	conn *kube.Conn
 	// producers are the producer kinds the cluster serves, resolved once
 	// when a Secret is first found missing.
 	producers []chain.APIResource
@@ -147,7 +149,7 @@ cause, the verbatim evidence and the next step. It only reads (get and list).`,
 	cmd.Flags().StringVarP(&o.Selector, "selector", "l", "", "judge the workloads matching this label selector (e.g. app=web)")
 	cmd.Flags().BoolVar(&o.All, "all", false, "judge every workload in the namespace")
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "judge every workload in every namespace (with -l, those matching)")
-	cmd.AddCommand(newVersionCommand(o.IOStreams), newCausesCommand(o), newExplainCommand(o), newCaptureCommand(o), newRBACCommand(o), newLabCommand(o.IOStreams))
+	cmd.AddCommand(newVersionCommand(o.IOStreams), newCausesCommand(o), newExplainCommand(o), newCaptureCommand(o), newRBACCommand(o), newMCPCommand(o), newServeCommand(o), newLabCommand(o.IOStreams))
 	return cmd
 }
 

@@ -36,8 +36,10 @@ type rollout interface {
 
 // follow waits on r: watches signal changes on changed, each change re-reads
 // (at most every minRefetch), the chain is re-walked every tick, and the
-// loop ends when r is done, or at the timeout with the last verdict. With
-// poll set, or once a watch is reported forbidden, or while re-reads fail,
+// loop ends when r is done, or at the timeout with the last verdict (exit
+// 6 instead when the API server does not answer the watches then). While
+// it does not, nothing is re-read, stderr says since when, and once it
+// answers the watches resume where they left off. With poll set, or once a watch is reported forbidden, or while re-reads fail,
 // it re-reads every pollEvery instead of waiting for a change.
 func (o *Options) follow(ctx context.Context, r rollout, what string, changed <-chan struct{}, forbidden <-chan string, poll bool) error {
 	ticker := time.NewTicker(tick)
@@ -45,6 +47,7 @@ func (o *Options) follow(ctx context.Context, r rollout, what string, changed <-
 	var (
 		lastFetch time.Time
 		failing   string // the re-read error last reported, so it is said once
+		notice    = &connNotice{conn: o.conn}
 	)
 	for {
 		done, err := r.walk(o.now())
@@ -60,6 +63,9 @@ func (o *Options) follow(ctx context.Context, r rollout, what string, changed <-
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				r.clear()
 				fmt.Fprintf(o.ErrOut, "timed out after %s waiting for %s\n", o.Timeout, what)
+				if err := notice.unreachable(time.Now()); err != nil {
+					return err
+				}
 			}
 			return r.finish()
 		case msg := <-forbidden:
@@ -68,10 +74,14 @@ func (o *Options) follow(ctx context.Context, r rollout, what string, changed <-
 			poll, refetch = true, true
 		case <-ticker.C:
 			refetch = (poll || failing != "") && time.Since(lastFetch) >= pollEvery
+			// After an outage, one re-read: a change may have come while
+			// the watches were away, and a re-read may have failed.
+			refetch = notice.check(o.ErrOut, r.clear, time.Now()) || refetch
 		case <-changed:
 			refetch = true
 		}
-		if !refetch {
+		if since, _ := notice.lost(); !refetch || !since.IsZero() {
+			// Nothing to read, or no server to read it from.
 			continue
 		}
 		if wait := minRefetch - time.Since(lastFetch); wait > 0 {
@@ -127,6 +137,7 @@ func (o *Options) runWait(ctx context.Context, reader *kube.Reader, snap *chain.
 	defer cancel()
 	changed := make(chan struct{}, 1)
 	forbidden := reader.Watch(ctx, snap, changed)
+	o.conn = reader.Conn()
 	return o.follow(ctx, w, "the rollout", changed, forbidden, false)
 }
 

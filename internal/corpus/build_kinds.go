@@ -69,6 +69,9 @@ type CronJobSpec struct {
 	Suspend           bool                      `json:"suspend,omitempty"`
 	ConcurrencyPolicy batchv1.ConcurrencyPolicy `json:"concurrencyPolicy,omitempty"`
 	NoJob             bool                      `json:"noJob,omitempty"`
+	// Previous is the one pod of the run before the incident's Job, ten
+	// minutes earlier; only Succeeded (its Job Complete) is built.
+	Previous *PodSpec `json:"previous,omitempty"`
 }
 
 // eventOwners are the objects besides pods an event can be on, by kind.
@@ -91,6 +94,9 @@ func (in Incident) checkKind() error {
 	}
 	if in.Job != nil && k != "Job" && k != "CronJob" {
 		return fmt.Errorf("job: is not for a %s", k)
+	}
+	if p := in.CronJob; p != nil && p.Previous != nil && p.Previous.Phase != corev1.PodSucceeded {
+		return fmt.Errorf("cronjob.previous: only a Succeeded run is built")
 	}
 	if k == "CronJob" && in.CronJob == nil {
 		return fmt.Errorf("a CronJob needs cronjob: {} (schedule, suspend, concurrencyPolicy, noJob)")
@@ -240,6 +246,10 @@ func (b *builder) kindItems() []any {
 		owners["cronjob"] = objectRef("batch/v1", "CronJob", cj)
 		cj.Spec.JobTemplate.Spec = b.job("", nil).Spec
 		cj.Spec.JobTemplate.Spec.Selector, cj.Spec.JobTemplate.Spec.Template.Labels = nil, nil
+		if s.Previous != nil {
+			cj.CreationTimestamp = at(-time.Hour)
+			items = append(items, b.previousRun(cj, app, *s.Previous)...)
+		}
 		if !s.NoJob {
 			job := b.job(app+"-29450880", cj)
 			items = append(items, job)
@@ -247,6 +257,10 @@ func (b *builder) kindItems() []any {
 			owners["job"] = objectRef("batch/v1", "Job", job)
 			b.jobStatus(job, pods)
 			when := at(time.Second)
+			if s.Previous != nil {
+				// The run after a finished one has just started.
+				when = shiftRun(job, pods, Now.Add(-10*time.Second).Sub(when.Time))
+			}
 			cj.Status.LastScheduleTime = &when
 			if !finished(job) {
 				cj.Status.Active = []corev1.ObjectReference{{APIVersion: "batch/v1", Kind: "Job", Namespace: namespace, Name: job.Name, UID: job.UID}}
@@ -287,103 +301,4 @@ func (b *builder) node(i int, n NodeSpec) *corev1.Node {
 	}
 	node.Status.Conditions = []corev1.NodeCondition{ready}
 	return node
-}
-
-// job is the incident's Job named name (owned by cj when set); name ""
-// builds the CronJob's jobTemplate.
-func (b *builder) job(name string, cj *batchv1.CronJob) *batchv1.Job {
-	s := b.in.Job
-	if s == nil {
-		s = &JobSpec{}
-	}
-	job := &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}, ObjectMeta: b.meta("job", name, nil)}
-	uid := string(job.UID)
-	job.Labels = map[string]string{"batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": name, "controller-uid": uid, "job-name": name}
-	tmpl := b.template()
-	tmpl.Labels = job.Labels
-	tmpl.Spec.RestartPolicy = corev1.RestartPolicyNever
-	if s.RestartPolicy != "" {
-		tmpl.Spec.RestartPolicy = s.RestartPolicy
-	}
-	one, six, no := int32(1), int32(6), false
-	job.Spec = batchv1.JobSpec{Parallelism: &one, Completions: &one, BackoffLimit: &six, ActiveDeadlineSeconds: s.ActiveDeadlineSeconds,
-		Suspend: &s.Suspend, ManualSelector: &no, Template: tmpl,
-		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"batch.kubernetes.io/controller-uid": uid}}}
-	for _, o := range []struct{ to, from *int32 }{{job.Spec.Parallelism, s.Parallelism}, {job.Spec.Completions, s.Completions}, {job.Spec.BackoffLimit, s.BackoffLimit}} {
-		if o.from != nil {
-			*o.to = *o.from
-		}
-	}
-	if cj != nil {
-		job.CreationTimestamp = at(time.Second)
-		job.OwnerReferences = []metav1.OwnerReference{*ownerRef("batch/v1", "CronJob", cj.Name, cj)}
-		job.Annotations = map[string]string{"batch.kubernetes.io/cronjob-scheduled-timestamp": at(time.Second).UTC().Format(time.RFC3339)}
-	}
-	return job
-}
-
-func (b *builder) jobPods(job *batchv1.Job, prefix string) []*corev1.Pod {
-	pods := make([]*corev1.Pod, len(b.in.Pods))
-	for i := range b.in.Pods {
-		pods[i] = b.podOf(i, prefix+"-"+b.suffix("pod", i, 5), job.Spec.Template, ownerRef("batch/v1", "Job", job.Name, job))
-	}
-	return pods
-}
-
-// jobStatus counts the pods as the Job controller does, and keeps the
-// thread's conditions.
-func (b *builder) jobStatus(job *batchv1.Job, pods []*corev1.Pod) {
-	st := &job.Status
-	start := at(time.Second)
-	st.StartTime = &start
-	for _, p := range pods {
-		switch p.Status.Phase {
-		case corev1.PodFailed:
-			st.Failed++
-		case corev1.PodSucceeded:
-			st.Succeeded++
-		default:
-			st.Active++
-		}
-	}
-	ready := readyCount(pods)
-	st.Ready = &ready
-	if s := b.in.Job; s != nil {
-		if s.Failed != nil {
-			st.Failed = *s.Failed
-		}
-		if s.Succeeded != nil {
-			st.Succeeded = *s.Succeeded
-		}
-		for _, c := range s.Conditions {
-			if c.LastProbeTime.IsZero() {
-				c.LastProbeTime = ago(30 * time.Second)
-			}
-			if c.LastTransitionTime.IsZero() {
-				c.LastTransitionTime = ago(30 * time.Second)
-			}
-			st.Conditions = append(st.Conditions, c)
-		}
-	}
-}
-
-func finished(job *batchv1.Job) bool {
-	for _, c := range job.Status.Conditions {
-		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return false
-}
-
-func readyCount(pods []*corev1.Pod) int32 {
-	var n int32
-	for _, p := range pods {
-		for _, c := range p.Status.Conditions {
-			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
-				n++
-			}
-		}
-	}
-	return n
 }

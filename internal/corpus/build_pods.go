@@ -21,7 +21,11 @@ func (b *builder) pod(rs *appsv1.ReplicaSet, i int) *corev1.Pod {
 // podOf rebuilds pod i named name from template, owned by owner (none for
 // a bare pod).
 func (b *builder) podOf(i int, name string, tmpl corev1.PodTemplateSpec, owner *metav1.OwnerReference) *corev1.Pod {
-	ps := b.in.Pods[i]
+	return b.podFrom(b.in.Pods[i], i, name, tmpl, owner)
+}
+
+// podFrom rebuilds pod ps as podOf does, with index i's UID and node.
+func (b *builder) podFrom(ps PodSpec, i int, name string, tmpl corev1.PodTemplateSpec, owner *metav1.OwnerReference) *corev1.Pod {
 	p := &corev1.Pod{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, UID: b.uid("pod", i),

@@ -73,6 +73,9 @@ func (m Message) ID() string { return fmt.Sprintf("%s#%d", m.Family, m.Index) }
 type Want struct {
 	Link  chain.LinkID  `json:"link"`
 	Cause chain.CauseID `json:"cause"`
+	// Health healthy: an incident where a peer saw a failure that was
+	// none; link and cause stay empty.
+	Health chain.Health `json:"health,omitempty"`
 }
 
 // Root is testdata/real relative to a package directory two levels down

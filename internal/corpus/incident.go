@@ -5,6 +5,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
 // Incident is one real incident, as a public thread showed it, in a compact
@@ -70,7 +72,14 @@ func (in Incident) check() error {
 	if err := in.Provenance.check(); err != nil {
 		return err
 	}
-	if in.Want.Link == "" || in.Want.Cause == "" {
+	switch {
+	case in.Want.Health == chain.Healthy:
+		if in.Want.Link != "" || in.Want.Cause != "" {
+			return fmt.Errorf("want: a healthy incident has no link or cause")
+		}
+	case in.Want.Health != "":
+		return fmt.Errorf("want.health: only healthy is named; a failure names its link and cause")
+	case in.Want.Link == "" || in.Want.Cause == "":
 		return fmt.Errorf("want needs link and cause")
 	}
 	if len(in.Pods) == 0 && len(in.Events) == 0 && in.Deployment == nil && in.Job == nil && in.CronJob == nil && in.DaemonSet == nil {

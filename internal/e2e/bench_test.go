@@ -1,6 +1,6 @@
 package e2e
 
-// The bench command (README, "Benchmarks"):
+// The bench command (docs/benchmarks.md):
 //
 //	go test ./internal/e2e -run '^$' -bench . -benchtime 1x -timeout 40m -v
 //

@@ -169,7 +169,7 @@ func labPids(t *testing.T, l state.Layout) []int {
 	return out
 }
 
-func labPid(t *testing.T, l state.Layout, c string) int {
+func labPid(t testing.TB, l state.Layout, c string) int {
 	t.Helper()
 	b, err := os.ReadFile(l.Pid(c))
 	if err != nil {
@@ -183,7 +183,7 @@ func labPid(t *testing.T, l state.Layout, c string) int {
 }
 
 // killComponent sends SIGKILL to a component and returns its pid.
-func killComponent(t *testing.T, l state.Layout, c string) int {
+func killComponent(t testing.TB, l state.Layout, c string) int {
 	t.Helper()
 	pid := labPid(t, l, c)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {

@@ -37,7 +37,10 @@ var (
 	faultsDir string
 	// realDir is the state directory of TestRealNode's lab, which has a
 	// real node; the reaper takes it down too.
-	realDir    string
+	realDir string
+	// restartDir is the lab whose API server
+	// TestWaitThroughAPIServerRestart kills.
+	restartDir string
 	kubeconfig string
 	client     kubernetes.Interface
 )
@@ -67,6 +70,7 @@ func run(m *testing.M) int {
 	defer os.RemoveAll(tmp)
 	labBin, chainBin = filepath.Join(tmp, "kubectl-chain-lab"), filepath.Join(tmp, "kubectl-chain")
 	stateDir, faultsDir, realDir = filepath.Join(tmp, "lab"), filepath.Join(tmp, "faults"), filepath.Join(tmp, "real")
+	restartDir = filepath.Join(tmp, "restart")
 	trafficBin := filepath.Join(tmp, traffic.Program)
 	trafficBuilt, rolloutsBuilt := make(chan error, 1), make(chan error, 1)
 	go func() { trafficBuilt <- buildTrafficController(trafficBin) }()
@@ -84,7 +88,7 @@ func run(m *testing.M) int {
 	// Components run detached from this process. The reaper tears the lab
 	// down when this process is gone, however it ends (a panic in a test, a
 	// -timeout, a kill); the deferred down covers the normal path.
-	if err := startReaper(tmp, stateDir, faultsDir, realDir); err != nil {
+	if err := startReaper(tmp, stateDir, faultsDir, realDir, restartDir); err != nil {
 		return fail("starting the lab reaper: %v", err)
 	}
 	defer lab("down")
@@ -92,7 +96,7 @@ func run(m *testing.M) int {
 	// left up is taken down here, while the lab binary the reaper would
 	// use is still in tmp (the deferred RemoveAll deletes it).
 	defer func() {
-		for _, d := range []string{faultsDir, realDir} {
+		for _, d := range []string{faultsDir, realDir, restartDir} {
 			if _, err := os.Stat(d); err == nil {
 				_, _ = labAt(d, "down")
 			}

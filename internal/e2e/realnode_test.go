@@ -90,6 +90,7 @@ func TestRealNode(t *testing.T) {
 		}
 	}
 	checkFidelityTable(t, rows)
+	t.Run("serve in the cluster", func(t *testing.T) { serveInCluster(t, c, kc, spec, state.Layout{Dir: realDir}) })
 
 	t.Run("down leaves nothing", func(t *testing.T) {
 		if out, err := labAt(realDir, "down"); err != nil {
@@ -170,6 +171,13 @@ func compareEngines(t *testing.T, c kubernetes.Interface, kc string, sc scenario
 	for engine, ns := range nss {
 		if err := scenarios.ApplyWith(ctx, c, sc, ns, scenarios.Options{Engine: engine}); err != nil {
 			t.Fatal(err)
+		}
+		if sc.Later > 0 {
+			go func() {
+				if err := scenarios.ApplyLater(ctx, c, sc, ns, scenarios.Options{Engine: engine}); err != nil {
+					t.Logf("later step on %s: %v", engine, err)
+				}
+			}()
 		}
 	}
 	start := time.Now()
@@ -486,6 +494,10 @@ var maskRes = []struct {
 	{regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`), "TIME"},
 	{regexp.MustCompile(`sha256:[0-9a-f]{64}`), "DIGEST"},
 	{regexp.MustCompile(`127\.0\.0\.1:\d+`), "127.0.0.1:PORT"},
+	// A registry outage ends at a second counted from each copy's apply.
+	{regexp.MustCompile(`/outage/(\d+)-until-\d+/`), "/outage/$1-until-UNIX/"},
+	// A slow path is made unique at each apply.
+	{regexp.MustCompile(`/slow/([0-9a-z.]+)-[0-9a-z]+/`), "/slow/$1-ID/"},
 	{regexp.MustCompile(`\b[0-9a-f]{12,}\b`), "ID"},
 	{regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}\b`), "IP"},
 	{regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|ms|s|m|h)\b`), "DUR"},
@@ -494,6 +506,10 @@ var maskRes = []struct {
 	// containerd's default on a simulated one.
 	{regexp.MustCompile(`in path \[[^\]]*\]`), "in path [CNI-BIN-DIRS]"},
 	{regexp.MustCompile(`kube-api-access-[a-z0-9]{5}`), "kube-api-access-XXXXX"},
+	// The kubelet's --root-dir: the node's directory in the lab's state on
+	// a real node, the default /var/lib/kubelet on a simulated one (a
+	// Localhost seccomp profile's path is under it).
+	{regexp.MustCompile(`/\S*/nodes/NODE/kubelet/`), "/var/lib/kubelet/"},
 }
 
 func newMasker(ns string, pods []corev1.Pod) masker {
@@ -516,7 +532,7 @@ func (m masker) mask(s string) string {
 	return s
 }
 
-// checkFidelityTable keeps the README's comparison table equal to the
+// checkFidelityTable keeps docs/real-nodes.md's comparison table equal to the
 // measured one; UPDATE_GOLDEN=1 rewrites it.
 func checkFidelityTable(t *testing.T, rows []fidelityRow) {
 	sort.Slice(rows, func(i, j int) bool { return rows[i].Scenario < rows[j].Scenario })
@@ -529,7 +545,7 @@ func checkFidelityTable(t *testing.T, rows []fidelityRow) {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.Scenario, verdictCell(r.Simulated), verdictCell(r.Real), equal)
 	}
-	path := filepath.Join("..", "..", "README.md")
+	path := filepath.Join("..", "..", "docs", "real-nodes.md")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -538,7 +554,7 @@ func checkFidelityTable(t *testing.T, rows []fidelityRow) {
 	doc := string(data)
 	i, j := strings.Index(doc, start), strings.Index(doc, end)
 	if i < 0 || j < i {
-		t.Fatalf("README.md has no %q ... %q section", start, end)
+		t.Fatalf("docs/real-nodes.md has no %q ... %q section", start, end)
 	}
 	if os.Getenv("UPDATE_GOLDEN") != "" {
 		doc = doc[:i+len(start)] + b.String() + doc[j:]
@@ -548,7 +564,7 @@ func checkFidelityTable(t *testing.T, rows []fidelityRow) {
 		return
 	}
 	if got := doc[i+len(start) : j]; got != b.String() {
-		t.Errorf("README.md's comparison of the engines is out of date; UPDATE_GOLDEN=1 go test -run TestRealNode ./internal/e2e rewrites it. Measured:\n%s", b.String())
+		t.Errorf("docs/real-nodes.md's comparison of the engines is out of date; UPDATE_GOLDEN=1 go test -run TestRealNode ./internal/e2e rewrites it. Measured:\n%s", b.String())
 	}
 }
 

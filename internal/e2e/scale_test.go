@@ -212,9 +212,24 @@ func (c *bigCluster) measure(ctx context.Context, tb testing.TB, agent string, c
 }
 
 // auditRequests counts the requests of user agent prefix agent in the
-// audit log from offset on, by verb (a watch is logged when it starts and
-// when it ends: requests are counted by audit ID).
+// audit log from offset on, by verb.
 func auditRequests(tb testing.TB, path string, from int64, agent string) map[string]int {
+	return countAudit(tb, path, from, func(ev auditEvent) bool { return strings.HasPrefix(ev.UserAgent, agent) })
+}
+
+// auditEvent is what the tests read of an audit log line.
+type auditEvent struct {
+	AuditID    string    `json:"auditID"`
+	Verb       string    `json:"verb"`
+	UserAgent  string    `json:"userAgent"`
+	RequestURI string    `json:"requestURI"`
+	Received   time.Time `json:"requestReceivedTimestamp"`
+}
+
+// countAudit counts the requests keep accepts in the audit log from offset
+// on, by verb (a watch is logged when it starts and when it ends: requests
+// are counted by audit ID).
+func countAudit(tb testing.TB, path string, from int64, keep func(auditEvent) bool) map[string]int {
 	f, err := os.Open(path)
 	if err != nil {
 		tb.Fatal(err)
@@ -228,12 +243,8 @@ func auditRequests(tb testing.TB, path string, from int64, agent string) map[str
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
-		var ev struct {
-			AuditID   string `json:"auditID"`
-			Verb      string `json:"verb"`
-			UserAgent string `json:"userAgent"`
-		}
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || !strings.HasPrefix(ev.UserAgent, agent) || seen[ev.AuditID] {
+		var ev auditEvent
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || seen[ev.AuditID] || !keep(ev) {
 			continue
 		}
 		seen[ev.AuditID] = true

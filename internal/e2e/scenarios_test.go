@@ -96,6 +96,9 @@ func runScenario(t *testing.T, sc scenarios.Scenario) {
 	if err := scenarios.Apply(ctx, client, sc, ns); err != nil {
 		t.Fatal(err)
 	}
+	if sc.Later > 0 {
+		faultBeforeItHeals(ctx, t, sc, ns, start)
+	}
 	want := verdict{Health: sc.Health, Link: sc.Link, Cause: sc.Cause}
 	deadline := start.Add(sc.Deadline)
 	var got verdict
@@ -133,6 +136,7 @@ func runScenario(t *testing.T, sc scenarios.Scenario) {
 	if again != want {
 		t.Errorf("verdict changed after %v: %+v, want %+v\n%s\n%s", settle, again, want, out, captured(ctx, ns))
 	}
+	checkChange(t, sc, out)
 	checkKubeletEvents(ctx, t, ns)
 	checkCapture(ctx, t, sc, ns, want)
 	if sc.KindOf() == chain.KindCronJob || chain.IsTraffic(sc.KindOf()) || chain.IsResource(sc.KindOf()) {
@@ -278,4 +282,45 @@ func clusterScopedLeft(ctx context.Context, t *testing.T, ns string) []string {
 		keep("gatewayclass", o.Metadata.Name)
 	}
 	return left
+}
+
+// faultBeforeItHeals plays a healing scenario's first part: once the
+// verdict is its terminal twin's (the fault as it is), and not terminal, so
+// that a --wait would still be waiting, the later step is started, Later
+// on; the fault is never healed before it was seen.
+func faultBeforeItHeals(ctx context.Context, t *testing.T, sc scenarios.Scenario, ns string, start time.Time) {
+	t.Helper()
+	twin, err := scenarios.Get(sc.Heals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := verdict{Health: twin.Health, Link: twin.Link, Cause: twin.Cause}
+	var got verdict
+	var out []byte
+	for time.Since(start) < sc.Deadline {
+		if got, out, _, err = diagnose(ctx, sc.Target(), "-n", ns); err != nil {
+			t.Fatal(err)
+		}
+		if got == want {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	var r struct {
+		Verdict struct {
+			Terminal bool `json:"terminal"`
+		} `json:"verdict"`
+	}
+	_ = json.Unmarshal(out, &r)
+	t.Logf("the fault, %v after apply: %s %s %s (terminal %v)", time.Since(start).Round(time.Second), got.Health, got.Link, got.Cause, r.Verdict.Terminal)
+	if got != want || r.Verdict.Terminal {
+		t.Errorf("before the fault heals: %+v (terminal %v), want %s's %+v, not terminal\n%s", got, r.Verdict.Terminal, twin.Name, want, out)
+	}
+	later := make(chan error, 1)
+	go func() { later <- scenarios.ApplyLater(ctx, client, sc, ns, scenarios.Options{}) }()
+	t.Cleanup(func() {
+		if err := <-later; err != nil {
+			t.Errorf("later step: %v", err)
+		}
+	})
 }

@@ -51,13 +51,40 @@ func chainWait(ctx context.Context, t *testing.T, ns, name string, timeout time.
 // chainWaitFor runs kubectl-chain TARGET --wait --timeout TIMEOUT -o json.
 func chainWaitFor(ctx context.Context, t *testing.T, ns, target string, timeout time.Duration) waitResult {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, chainBin, target, "-n", ns, "--wait", "--timeout", timeout.String(),
-		"-o", "json", "--kubeconfig", kubeconfig)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	r := waitResult{took: time.Since(start), stdout: stdout.String(), stderr: stderr.String()}
+	r := startWait(ctx, t, kubeconfig, ns, target, timeout).result(t)
+	if r.stdout == "" {
+		t.Fatalf("decoding the report: no report on stdout\n%s", r)
+	}
+	t.Logf("--wait: %s %s %s, exit %d after %v", r.verdict.Health, r.verdict.Link, r.verdict.Cause, r.code, r.took.Round(100*time.Millisecond))
+	return r
+}
+
+// runningWait is a kubectl-chain --wait started in the background.
+type runningWait struct {
+	cmd            *exec.Cmd
+	start          time.Time
+	stdout, stderr bytes.Buffer
+}
+
+// startWait starts kubectl-chain TARGET --wait -o json on the lab of
+// kubeconfig kc.
+func startWait(ctx context.Context, t *testing.T, kc, ns, target string, timeout time.Duration) *runningWait {
+	t.Helper()
+	w := &runningWait{start: time.Now()}
+	w.cmd = exec.CommandContext(ctx, chainBin, target, "-n", ns, "--wait", "--timeout", timeout.String(),
+		"-o", "json", "--kubeconfig", kc)
+	w.cmd.Stdout, w.cmd.Stderr = &w.stdout, &w.stderr
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// result waits for the wait to end and decodes its report, if any.
+func (w *runningWait) result(t *testing.T) waitResult {
+	t.Helper()
+	err := w.cmd.Wait()
+	r := waitResult{took: time.Since(w.start), stdout: w.stdout.String(), stderr: w.stderr.String()}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
@@ -65,14 +92,15 @@ func chainWaitFor(ctx context.Context, t *testing.T, ns, target string, timeout 
 	case err != nil:
 		t.Fatal(err)
 	}
-	var report struct {
-		Verdict verdict `json:"verdict"`
+	if r.stdout != "" {
+		var report struct {
+			Verdict verdict `json:"verdict"`
+		}
+		if err := json.Unmarshal(w.stdout.Bytes(), &report); err != nil {
+			t.Fatalf("decoding the report: %v\n%s", err, r)
+		}
+		r.verdict = report.Verdict
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &report); err != nil {
-		t.Fatalf("decoding the report: %v\n%s", err, r)
-	}
-	r.verdict = report.Verdict
-	t.Logf("--wait: %s %s %s, exit %d after %v", r.verdict.Health, r.verdict.Link, r.verdict.Cause, r.code, r.took.Round(100*time.Millisecond))
 	return r
 }
 
@@ -95,7 +123,7 @@ func expectWait(t *testing.T, r waitResult, want verdict, code int, timedOut boo
 // that no node should run exits 1 once the grace has passed; a suspended
 // CronJob exits 1 at once. (A DaemonSet whose containers crash after they
 // turned ready is, like a Deployment's, complete for a moment: past the
-// horizon of a rollout wait, see README "Waiting for a rollout".) A
+// horizon of a rollout wait, see docs/ci.md "Waiting for a rollout".) A
 // Service or an Ingress is followed the same way.
 func TestWaitKinds(t *testing.T) {
 	t.Parallel()

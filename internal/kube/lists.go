@@ -149,3 +149,30 @@ func eventsAbout(o chain.ObjectRef) string {
 	}
 	return fields.Set{"involvedObject.kind": o.Kind, "involvedObject.name": o.Name}.String()
 }
+
+// readGoneNodes is the read's last, optional round trip: when pods say
+// their node went away (chain.NodesGone), GET those nodes in parallel so
+// the walk quotes their Ready condition ("Kubelet stopped posting node
+// status."). A DaemonSet lists the nodes already. A node that cannot be
+// read (deleted, or a namespace's RBAC) leaves the pods' own evidence,
+// which names it: the walk does not need it for its verdict.
+func (r *Reader) readGoneNodes(ctx context.Context, snap *chain.Snapshot) {
+	names := chain.NodesGone(snap)
+	nodes := make([]*corev1.Node, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Go(func() {
+			if n, err := r.Client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{}); err == nil {
+				nodes[i] = n
+			}
+		})
+	}
+	wg.Wait()
+	snap.Requests += len(names)
+	for _, n := range nodes {
+		if n != nil {
+			slim(n) // images and managed fields: long, and not evidence
+			snap.Nodes = append(snap.Nodes, *n)
+		}
+	}
+}

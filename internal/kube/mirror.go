@@ -48,6 +48,36 @@ type Mirror struct {
 	changes  int
 	bundle   *capture.Bundle
 	bundleAt int
+	// everything and dirty say what changed since TakeChanged: a whole
+	// store (a read, a restart) or a cluster-scoped object, else the
+	// namespaces of the objects that changed.
+	everything bool
+	dirty      map[string]bool
+}
+
+// touched records a change to an object of namespace ns ("" for a whole
+// store or a cluster-scoped object). m.mu must be held.
+func (m *Mirror) touched(ns string) {
+	m.changes++
+	if ns == "" {
+		m.everything = true
+		return
+	}
+	if m.dirty == nil {
+		m.dirty = map[string]bool{}
+	}
+	m.dirty[ns] = true
+}
+
+// TakeChanged says what changed since it was last called: everything
+// (a store read anew, a cluster-scoped object such as a node), or only the
+// objects of the namespaces it returns.
+func (m *Mirror) TakeChanged() (everything bool, namespaces map[string]bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	everything, namespaces = m.everything, m.dirty
+	m.everything, m.dirty = false, nil
+	return everything, namespaces
 }
 
 // Stale says a watch was refused: the mirror no longer follows the scope,
@@ -76,6 +106,9 @@ func (r *Reader) Mirror(ctx context.Context, namespace, selector string, follow 
 	deps, sts, ds := n("deployments"), n("statefulsets"), n("daemonsets")
 	traffic := n("ingresses") || n("gateways") || n("httproutes") || n("grpcroutes") || n("tlsroutes")
 	m.mu.Unlock()
+	if r.MirrorEverything {
+		deps, sts, ds, traffic = true, true, true, true
+	}
 	// The objects the workloads own, and the first page of the events.
 	var (
 		wg    sync.WaitGroup
@@ -120,7 +153,7 @@ func (m *Mirror) read(ctx context.Context, r *Reader, srcs []source, follow bool
 		switch err := o.err; {
 		case err == nil:
 			m.stores[s.resource] = o.st
-			m.changes++
+			m.touched("")
 			r.read.note(s.resource, o.rv)
 			if follow {
 				go m.follow(ctx, r, s, o.w, o.rv, changed)
@@ -142,7 +175,7 @@ func (m *Mirror) read(ctx context.Context, r *Reader, srcs []source, follow bool
 			return fmt.Errorf("listing %s in %s: %w", s.res, scope, err)
 		}
 		m.stores[s.resource] = newStore()
-		m.changes++
+		m.touched("")
 	}
 	return nil
 }

@@ -90,7 +90,7 @@ func (m *Mirror) events(ctx context.Context, r *Reader, s source, p pageOf, foll
 	}
 	m.mu.Lock()
 	m.stores[s.resource] = st
-	m.changes++
+	m.touched("")
 	m.mu.Unlock()
 	r.read.note(s.resource, p.rv)
 	if follow {
@@ -128,7 +128,7 @@ func settleEvents(m *Mirror, err error) error {
 	m.Gaps = append(m.Gaps, chain.Gap{Resource: chain.ResourceEvents, Verb: "list", Forbidden: apierrors.IsForbidden(err), Message: err.Error()})
 	m.mu.Lock()
 	m.stores["events"] = newStore()
-	m.changes++
+	m.touched("")
 	m.mu.Unlock()
 	return nil
 }

@@ -97,7 +97,7 @@ func slim(o runtime.Object) (any, bool) {
 	}
 	switch v := o.(type) {
 	case *appsv1.ControllerRevision:
-		v.Data.Raw = nil
+		// Data (the revision's template) is kept for the change report.
 	case *corev1.Node:
 		v.Status.Images = nil
 	case *corev1.Event:

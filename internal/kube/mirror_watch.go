@@ -105,6 +105,7 @@ func watchList(ctx context.Context, s source) (*store, string, watch.Interface, 
 // until ctx ends, reopening closed watches where they left off and
 // reading the source anew when that is too old (410 Gone).
 func (m *Mirror) follow(ctx context.Context, r *Reader, s source, w watch.Interface, rv string, changed chan<- struct{}) {
+	var pause time.Duration
 	for ctx.Err() == nil {
 		if w == nil {
 			o := s.opts
@@ -119,37 +120,44 @@ func (m *Mirror) follow(ctx context.Context, r *Reader, s source, w watch.Interf
 				m.Forbidden <- fmt.Sprintf("cannot watch %s (check: %s)", s.resource, canI("watch", s.resource, ""))
 				return
 			case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
-				rv = m.restart(ctx, r, s, changed)
+				rv, w = m.restart(ctx, r, s, changed)
 				continue
 			case err != nil:
-				sleep(ctx, watchRetry)
+				pause = retryAfter(r.conn.failed(ctx, err), pause)
+				sleep(ctx, pause)
 				continue
 			}
+			r.conn.answered()
+			pause = 0
 		}
 		var gone bool
 		rv, gone = m.apply(ctx, s, w, rv, changed)
 		w.Stop()
 		w = nil
 		if gone {
-			rv = m.restart(ctx, r, s, changed)
+			rv, w = m.restart(ctx, r, s, changed)
 		}
 	}
 }
 
 // restart reads a source anew and swaps its store in whole, so objects
-// deleted while the watch was behind do not linger.
-func (m *Mirror) restart(ctx context.Context, r *Reader, s source, changed chan<- struct{}) string {
-	st, rv, _, err := r.pagedList(ctx, s)
+// deleted while the watch was behind do not linger. It reads as the first
+// read did: a watch-list where the server allows (the API server's cache
+// sends the objects and the watch stays open, one request), else pages.
+// An API server that restarted has a new cache that cannot resume the old
+// watches, so each source is read so once, not in a loop.
+func (m *Mirror) restart(ctx context.Context, r *Reader, s source, changed chan<- struct{}) (string, watch.Interface) {
+	st, rv, w, _, err := r.initial(ctx, s, true)
 	if err != nil {
 		sleep(ctx, watchRetry)
-		return ""
+		return "", nil
 	}
 	m.mu.Lock()
 	m.stores[s.resource] = st
-	m.changes++
+	m.touched("")
 	m.mu.Unlock()
 	signal(changed)
-	return rv
+	return rv, w
 }
 
 // apply applies a watch's events until it closes; gone says it ended
@@ -174,7 +182,11 @@ func (m *Mirror) apply(ctx context.Context, s source, w watch.Interface, rv stri
 				continue
 			}
 			m.mu.Lock()
-			m.changes++
+			ns := ""
+			if a, err := meta.Accessor(ev.Object); err == nil {
+				ns = a.GetNamespace()
+			}
+			m.touched(ns)
 			k := keyOf(ev.Object)
 			if ev.Type == watch.Deleted {
 				m.stores[s.resource].remove(k)

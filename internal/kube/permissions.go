@@ -38,5 +38,5 @@ var Permissions = []Permission{
 	{Group: "gateway.networking.k8s.io", Resource: "tlsroutes", Verbs: []string{"get", "list", "watch"}, Why: "tlsroute/NAME; its names for completion"},
 	{Group: "gateway.networking.k8s.io", Resource: "gatewayclasses", Verbs: []string{"list", "watch"}, Cluster: true, Why: "a Gateway's class and whether a controller accepted it (without it the class link says what it could not read)"},
 	{Group: "discovery.k8s.io", Resource: "endpointslices", Verbs: []string{"list", "watch"}, Why: "the EndpointSlices of those Services: are the ready pods ready endpoints"},
-	{Group: "", Resource: "nodes", Verbs: []string{"get", "list", "watch"}, Cluster: true, Why: "which nodes should run a DaemonSet's pod; the nodes a capture adds (without it those links say what they could not read)"},
+	{Group: "", Resource: "nodes", Verbs: []string{"get", "list", "watch"}, Cluster: true, Why: "which nodes should run a DaemonSet's pod; the Ready condition of a node that went away under a pod; the nodes a capture adds (without it those links say what they could not read)"},
 }

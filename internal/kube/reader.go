@@ -39,10 +39,20 @@ type Reader struct {
 	// NoOwned reads a resource kind's object without looking for the
 	// workloads it owns (a release's workloads are judged on their own).
 	NoOwned bool
+	// MirrorEverything makes a Mirror follow every kind a workload may own
+	// (ReplicaSets, ControllerRevisions, claims, Services, nodes) whatever
+	// its first read found: a watcher that runs for days sees kinds appear
+	// that were not there when it started (kubectl chain serve).
+	MirrorEverything bool
 
 	// read is where the reads leave off, for Watch and WatchNamespace.
 	read versions
+	// conn is whether the watches reach the API server.
+	conn Conn
 }
+
+// Conn is what the reader's watches know of the API server's reachability.
+func (r *Reader) Conn() *Conn { return &r.conn }
 
 // Snapshot reads the Deployment namespace/name and what its selector
 // matches. A missing Deployment is a *NotFoundError and a forbidden one a
@@ -147,6 +157,7 @@ func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot, selec
 		return err
 	}
 	snap.Assemble(rss.items, pods.items, evs.items)
+	r.readGoneNodes(ctx, snap)
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -184,5 +185,84 @@ func TestSnapshotPagedEvents(t *testing.T) {
 				t.Errorf("Requests = %d, fake saw %d", snap.Requests, got)
 			}
 		})
+	}
+}
+
+// TestSnapshotGoneNode: a pod that the node lifecycle controller marked
+// not ready ("Node is not ready", MarkPodsNotReady at v1.37.2) costs one
+// GET of its node, whose conditions the walk quotes; a pod without that
+// sign costs none (TestSnapshot).
+func TestSnapshotGoneNode(t *testing.T) {
+	objs := cluster()
+	for _, o := range objs {
+		if p, ok := o.(*corev1.Pod); ok && p.Name == "web-7c9d8f6b5-q8z7r" {
+			p.Spec.NodeName = "node-a"
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}
+		}
+	}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}, Status: corev1.NodeStatus{
+		Images: []corev1.ContainerImage{{Names: []string{"web"}}},
+		// pkg/controller/nodelifecycle at v1.37.2: the Ready condition it
+		// writes when the kubelet's Lease and status stop.
+		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionUnknown,
+			Reason: "NodeStatusUnknown", Message: "Kubelet stopped posting node status."}}}}
+	objs = append(objs, node, event("prod", "e9", "Pod", "web-7c9d8f6b5-q8z7r", "uid-web-7c9d8f6b5-q8z7r", "Warning",
+		"NodeNotReady", "node-controller", "Node is not ready", time.Second))
+	cs := fake.NewClientset(objs...)
+	snap, err := newReader(cs, 0).Snapshot(context.Background(), "prod", "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Nodes) != 1 || snap.Nodes[0].Name != "node-a" || snap.Nodes[0].Status.Images != nil {
+		t.Errorf("nodes = %+v, want node-a without its images", snap.Nodes)
+	}
+	if got := requests(cs); !slices.Contains(got, "get nodes") || len(got) != 7 || snap.Requests != 7 {
+		t.Errorf("requests %v (counted %d), want the 6 of TestSnapshot and get nodes", got, snap.Requests)
+	}
+}
+
+// TestMirrorTakeChanged: a mirror says what changed since it was last
+// asked: everything after its read, then only the namespace of an object a
+// watch brought, so serve judges again only that namespace's workloads.
+func TestMirrorTakeChanged(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cs := fake.NewClientset(cluster()...)
+	changed := make(chan struct{}, 1)
+	m, err := newReader(cs, 0).Mirror(ctx, "", "", true, changed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all, _ := m.TakeChanged(); !all {
+		t.Error("after the read: not everything changed")
+	}
+	if all, nss := m.TakeChanged(); all || len(nss) > 0 {
+		t.Errorf("asked again: %v %v, want nothing", all, nss)
+	}
+	watching := func() bool {
+		for _, a := range cs.Actions() {
+			if a.GetVerb() == "watch" && a.GetResource().Resource == "pods" {
+				return true
+			}
+		}
+		return false
+	}
+	for deadline := time.Now().Add(5 * time.Second); !watching() && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	for len(changed) > 0 {
+		<-changed
+	}
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "staging", Name: "web-new", Labels: map[string]string{"app": "web"}}}
+	if _, err := cs.CoreV1().Pods("staging").Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the watch brought no change")
+	}
+	if all, nss := m.TakeChanged(); all || !nss["staging"] || len(nss) != 1 {
+		t.Errorf("after a pod of staging: everything %v, namespaces %v; want staging alone", all, nss)
 	}
 }

@@ -31,6 +31,8 @@ type stream struct {
 	options  metav1.ListOptions
 	// keep filters events that cannot concern the Deployment.
 	keep func(watch.Event) bool
+	// conn is told whether the watch opens.
+	conn *Conn
 }
 
 // Watch signals on changed whenever the workload, the objects its
@@ -244,6 +246,7 @@ func (r *Reader) start(ctx context.Context, streams []stream, ns string, changed
 	from := r.read.take()
 	for _, s := range streams {
 		s.options.ResourceVersion = from[s.resource]
+		s.conn = &r.conn
 		go s.follow(ctx, changed, func() {
 			forbidden <- fmt.Sprintf("cannot watch %s (check: %s)", s.resource, canI("watch", s.resource, ns))
 		})
@@ -304,12 +307,13 @@ func about(names []string) func(watch.Event) bool {
 
 // follow keeps one watch open and turns its events into change signals.
 // Each watch resumes at the last resource version seen, so a watch that
-// closes (the server ends them every few minutes) is reopened without
-// replaying the objects; a version too old to resume from (410 Gone) starts
+// closes (the server ends them every few minutes, or the server goes away
+// and comes back) is reopened without replaying the objects; a version too old to resume from (410 Gone) starts
 // over, which replays them, and signals a change since one may be missed.
 func (s stream) follow(ctx context.Context, changed chan<- struct{}, forbidden func()) {
 	opts := s.options
 	opts.AllowWatchBookmarks = true
+	var pause time.Duration
 	for ctx.Err() == nil {
 		w, err := s.openCtx(ctx, opts)
 		switch {
@@ -321,9 +325,11 @@ func (s stream) follow(ctx context.Context, changed chan<- struct{}, forbidden f
 			signal(changed)
 			continue
 		case err == nil:
+			s.conn.answered()
 			opts.ResourceVersion = s.drain(ctx, w, opts.ResourceVersion, changed)
 		}
-		sleep(ctx, watchRetry)
+		pause = retryAfter(s.conn.failed(ctx, err), pause)
+		sleep(ctx, pause)
 	}
 }
 

@@ -230,10 +230,12 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1
 	}
 	snap.Revisions, snap.Claims, snap.Nodes = ownedRevisions(revs.items, obj), claims.items, nodes.items
 	for i := range snap.Nodes {
-		snap.Nodes[i].Status.Images = nil // long, and not evidence
-		snap.Nodes[i].ManagedFields = nil
+		slim(&snap.Nodes[i]) // images and managed fields: long, and not evidence
 	}
 	snap.Assemble(nil, pods.items, evs.items)
+	if snap.Kind != chain.KindDaemonSet {
+		r.readGoneNodes(ctx, snap)
+	}
 	return nil
 }
 
@@ -291,7 +293,8 @@ func ownedRevisions(all []appsv1.ControllerRevision, owner metav1.Object) []apps
 	var out []appsv1.ControllerRevision
 	for i := range all {
 		if metav1.IsControlledBy(&all[i], owner) {
-			all[i].Data.Raw = nil // the whole template again: not evidence
+			// Data (the revision's template) is kept: the change report
+			// compares it with the revision rolling out.
 			all[i].ManagedFields = nil
 			out = append(out, all[i])
 		}

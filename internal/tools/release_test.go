@@ -73,6 +73,7 @@ func TestRelease(t *testing.T) {
 	if err := yaml.Unmarshal(raw, &cfg); err != nil {
 		t.Fatal(err)
 	}
+	checkImagePublisher(t, cfg)
 	dist := t.TempDir()
 	cfg["dist"] = dist
 	all := os.Getenv("KUBECTL_CHAIN_RELEASE_ALL") == "1"
@@ -262,4 +263,27 @@ func sha256Of(t *testing.T, path string) string {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
+}
+
+// checkImagePublisher: the release pushes the serve image once, from
+// serve-image: goreleaser runs a publisher per artifact it selects, and one
+// whose ids name no build selects checksums.txt alone (artifact.ByID keeps
+// checksums for every id, goreleaser v2.17 internal/artifact).
+func checkImagePublisher(t *testing.T, cfg map[string]any) {
+	t.Helper()
+	builds := map[any]bool{}
+	for _, b := range cfg["builds"].([]any) {
+		builds[b.(map[string]any)["id"]] = true
+	}
+	for _, p := range only(cfg["publishers"], "name", "serve-image") {
+		p := p.(map[string]any)
+		ids, _ := p["ids"].([]any)
+		cmd, _ := p["cmd"].(string)
+		if len(ids) == 0 || builds[ids[0]] || p["checksum"] != true || p["dir"] != "internal/tools" ||
+			!strings.HasPrefix(cmd, "go run ./cmd/serve-image ") || !strings.Contains(cmd, " -push ") {
+			t.Errorf("the serve-image publisher would not run serve-image -push once per release: %v", p)
+		}
+		return
+	}
+	t.Error("no serve-image publisher in .goreleaser.yaml")
 }

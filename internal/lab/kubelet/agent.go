@@ -45,6 +45,8 @@ type nodeAgent struct {
 	mu             sync.Mutex
 	workers        map[types.UID]*workerHandle
 	workerGroup    sync.WaitGroup
+	// rejected are the pods its admission refused (apparmor.go).
+	rejected map[types.UID]bool
 }
 
 type workerHandle struct {
@@ -53,13 +55,15 @@ type workerHandle struct {
 }
 
 func newNodeAgent(n NodeConfig, c Config, client kubernetes.Interface, events eventSink, kernel string) *nodeAgent {
-	return &nodeAgent{
+	a := &nodeAgent{
 		cfg: n, client: client, events: events, clock: c.Clock,
 		behaviourFor: c.BehaviourFor, heartbeat: c.Heartbeat, kernel: kernel,
 		hostIP: nodeIP(n.Index), images: newImageStore(), ipam: newIPAM(n.Index),
 		status: newStatusManager(client, c.Clock), startedAt: c.Clock.Now(),
 		workers: map[types.UID]*workerHandle{},
 	}
+	a.status.paused = a.stopped
+	return a
 }
 
 // run registers the node, then heartbeats it and drives its pods until ctx ends.
@@ -78,9 +82,9 @@ func (a *nodeAgent) run(ctx context.Context, pods, node cache.SharedIndexInforme
 	}); err != nil {
 		return err
 	}
+	a.stored = node.GetStore()
 	go a.status.run(ctx)
 	go pods.RunWithContext(ctx)
-	a.stored = node.GetStore()
 	go node.RunWithContext(ctx)
 	a.heartbeatLoop(ctx)
 	a.workerGroup.Wait()
@@ -103,6 +107,11 @@ func (a *nodeAgent) onPod(ctx context.Context, obj any) {
 		return
 	}
 	if ctx.Err() != nil {
+		return
+	}
+	if pod.Status.Phase == corev1.PodPending && appArmorRequired(pod) {
+		// The kubelet's AppArmor admission, on a host without AppArmor.
+		a.rejectPod(ctx, pod, reasonAppArmor, appArmorRejectedMsg)
 		return
 	}
 	wctx, cancel := context.WithCancel(ctx)

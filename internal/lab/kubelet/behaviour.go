@@ -53,6 +53,11 @@ type RunOutcome struct {
 	// container started: chain-workload's --ready-after, whose /ready
 	// answers 503 only until then.
 	ReadyAfter time.Duration
+	// NotListening, when set, is how long after the start the program
+	// accepts no connection (chain-workload's --start-delay sleeps before
+	// it serves): HTTP and TCP socket probes are refused until then, as
+	// Go's dialer says it ("connect: connection refused").
+	NotListening time.Duration
 	// Stop is how the container ends when the kubelet stops it (the pod
 	// is deleted): the zero Stop exits 0 at once on SIGTERM.
 	Stop Stop

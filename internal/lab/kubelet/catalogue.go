@@ -3,18 +3,21 @@ package kubelet
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
 	"k8s.io/kubernetes/pkg/util/parsers"
 
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/registry/catalog"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
 
 // The lab's invented registries (never a real registry's host).
 const (
-	// RegistryHost serves every image except the tags in missingTags.
-	RegistryHost = "registry.lab.internal"
+	// RegistryHost serves the images of the lab's catalogue
+	// (internal/lab/registry/catalog) and no other.
+	RegistryHost = catalog.Host
 	// PrivatePrefix is the part of RegistryHost that needs a pull secret.
 	PrivatePrefix = RegistryHost + "/private/"
 	// UnreachableHost does not resolve.
@@ -26,6 +29,7 @@ const (
 	// ports.
 	UntrustedHost = "untrusted.lab.internal"
 	StalledHost   = "stalled.lab.internal"
+	registryAddr  = "127.0.0.1:5442"
 	untrustedAddr = "127.0.0.1:5443"
 	stalledAddr   = "127.0.0.1:5444"
 )
@@ -42,9 +46,6 @@ func pullFailureTime(image string) time.Duration {
 	return failedPullTime
 }
 
-// missingTags are the tags RegistryHost answers 404 for.
-var missingTags = []string{"missing", "does-not-exist"}
-
 // noEntrypointTag is the tag of web whose image's entrypoint is not in it
 // (missingEntrypoint), as in the lab's registry for real nodes.
 const (
@@ -58,10 +59,6 @@ const (
 // runtime create failed: runc create failed: unable to start container
 // process: error during container init: %w".
 const runcStartFailed = "failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: %s"
-
-// otherPlatformTag is the tag whose image is built for linux/arm64 only, as
-// in the lab's registry for real nodes.
-const otherPlatformTag = "arm64-only"
 
 // failedPullTime is how long a failing pull takes to fail.
 const failedPullTime = 30 * time.Millisecond
@@ -98,6 +95,8 @@ const (
 	// core/remotes/docker/resolver.go
 	ctrDenied    = "pull access denied, repository does not exist or may require authorization: %w"
 	ctrDoRequest = "failed to do request: %w"
+	// core/remotes/errors/errors.go: a registry's status above 399
+	ctrUnexpectedStatus = "unexpected status from %s request to %s: %s"
 	// core/remotes/docker/authorizer.go: a registry that asks for basic
 	// authentication (the lab's) and a pull without credentials
 	ctrNoBasicAuth = "%w: no basic auth credentials"
@@ -136,8 +135,9 @@ func pullError(code string, err error) string {
 	return grpcError(code, err)
 }
 
-// catalogueError is the CRI error of pulling image, "" when the pull works.
-func catalogueError(image string, withSecret bool) string {
+// catalogueError is the CRI error of pulling image at now, "" when the
+// pull works.
+func catalogueError(image string, withSecret bool, now time.Time) string {
 	host, path, ref := splitImage(image)
 	pullErr := func(code string, err error) string {
 		return pullError(code, fmt.Errorf(ctrPullAndUnpack, image, fmt.Errorf(ctrResolve, err)))
@@ -148,6 +148,7 @@ func catalogueError(image string, withSecret bool) string {
 	mirrored := func(addr string, cause string) string {
 		return pullErr("Unknown", fmt.Errorf(ctrDoRequest, fmt.Errorf(`Head "https://%s/v2/%s/manifests/%s?ns=%%5BREDACTED%%5D": %s`, addr, path, ref, cause)))
 	}
+	o, outage := catalog.ParseOutage(path)
 	switch {
 	case host == UntrustedHost:
 		// crypto/tls "tls: failed to verify certificate: %w" around
@@ -162,21 +163,46 @@ func catalogueError(image string, withSecret bool) string {
 		return pullErr("Unknown", fmt.Errorf(ctrDoRequest, dns))
 	case host != RegistryHost:
 		return ""
+	case outage && now.Before(o.Until):
+		// resolver.go keeps a HEAD's status above 399 as the error
+		// (errcode.go unexpectedResponseErr: core/remotes/errors
+		// ErrUnexpectedStatus, whose URL no one redacts), after one retry
+		// of a 5xx and a few of a 429.
+		url := fmt.Sprintf("https://%s/v2/%s/manifests/%s?ns=%s", registryAddr, path, ref, host)
+		status := fmt.Errorf(ctrUnexpectedStatus, http.MethodHead, url, fmt.Sprintf("%d %s", o.Status, http.StatusText(o.Status)))
+		return pullErr("Unknown", status)
 	case strings.HasPrefix(image, PrivatePrefix) && !withSecret:
 		denied := fmt.Errorf(ctrNoBasicAuth, errInvalidAuthorization)
 		return pullErr("Unknown", fmt.Errorf(ctrDenied, denied))
 	}
-	for _, t := range missingTags {
-		if ref == t {
-			return pullErr("NotFound", fmt.Errorf("%s: %w", image, errNotFound))
-		}
+	// A tag is present only if the catalogue has it, as the lab's registry
+	// serves for real nodes; a digest is taken as present (the simulated
+	// kubelet makes its own digests).
+	if outage {
+		path = o.Repo // the outage is over: the registry serves the repository below it
 	}
-	if ref == otherPlatformTag {
+	if _, below, ok := catalog.ParseSlow(path); ok {
+		path = below // slow, then the repository below it
+	}
+	if !strings.HasPrefix(ref, "sha256:") && !catalog.Has(path+":"+ref) {
+		return pullErr("NotFound", fmt.Errorf("%s: %w", image, errNotFound))
+	}
+	if path+":"+ref == catalog.OtherArch {
 		// The index resolves and is fetched; no manifest in it is for
 		// linux/amd64 (the error names the index's digest).
 		return grpcError("NotFound", fmt.Errorf(ctrConfigDescriptor, fmt.Errorf(ctrNoPlatform, digestOf("index", image), errNotFound)))
 	}
 	return ""
+}
+
+// slowPull is how long a pull of image from a slow repository path of the
+// lab's registry takes (catalog.ParseSlow), 0 for any other.
+func slowPull(image string) time.Duration {
+	host, path, _ := splitImage(image)
+	if d, _, ok := catalog.ParseSlow(path); ok && host == RegistryHost {
+		return d
+	}
+	return 0
 }
 
 // splitImage splits a tagged or digested reference into registry host,

@@ -10,6 +10,20 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
+// outageNow is the time TestCatalogueErrors pulls at.
+var outageNow = time.Unix(1764920000, 0)
+
+// TestSlowPull: a slow path's pull takes its length on the simulated
+// node; any other pull the healthy bandwidth's time.
+func TestSlowPull(t *testing.T) {
+	if d := (Lab{}).Pull(&corev1.Pod{}, &corev1.Container{}, "registry.lab.internal/slow/30s/web:v1").Duration; d != 30*time.Second {
+		t.Errorf("slow pull took %v, want 30s", d)
+	}
+	if d := (Lab{}).Pull(&corev1.Pod{}, &corev1.Container{}, "registry.lab.internal/web:v1").Duration; d >= 30*time.Second {
+		t.Errorf("a pull of web:v1 took %v", d)
+	}
+}
+
 // TestCatalogueErrors compares each pull failure with the message the
 // diagnosis decodes (diagnose/image_test.go, containerd v2 wording).
 func TestCatalogueErrors(t *testing.T) {
@@ -27,6 +41,14 @@ func TestCatalogueErrors(t *testing.T) {
 			`rpc error: code = NotFound desc = failed to pull and unpack image "registry.lab.internal/web:missing": failed to resolve image: registry.lab.internal/web:missing: not found`},
 		{"registry.lab.internal/web:does-not-exist", false,
 			`rpc error: code = NotFound desc = failed to pull and unpack image "registry.lab.internal/web:does-not-exist": failed to resolve image: registry.lab.internal/web:does-not-exist: not found`},
+		// any tag the catalogue does not have, as the lab's registry answers
+		{"registry.lab.internal/web:v9", false,
+			`rpc error: code = NotFound desc = failed to pull and unpack image "registry.lab.internal/web:v9": failed to resolve image: registry.lab.internal/web:v9: not found`},
+		{"registry.lab.internal/shop/web:1.4.2", false,
+			`rpc error: code = NotFound desc = failed to pull and unpack image "registry.lab.internal/shop/web:1.4.2": failed to resolve image: registry.lab.internal/shop/web:1.4.2: not found`},
+		{"registry.lab.internal/web:v2", false, ""},
+		{"registry.lab.internal/pause:lab", false, ""},
+		{"registry.lab.internal/web:no-entrypoint", false, ""},
 		// image_pull.go "get image config descriptor: %w" around image.go's
 		// "no match for platform in manifest %v: %w"
 		{"registry.lab.internal/web:arm64-only", false,
@@ -36,6 +58,22 @@ func TestCatalogueErrors(t *testing.T) {
 			`failed to pull and unpack image "untrusted.lab.internal/web:v1": failed to resolve image: failed to do request: Head "https://127.0.0.1:5443/v2/web/manifests/v1?ns=%5BREDACTED%5D": tls: failed to verify certificate: x509: certificate signed by unknown authority`},
 		{"stalled.lab.internal/web:v1", false,
 			`failed to pull and unpack image "stalled.lab.internal/web:v1": failed to resolve image: failed to do request: Head "https://127.0.0.1:5444/v2/web/manifests/v1?ns=%5BREDACTED%5D": net/http: TLS handshake timeout`},
+		// an outage of the lab's registry, while it lasts: resolver.go keeps
+		// the HEAD's status (errcode.go unexpectedResponseErr around
+		// core/remotes/errors ErrUnexpectedStatus "unexpected status from %s
+		// request to %s: %s"), the URL with its ns parameter
+		{"registry.lab.internal/outage/503-until-1764920020/web:v1", false,
+			`failed to pull and unpack image "registry.lab.internal/outage/503-until-1764920020/web:v1": failed to resolve image: unexpected status from HEAD request to https://127.0.0.1:5442/v2/outage/503-until-1764920020/web/manifests/v1?ns=registry.lab.internal: 503 Service Unavailable`},
+		{"registry.lab.internal/outage/429-until-1764920020/web:v1", false,
+			`failed to pull and unpack image "registry.lab.internal/outage/429-until-1764920020/web:v1": failed to resolve image: unexpected status from HEAD request to https://127.0.0.1:5442/v2/outage/429-until-1764920020/web/manifests/v1?ns=registry.lab.internal: 429 Too Many Requests`},
+		// a slow path serves the catalogue's image below it, slowly
+		{"registry.lab.internal/slow/30s/web:v1", false, ""},
+		{"registry.lab.internal/slow/30s/web:v9", false,
+			`rpc error: code = NotFound desc = failed to pull and unpack image "registry.lab.internal/slow/30s/web:v9": failed to resolve image: registry.lab.internal/slow/30s/web:v9: not found`},
+		// and once it is over, the catalogue's image below it
+		{"registry.lab.internal/outage/500-until-1764919990/web:v1", false, ""},
+		{"registry.lab.internal/outage/500-until-1764919990/web:v9", false,
+			`rpc error: code = NotFound desc = failed to pull and unpack image "registry.lab.internal/outage/500-until-1764919990/web:v9": failed to resolve image: registry.lab.internal/outage/500-until-1764919990/web:v9: not found`},
 		// resolver.go "pull access denied, ...: %w" around authorizer.go "%w: no basic auth credentials"
 		{"registry.lab.internal/private/web:v1", false,
 			`failed to pull and unpack image "registry.lab.internal/private/web:v1": failed to resolve image: pull access denied, repository does not exist or may require authorization: authorization failed: no basic auth credentials`},
@@ -44,7 +82,7 @@ func TestCatalogueErrors(t *testing.T) {
 			`failed to pull and unpack image "unreachable.lab.internal/team/web:v2": failed to resolve image: failed to do request: Head "https://unreachable.lab.internal/v2/team/web/manifests/v2": dial tcp: lookup unreachable.lab.internal on 127.0.0.53:53: no such host`},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, catalogueError(tt.image, tt.withSecret)); diff != "" {
+		if diff := cmp.Diff(tt.want, catalogueError(tt.image, tt.withSecret, outageNow)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.image, diff)
 		}
 	}

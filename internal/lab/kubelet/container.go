@@ -132,6 +132,12 @@ func (w *podWorker) startContainer(ctx context.Context, pod *corev1.Pod, spec *c
 		w.after(w.a.clock.Now().Add(backOffPeriod))
 		return
 	}
+	if msg := createError(pod, spec); msg != "" {
+		warn(w.a.events, ref, reasonFailed, fmt.Sprintf(msgError, msg))
+		cr.wait(reasonCreateContainerError, msg)
+		w.after(w.a.clock.Now().Add(backOffPeriod))
+		return
+	}
 	cr.id = containerID(pod, spec.Name, int(cr.instances))
 	cr.instances++
 	emit(w.a.events, ref, reasonCreated, msgCreated)

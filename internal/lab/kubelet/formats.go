@@ -37,5 +37,6 @@ func PodEventFormats() []EventFormat {
 		{warning, reasonEvicted, msgEmptyDirLimit},
 		{warning, reasonEvicted, msgPodEphemeralLimit},
 		{warning, reasonEvicted, msgContainerEphemeralLimit},
+		{warning, reasonAppArmor, msgAppArmorEnforce},
 	}
 }

@@ -69,6 +69,7 @@ func TestFormatsMatchContainerd(t *testing.T) {
 		{"core/transfer/local/pull.go", ctrResolve},
 		{"core/remotes/docker/resolver.go", ctrDenied},
 		{"core/remotes/docker/resolver.go", ctrDoRequest},
+		{"core/remotes/errors/errors.go", ctrUnexpectedStatus},
 		{"core/remotes/docker/resolver.go", "%s: %w"},
 		{"core/remotes/docker/authorizer.go", ctrNoBasicAuth},
 		{"internal/cri/server/images/image_pull.go", ctrConfigDescriptor},

@@ -92,6 +92,9 @@ func every(ctx context.Context, clk clock.WithTicker, period time.Duration, f fu
 // beat is one heartbeat: renew the Lease, then post the node's status if it
 // changed or the report period passed since the last post.
 func (a *nodeAgent) beat(ctx context.Context) {
+	if a.stopped() {
+		return
+	}
 	if err := a.renewLease(ctx); err != nil && ctx.Err() == nil {
 		klog.ErrorS(err, "renewing the node lease", "node", a.cfg.Name)
 	}

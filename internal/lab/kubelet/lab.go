@@ -15,8 +15,9 @@ import (
 //
 // Images (the lab's image catalogue, see catalogue.go):
 //   - any image on a host other than the two below exists (as if side-loaded);
-//   - registry.lab.internal/REPO:TAG exists for every tag except "missing" and
-//     "does-not-exist", which the registry answers 404 (ImageNotFound);
+//   - registry.lab.internal/REPO:TAG exists only if the lab registry's
+//     catalogue has it (internal/lab/registry/catalog, docs/lab-images.md);
+//     any other tag is answered 404 (ImageNotFound);
 //   - registry.lab.internal/private/... needs credentials: the pull is denied
 //     unless spec.imagePullSecrets names a Secret that exists in the pod's
 //     namespace (ImagePullUnauthorized);
@@ -79,10 +80,14 @@ func ForPod(*corev1.Pod) Behaviour { return Lab{} }
 
 // Pull resolves the image against the lab's catalogue.
 func (l Lab) Pull(pod *corev1.Pod, c *corev1.Container, image string) PullOutcome {
-	if msg := catalogueError(image, len(pod.Spec.ImagePullSecrets) > 0); msg != "" {
+	if msg := catalogueError(image, len(pod.Spec.ImagePullSecrets) > 0, time.Now()); msg != "" {
 		return PullOutcome{Duration: pullFailureTime(image), Err: msg}
 	}
-	return l.Healthy.Pull(pod, c, image)
+	out := l.Healthy.Pull(pod, c, image)
+	if d := slowPull(image); d > 0 {
+		out.Duration = d
+	}
+	return out
 }
 
 // Run plays the lab's program as the container's args ask (workload.go), or

@@ -1,9 +1,12 @@
 package kubelet
 
 import (
+	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -76,14 +79,24 @@ func failureThreshold(p *corev1.Probe) int32 {
 // fails it whatever the handler (HTTP, exec, TCP socket, gRPC); one asked
 // to be ready after a while (ReadyAfter) fails it until then.
 func readinessFails(spec *corev1.Container, cr *containerRecord, now time.Time) bool {
+	if refused(spec.ReadinessProbe, cr, now) {
+		return true
+	}
 	if cr.out.ReadyAfter > 0 && !now.Before(cr.startedAt.Add(cr.out.ReadyAfter)) {
 		return false
 	}
 	return cr.out.ReadinessFails && spec.ReadinessProbe != nil
 }
 
-func livenessFails(spec *corev1.Container, cr *containerRecord) bool {
-	return cr.out.LivenessFails && spec.LivenessProbe != nil
+func livenessFails(spec *corev1.Container, cr *containerRecord, now time.Time) bool {
+	return refused(spec.LivenessProbe, cr, now) || cr.out.LivenessFails && spec.LivenessProbe != nil
+}
+
+// refused says probe p connects to a program that does not listen yet
+// (NotListening): an HTTP or TCP socket probe.
+func refused(p *corev1.Probe, cr *containerRecord, now time.Time) bool {
+	return p != nil && (p.HTTPGet != nil || p.TCPSocket != nil) && cr.out.NotListening > 0 &&
+		now.Before(cr.startedAt.Add(cr.out.NotListening))
 }
 
 // probe runs the container's failing probes that are due, as the kubelet's
@@ -95,15 +108,15 @@ func (w *podWorker) probe(pod *corev1.Pod, spec *corev1.Container, cr *container
 	ref := containerRef(pod, spec, cr.init)
 	if readinessFails(spec, cr, now) {
 		if !now.Before(cr.nextReadiness) {
-			warn(w.a.events, ref, reasonUnhealthy, unhealthyMessage(probeReadiness, spec.ReadinessProbe, spec, w.rec.ip, cr.out.ProbeOutput))
+			warn(w.a.events, ref, reasonUnhealthy, unhealthyMessage(probeReadiness, spec.ReadinessProbe, spec, w.rec.ip, cr.out.ProbeOutput, refused(spec.ReadinessProbe, cr, now)))
 			cr.ready = false
 			cr.nextReadiness = now.Add(probePeriod(spec.ReadinessProbe))
 		}
 		w.after(cr.nextReadiness)
 	}
-	if livenessFails(spec, cr) {
+	if livenessFails(spec, cr, now) {
 		if !now.Before(cr.nextLiveness) {
-			warn(w.a.events, ref, reasonUnhealthy, unhealthyMessage(probeLiveness, spec.LivenessProbe, spec, w.rec.ip, cr.out.ProbeOutput))
+			warn(w.a.events, ref, reasonUnhealthy, unhealthyMessage(probeLiveness, spec.LivenessProbe, spec, w.rec.ip, cr.out.ProbeOutput, refused(spec.LivenessProbe, cr, now)))
 			cr.livenessFailures++
 			cr.nextLiveness = now.Add(probePeriod(spec.LivenessProbe))
 			if cr.livenessFailures >= failureThreshold(spec.LivenessProbe) {
@@ -135,8 +148,14 @@ func (w *podWorker) probe(pod *corev1.Pod, spec *corev1.Container, cr *container
 // the prober's "%s probe failed: %s" with the output of the handler's
 // prober (pkg/probe/...), or "%s probe errored ..." when the kubelet cannot
 // even run it (a named port the container does not declare).
-func unhealthyMessage(kind string, p *corev1.Probe, c *corev1.Container, podIP, execOutput string) string {
-	out, err := probeFailure(p, c, podIP, execOutput)
+func unhealthyMessage(kind string, p *corev1.Probe, c *corev1.Container, podIP, execOutput string, notListening bool) string {
+	var out string
+	var err error
+	if notListening {
+		out, err = refusedFailure(p, c, podIP)
+	} else {
+		out, err = probeFailure(p, c, podIP, execOutput)
+	}
 	if err != nil {
 		return fmt.Sprintf(msgProbeErrored, kind, probeUnknown, err)
 	}
@@ -160,13 +179,9 @@ func probeFailure(p *corev1.Probe, c *corev1.Container, podIP, execOutput string
 		}
 		return execOutput, nil
 	case p.TCPSocket != nil:
-		port, err := resolveContainerPort(p.TCPSocket.Port, c)
+		host, port, err := dialTarget(p.TCPSocket.Host, p.TCPSocket.Port, c, podIP)
 		if err != nil {
 			return "", err
-		}
-		host := p.TCPSocket.Host
-		if host == "" {
-			host = podIP
 		}
 		return tcpRefused(host, port), nil
 	case p.GRPC != nil:
@@ -211,4 +226,39 @@ func tcpRefused(host string, port int) string {
 	}
 	return (&net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: ip, Port: port},
 		Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}).Error()
+}
+
+// refusedFailure is an HTTP or TCP socket prober's output when nothing
+// listens on the port: the dial's error, which net/http wraps in its
+// url.Error (pkg/probe/http/http.go returns err.Error(): 'Get
+// "http://IP:PORT/PATH": dial tcp IP:PORT: connect: connection refused',
+// as real kubelets print it, e.g. testdata/real/messages' probe entries).
+func refusedFailure(p *corev1.Probe, c *corev1.Container, podIP string) (string, error) {
+	if p.TCPSocket != nil {
+		return probeFailure(p, c, podIP, "")
+	}
+	host, port, err := dialTarget(p.HTTPGet.Host, p.HTTPGet.Port, c, podIP)
+	if err != nil {
+		return "", err
+	}
+	scheme := strings.ToLower(string(p.HTTPGet.Scheme))
+	if scheme == "" {
+		scheme = "http"
+	}
+	path := p.HTTPGet.Path
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	u := (&url.URL{Scheme: scheme, Host: net.JoinHostPort(host, strconv.Itoa(port)), Path: path}).String()
+	return (&url.Error{Op: "Get", URL: u, Err: errors.New(tcpRefused(host, port))}).Error(), nil
+}
+
+// dialTarget is where an HTTP or TCP socket probe connects: its host, the
+// pod's IP by default, and its port resolved against the container's.
+func dialTarget(host string, port intstr.IntOrString, c *corev1.Container, podIP string) (string, int, error) {
+	n, err := resolveContainerPort(port, c)
+	if host == "" {
+		host = podIP
+	}
+	return host, n, err
 }

@@ -58,7 +58,7 @@ func TestUnhealthyMessages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		p := &corev1.Probe{ProbeHandler: tt.probe}
-		if diff := cmp.Diff(tt.want, unhealthyMessage(tt.kind, p, web, "10.244.1.2", tt.output)); diff != "" {
+		if diff := cmp.Diff(tt.want, unhealthyMessage(tt.kind, p, web, "10.244.1.2", tt.output, false)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
 	}
@@ -73,7 +73,7 @@ func TestWorkerExecLivenessAndTCPReadinessFail(t *testing.T) {
 	}
 	pod.Spec.Containers[0].LivenessProbe = &corev1.Probe{PeriodSeconds: 2, FailureThreshold: 2,
 		ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"cat", "/tmp/healthy"}}}}
-	pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "proxy", Image: "registry.lab.internal/proxy:v1",
+	pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "proxy", Image: "registry.lab.internal/web:v2",
 		ReadinessProbe: &corev1.Probe{PeriodSeconds: 2, ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(15021)}}}})
 	client, sink, clk, ctx := startLabWorker(t, pod)
 	p := waitPod(t, ctx, client, func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
@@ -125,4 +125,29 @@ func TestReadyAfterHeals(t *testing.T) {
 	waitPod(t, ctx, client, func(p *corev1.Pod) bool {
 		return len(p.Status.ContainerStatuses) > 0 && p.Status.ContainerStatuses[0].Ready
 	})
+}
+
+// TestStartDelayRefusesProbes: chain-workload --start-delay sleeps before
+// it listens, so a real kubelet's HTTP probe is refused until then, in
+// net/http's words around the dial's (the corpus's real Unhealthy events:
+// 'Readiness probe failed: Get "http://10.0.171.162:8080/healthz": dial tcp
+// 10.0.171.162:8080: connect: connection refused'); after it, the probe
+// passes, and a program without --ready-after is ready.
+func TestStartDelayRefusesProbes(t *testing.T) {
+	c := &corev1.Container{Name: "web", Image: RegistryHost + "/web:v1", Args: []string{"--start-delay", "20s"},
+		ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(8080)}}}}
+	out, ok := programOutcome(c)
+	if !ok || out.NotListening != 20*time.Second {
+		t.Fatalf("outcome of --start-delay 20s: %+v", out)
+	}
+	start := time.Date(2026, 12, 5, 1, 0, 0, 0, time.UTC)
+	cr := &containerRecord{out: out, startedAt: start}
+	if !readinessFails(c, cr, start.Add(10*time.Second)) || readinessFails(c, cr, start.Add(21*time.Second)) {
+		t.Error("readiness should fail during the start delay only")
+	}
+	got := unhealthyMessage(probeReadiness, c.ReadinessProbe, c, "10.244.1.2", "", refused(c.ReadinessProbe, cr, start.Add(time.Second)))
+	want := `Readiness probe failed: Get "http://10.244.1.2:8080/ready": dial tcp 10.244.1.2:8080: connect: connection refused`
+	if got != want {
+		t.Errorf("message during the delay:\n got %q\nwant %q", got, want)
+	}
 }

@@ -26,6 +26,9 @@ type statusManager struct {
 	client   kubernetes.Interface
 	clock    clock.Clock
 	progress *progress
+	// paused, when it says so, holds every write back (a stopped kubelet,
+	// stopped.go); the newest statuses are written once it no longer does.
+	paused func() bool
 
 	mu sync.Mutex
 	// newest is the last status handed for each pod; queue holds the pods
@@ -169,6 +172,15 @@ func (m *statusManager) run(ctx context.Context) {
 		w, s, since := m.next(ctx)
 		if w == nil {
 			return
+		}
+		if m.paused != nil && m.paused() {
+			m.done(w, true)
+			select {
+			case <-ctx.Done():
+				return
+			case <-m.clock.After(time.Second):
+			}
+			continue
 		}
 		err := m.write(ctx, w, s)
 		if err == nil {

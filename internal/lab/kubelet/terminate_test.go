@@ -139,9 +139,9 @@ func TestWorkerTerminatesWithinTheGracePeriod(t *testing.T) {
 		"lab.kubectl-chain.io/crash.exit-after":    "0s",
 	}
 	pod.Spec.Containers = append(pod.Spec.Containers,
-		corev1.Container{Name: "term", Image: "registry.lab.internal/worker:v1",
+		corev1.Container{Name: "term", Image: "registry.lab.internal/web:v1",
 			Lifecycle: &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 2}}}},
-		corev1.Container{Name: "crash", Image: "registry.lab.internal/crash:v1"})
+		corev1.Container{Name: "crash", Image: "registry.lab.internal/web:v2"})
 	w, client, sink, clk, last, ctx := startTerminationWorker(t, pod)
 	// crash exits at once, restarts at once, exits again: back-off.
 	for st := w.pod().Status.ContainerStatuses[2]; st.RestartCount < 1 || st.State.Terminated == nil; st = w.pod().Status.ContainerStatuses[2] {

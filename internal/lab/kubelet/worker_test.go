@@ -129,8 +129,8 @@ func TestWorkerRunsInitContainersFirst(t *testing.T) {
 	pod := scheduledPod()
 	always := corev1.ContainerRestartPolicyAlways
 	pod.Spec.InitContainers = []corev1.Container{
-		{Name: "migrate", Image: "registry.lab.internal/migrate:v1"},
-		{Name: "proxy", Image: "registry.lab.internal/proxy:v1", RestartPolicy: &always},
+		{Name: "migrate", Image: "registry.lab.internal/web:v1"},
+		{Name: "proxy", Image: "registry.lab.internal/web:v2", RestartPolicy: &always},
 	}
 	_, client, sink, _, ctx := startWorker(t, pod)
 	running := waitPod(t, ctx, client, func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })

@@ -48,6 +48,9 @@ func programOutcome(c *corev1.Container) (RunOutcome, bool) {
 	}
 	out.ReadinessFails, out.ReadyAfter = o.ReadyAfter > 0, o.ReadyAfter
 	out.LivenessFails = o.Unhealthy
+	if o.StartDelay > 0 && (o.HTTP != "" || o.TCP != "") {
+		out.NotListening = o.StartDelay
+	}
 	if o.WriteMB > 0 {
 		out.Write = &Write{Bytes: int64(o.WriteMB) << 20, Path: o.To, After: o.StartDelay}
 	}

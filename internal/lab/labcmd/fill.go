@@ -15,7 +15,7 @@ import (
 )
 
 // DefaultFill is the cluster `lab fill` writes by default: the size the
-// scale budgets of the README are measured on.
+// scale budgets of docs/benchmarks.md are measured on.
 var DefaultFill = fill.Spec{Seed: 1, Namespaces: 5, Deployments: 2000, Broken: 12, Pods: 20000, Events: 100000, Big: 500, BigBroken: 50}
 
 func newFill(g *globals, s Streams) *cobra.Command {

@@ -71,6 +71,20 @@ to the simulated kubelet's nodes.`,
 				}
 				fmt.Fprintf(s.Out, "Scenario %q applied in namespace %q.\n\nDiagnose it:\n  export KUBECONFIG=%s\n  kubectl chain %s -n %s --wait\n",
 					sc.Name, ns, l.Layout.Kubeconfig(), sc.Target(), ns)
+				if sc.Later == 0 {
+					return nil
+				}
+				if !sc.LaterStep() {
+					// The registry's outage ends by itself.
+					fmt.Fprintf(s.Out, "\nThe fault heals by itself in %s.\n", sc.Later)
+					return nil
+				}
+				// The fault heals in this process: it stays until then.
+				fmt.Fprintf(s.Out, "\nThe fault heals in %s (the later step of %s): keep this command running until it says so.\n", sc.Later, sc.Name)
+				if err := scenarios.ApplyLater(ctx, client, sc, ns, opts); err != nil {
+					return err
+				}
+				fmt.Fprintf(s.Out, "Healed: the later step of %q is applied.\n", sc.Name)
 				return nil
 			})
 		},

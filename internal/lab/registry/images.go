@@ -18,11 +18,12 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/registry/catalog"
 )
 
-// Host is the registry's name in image references. Real nodes reach it
-// through their runtime's registry host configuration, never through DNS.
-const Host = "registry.lab.internal"
+// Host is the registry's name in image references (catalog.Host).
+const Host = catalog.Host
 
 // The registry's broken doubles, by name: UntrustedHost serves the same
 // images with a certificate no node trusts (a self-signed one made at
@@ -33,14 +34,15 @@ const (
 	StalledHost   = "stalled.lab.internal"
 )
 
-// Names of the catalogue, as REPOSITORY:TAG on Host.
+// Names of the catalogue, as REPOSITORY:TAG on Host: the list is
+// internal/lab/registry/catalog's, which the simulated kubelet follows too.
 const (
-	Web        = "web:v1"             // the scenarios' healthy image
-	WebV2      = "web:v2"             // a second revision, for rollouts
-	Pause      = "pause:lab"          // the pod sandbox image
-	Private    = "private/web:v1"     // needs the lab's credentials
-	OtherArch  = "web:arm64-only"     // linux/arm64 only
-	NoEntry    = "web:no-entrypoint"  // its entrypoint is not in the image
+	Web        = catalog.Web
+	WebV2      = catalog.WebV2
+	Pause      = catalog.Pause
+	Private    = catalog.Private
+	OtherArch  = catalog.OtherArch
+	NoEntry    = catalog.NoEntry
 	WorkloadAt = "/chain-workload"    // where the program is in every image
 	missingTag = "web:does-not-exist" // never pushed: the tag that does not exist
 )

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +26,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	ggcr "github.com/google/go-containerregistry/pkg/registry"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/registry/catalog"
 )
 
 // Handler is the registry: go-containerregistry's, with the private
@@ -33,6 +36,10 @@ import (
 func Handler(logw io.Writer) http.Handler {
 	reg := ggcr.New(ggcr.Logger(log.New(logw, "", log.LstdFlags)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !outage(w, r, time.Now()) {
+			return
+		}
+		w = slow(w, r)
 		if strings.HasPrefix(r.URL.Path, "/v2/private/") && !authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Basic realm="kubectl-chain-lab"`)
 			w.Header().Set("Content-Type", "application/json")
@@ -42,6 +49,101 @@ func Handler(logw io.Writer) http.Handler {
 		}
 		reg.ServeHTTP(w, r)
 	})
+}
+
+// outage answers a request for a repository of an outage
+// (catalog.ParseOutage) with its status while it lasts, and false; after
+// it, the request goes on to the repository below the fault's path.
+func outage(w http.ResponseWriter, r *http.Request, now time.Time) bool {
+	repo, api, tail, ok := repoPath(r)
+	if !ok {
+		return true
+	}
+	o, ok := catalog.ParseOutage(repo)
+	if !ok {
+		return true
+	}
+	if now.Before(o.Until) {
+		w.WriteHeader(o.Status)
+		return false
+	}
+	r.URL.Path, r.URL.RawPath = "/v2/"+o.Repo+api+tail, ""
+	return true
+}
+
+// slow serves a request below a slow repository path (catalog.ParseSlow)
+// as the repository below it, its blobs paced over the path's length.
+func slow(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
+	repo, api, tail, ok := repoPath(r)
+	if !ok {
+		return w
+	}
+	d, below, ok := catalog.ParseSlow(repo)
+	if !ok {
+		return w
+	}
+	r.URL.Path, r.URL.RawPath = "/v2/"+below+api+tail, ""
+	if api == "/blobs/" && r.Method == http.MethodGet {
+		return &pacedWriter{ResponseWriter: w, over: d}
+	}
+	return w
+}
+
+// repoPath splits a distribution API request's path
+// (/v2/REPO/manifests/REF, /v2/REPO/blobs/DIGEST) into its repository, its
+// API ("/manifests/" or "/blobs/") and what follows.
+func repoPath(r *http.Request) (repo, api, tail string, ok bool) {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/v2/")
+	if !ok {
+		return "", "", "", false
+	}
+	for _, api := range []string{"/manifests/", "/blobs/"} {
+		if repo, tail, found := strings.Cut(rest, api); found {
+			return repo, api, tail, true
+		}
+	}
+	return "", "", "", false
+}
+
+// pacedWriter sends a response body at the pace that makes it last over:
+// a chunk every pacedTick, so the client sees bytes all along.
+type pacedWriter struct {
+	http.ResponseWriter
+	over  time.Duration
+	start time.Time
+	total int64
+	sent  int64
+}
+
+const pacedTick = 250 * time.Millisecond
+
+func (p *pacedWriter) Write(b []byte) (int, error) {
+	if p.start.IsZero() {
+		p.start = time.Now()
+		p.total, _ = strconv.ParseInt(p.Header().Get("Content-Length"), 10, 64)
+		if p.total <= 0 {
+			p.total = int64(len(b))
+		}
+	}
+	n := 0
+	for len(b) > 0 {
+		chunk := max(p.total*int64(pacedTick)/int64(p.over), 1)
+		c := b[:min(int64(len(b)), chunk)]
+		// Wait until this chunk's share of the time has passed.
+		due := p.start.Add(time.Duration(float64(p.over) * float64(p.sent) / float64(p.total)))
+		time.Sleep(time.Until(due))
+		m, err := p.ResponseWriter.Write(c)
+		n += m
+		p.sent += int64(m)
+		if err != nil {
+			return n, err
+		}
+		if f, ok := p.ResponseWriter.(http.Flusher); ok {
+			f.Flush()
+		}
+		b = b[m:]
+	}
+	return n, nil
 }
 
 func authorized(r *http.Request) bool {

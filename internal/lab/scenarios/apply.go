@@ -24,6 +24,7 @@ import (
 	"k8s.io/utils/ptr"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/registry/catalog"
 	"github.com/kubectl-chain/kubectl-chain/internal/lab/state"
 )
 
@@ -39,6 +40,10 @@ type Options struct {
 	// Engine, when set, pins the pods to the nodes labelled
 	// lab.kubectl-chain.io/engine=Engine: real or simulated ones.
 	Engine string
+	// InNamespace applies the scenario in a namespace made beforehand
+	// (with its default ServiceAccount), as the soak does before it stops
+	// the controller manager, which makes them.
+	InNamespace bool
 }
 
 // Apply creates the scenario in namespace ns on the lab's simulated
@@ -55,17 +60,9 @@ func ApplyWith(ctx context.Context, c kubernetes.Interface, s Scenario, ns strin
 	if err := refuse(ctx, c, s, o); err != nil {
 		return err
 	}
-	raw, err := s.Manifest()
+	objs, err := stepObjects(s, "", ns, o)
 	if err != nil {
 		return err
-	}
-	objs, err := Decode(raw)
-	if err != nil {
-		return fmt.Errorf("scenario %s: %w", s.Name, err)
-	}
-	localize(objs, ns, o.Images)
-	if o.Engine != "" {
-		pin(objs, o.Engine)
 	}
 	nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{labelScenario: s.Name}}}
 	for _, o := range objs {
@@ -75,8 +72,10 @@ func ApplyWith(ctx context.Context, c kubernetes.Interface, s Scenario, ns strin
 			}
 		}
 	}
-	if _, err := c.CoreV1().Namespaces().Create(ctx, nsObj, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("creating namespace %s: %w", ns, err)
+	if !o.InNamespace {
+		if _, err := c.CoreV1().Namespaces().Create(ctx, nsObj, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating namespace %s: %w", ns, err)
+		}
 	}
 	if s.TaintNodes != nil {
 		if err := TaintNodes(ctx, c, *s.TaintNodes); err != nil {
@@ -91,15 +90,20 @@ func ApplyWith(ctx context.Context, c kubernetes.Interface, s Scenario, ns strin
 			return err
 		}
 	}
-	if s.Then == "" {
-		return nil
+	if s.Then != "" {
+		if err := applyThen(ctx, c, s, ns, o); err != nil {
+			return err
+		}
 	}
-	return applyThen(ctx, c, s, ns, o)
+	if s.StopKubelet {
+		return StopKubelets(ctx, c, s, ns)
+	}
+	return nil
 }
 
 // localize points the manifest's claims and pods at its own StorageClasses
-// and RuntimeClasses, which are named with ClusterScopedName, and replaces
-// images.
+// and RuntimeClasses, which are named with ClusterScopedName, replaces
+// images, and starts the registry outages its images name.
 func localize(objs []runtime.Object, ns string, images map[string]string) {
 	classes, runtimeClasses := map[string]bool{}, map[string]bool{}
 	for _, o := range objs {
@@ -138,6 +142,8 @@ func localize(objs []runtime.Object, ns string, images map[string]string) {
 					if img, ok := images[cs[i].Image]; ok {
 						cs[i].Image, cs[i].ImagePullPolicy = img, corev1.PullIfNotPresent
 					}
+					// A registry outage's length starts now.
+					cs[i].Image = catalog.Localize(cs[i].Image, time.Now())
 				}
 			}
 		}
@@ -219,7 +225,7 @@ func create(ctx context.Context, c kubernetes.Interface, ns string, o runtime.Ob
 	case *batchv1.Job:
 		_, err = c.BatchV1().Jobs(ns).Create(ctx, o, metav1.CreateOptions{})
 	case *batchv1.CronJob:
-		_, err = c.BatchV1().CronJobs(ns).Create(ctx, o, metav1.CreateOptions{})
+		err = createCronJob(ctx, c, ns, o)
 	case *corev1.ConfigMap:
 		_, err = c.CoreV1().ConfigMaps(ns).Create(ctx, o, metav1.CreateOptions{})
 	case *corev1.Secret:
@@ -288,54 +294,9 @@ func create(ctx context.Context, c kubernetes.Interface, ns string, o runtime.Ob
 	return nil
 }
 
-// waitDenied waits until the API server enforces a new admission policy or
-// webhook in ns (it loads them in the background): until a dry-run pod is
-// rejected (a policy's or webhook's denial, or a webhook that fails
-// closed), at most 15 s. The webhooks of the scenarios have no side
-// effects, so the API server calls them for a dry run.
-func waitDenied(ctx context.Context, c kubernetes.Interface, ns string) error {
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "admission-probe-"},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "probe", Image: "registry.lab.internal/web:v1"}}},
-	}
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		_, err := c.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		if apierrors.IsForbidden(err) || apierrors.IsInvalid(err) || apierrors.IsInternalError(err) {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-afterPoll():
-		}
-	}
-	return fmt.Errorf("the admission policy of namespace %s is not enforced after 15s", ns)
-}
-
-// waitServiceAccount waits for the namespace's default ServiceAccount: until
-// the controller creates it, the ServiceAccount admission plugin rejects
-// pods, which would make every scenario start with a FailedCreate.
-func waitServiceAccount(ctx context.Context, c kubernetes.Interface, ns string) error {
-	for {
-		_, err := c.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
-		if err == nil {
-			return nil
-		}
-		if !apierrors.IsNotFound(err) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for ServiceAccount %s/default: %w", ns, ctx.Err())
-		case <-afterPoll():
-		}
-	}
-}
-
 // Delete removes what Apply created: the namespace (and with it every
-// namespaced object) and the scenario's cluster-scoped objects. Node taints
-// stay: UntaintNodes removes them.
+// namespaced object) and the scenario's cluster-scoped objects, and starts
+// the kubelets it stopped. Node taints stay: UntaintNodes removes them.
 func Delete(ctx context.Context, c kubernetes.Interface, s Scenario, ns string) error {
 	raw, err := s.Manifest()
 	if err != nil {
@@ -346,6 +307,11 @@ func Delete(ctx context.Context, c kubernetes.Interface, s Scenario, ns string) 
 		return err
 	}
 	var errs []error
+	if s.StopKubelet {
+		// Before the namespace: its pods on a stopped node would stay
+		// Terminating, and the namespace with them.
+		errs = append(errs, StartKubelets(ctx, c))
+	}
 	for _, o := range objs {
 		switch o := o.(type) {
 		case *admissionv1.ValidatingAdmissionPolicyBinding:

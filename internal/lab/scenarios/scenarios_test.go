@@ -104,8 +104,9 @@ func TestCatalogue(t *testing.T) {
 			continue
 		}
 		// A traffic chain quotes the cause of the workload it selects,
-		// a resource's that of a workload it owns.
-		if c.Link != sc.Link && sc.Link != chain.LinkWorkloads && sc.Link != chain.LinkOwned {
+		// a resource's that of a workload it owns, a failed Job's the one
+		// its failed pods share.
+		if c.Link != sc.Link && sc.Link != chain.LinkWorkloads && sc.Link != chain.LinkOwned && sc.Link != chain.LinkCompletion {
 			t.Errorf("%s: link %q, but cause %s belongs to %q", sc.Name, sc.Link, sc.Cause, c.Link)
 		}
 	}

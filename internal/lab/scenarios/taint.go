@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/lab/kubelet"
 )
 
 // TaintNodes puts t on every node (kubectl taint nodes --all KEY=VALUE:EFFECT).
@@ -58,10 +60,52 @@ func eachNode(ctx context.Context, c kubernetes.Interface, change func(*corev1.N
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("tainting node %s: %w", n.Name, err)
+			return fmt.Errorf("updating node %s: %w", n.Name, err)
 		}
 	}
 	return nil
 }
 
 func afterPoll() <-chan time.Time { return time.After(50 * time.Millisecond) }
+
+// StopKubelets waits until the scenario's workload runs all its pods ready,
+// then stops the simulated kubelet of each node they run on (the node
+// annotation kubelet.AnnotationStopped): it no longer renews its Lease nor
+// posts a status, as a kubelet that died.
+func StopKubelets(ctx context.Context, c kubernetes.Interface, s Scenario, ns string) error {
+	if err := waitFirstStep(ctx, c, s, ns, true, "stopping the kubelets of its nodes"); err != nil {
+		return err
+	}
+	pods, err := c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	nodes := map[string]bool{}
+	for _, p := range pods.Items {
+		if p.Spec.NodeName != "" {
+			nodes[p.Spec.NodeName] = true
+		}
+	}
+	return eachNode(ctx, c, func(n *corev1.Node) bool {
+		if !nodes[n.Name] {
+			return false
+		}
+		if n.Annotations == nil {
+			n.Annotations = map[string]string{}
+		}
+		n.Annotations[kubelet.AnnotationStopped] = "true"
+		return true
+	})
+}
+
+// StartKubelets removes kubelet.AnnotationStopped from every node: their
+// simulated kubelets renew their Leases and post again.
+func StartKubelets(ctx context.Context, c kubernetes.Interface) error {
+	return eachNode(ctx, c, func(n *corev1.Node) bool {
+		if _, ok := n.Annotations[kubelet.AnnotationStopped]; !ok {
+			return false
+		}
+		delete(n.Annotations, kubelet.AnnotationStopped)
+		return true
+	})
+}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
@@ -22,35 +23,12 @@ import (
 // NAME.then.yaml replace the spec of those of the first step, as a
 // kubectl apply of a new template would.
 func applyThen(ctx context.Context, c kubernetes.Interface, s Scenario, ns string, o Options) error {
-	raw, err := manifests.ReadFile("manifests/" + s.Name + ".then.yaml")
+	objs, err := stepObjects(s, "then", ns, o)
 	if err != nil {
 		return err
 	}
-	objs, err := Decode(raw)
-	if err != nil {
-		return fmt.Errorf("scenario %s, second step: %w", s.Name, err)
-	}
-	localize(objs, ns, o.Images)
-	if o.Engine != "" {
-		pin(objs, o.Engine)
-	}
-	for {
-		done := firstStepDone
-		if s.KindOf() == chain.KindRollout {
-			done = rolloutStepDone
-		}
-		ready, err := done(ctx, c, ns, s.ThenWhenReady)
-		if err != nil {
-			return err
-		}
-		if ready {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("scenario %s: waiting for its first step: %w", s.Name, ctx.Err())
-		case <-time.After(200 * time.Millisecond):
-		}
+	if err := waitFirstStep(ctx, c, s, ns, s.ThenWhenReady, "a second step"); err != nil {
+		return err
 	}
 	for _, obj := range objs {
 		if u, ok := obj.(*unstructured.Unstructured); ok && u.GroupVersionKind() == RolloutKind {
@@ -59,19 +37,7 @@ func applyThen(ctx context.Context, c kubernetes.Interface, s Scenario, ns strin
 			}
 			continue
 		}
-		set, ok := obj.(*appsv1.StatefulSet)
-		if !ok {
-			return fmt.Errorf("scenario %s, second step: object of unsupported type %T", s.Name, obj)
-		}
-		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			cur, err := c.AppsV1().StatefulSets(ns).Get(ctx, set.Name, metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			cur.Spec.Template, cur.Spec.UpdateStrategy = set.Spec.Template, set.Spec.UpdateStrategy
-			_, err = c.AppsV1().StatefulSets(ns).Update(ctx, cur, metav1.UpdateOptions{})
-			return err
-		})
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error { return newTemplate(ctx, c, ns, obj) })
 		if err != nil {
 			return fmt.Errorf("scenario %s, second step: %w", s.Name, err)
 		}
@@ -79,17 +45,99 @@ func applyThen(ctx context.Context, c kubernetes.Interface, s Scenario, ns strin
 	return nil
 }
 
-// firstStepDone says the namespace's StatefulSet has a pod, or, with
-// ready, all its replicas ready at its current revision.
-func firstStepDone(ctx context.Context, c kubernetes.Interface, ns string, ready bool) (bool, error) {
-	set, err := c.AppsV1().StatefulSets(ns).Get(ctx, Deployment, metav1.GetOptions{})
-	if err != nil {
-		return false, err
+// waitFirstStep waits until the scenario's first step has a pod, or with
+// ready all its pods ready; what names what waits, for the errors.
+func waitFirstStep(ctx context.Context, c kubernetes.Interface, s Scenario, ns string, ready bool, what string) error {
+	done := firstStepDone(s.KindOf())
+	if done == nil {
+		return fmt.Errorf("scenario %s: %s for a %s is not supported", s.Name, what, s.KindOf())
 	}
-	if ready {
-		return set.Spec.Replicas != nil && set.Status.ReadyReplicas == *set.Spec.Replicas && set.Status.CurrentRevision == set.Status.UpdateRevision, nil
+	for {
+		ok, err := done(ctx, c, ns, ready)
+		if err != nil || ok {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("scenario %s: waiting for its first step: %w", s.Name, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
-	return set.Status.Replicas > 0, nil
+}
+
+// stepDone says whether a scenario's first step is far enough for its
+// second: its workload has a pod, or, with ready, all its pods ready at its
+// current revision.
+type stepDone func(ctx context.Context, c kubernetes.Interface, ns string, ready bool) (bool, error)
+
+// firstStepDone is the kind's stepDone; nil for a kind with no second step.
+func firstStepDone(k chain.Kind) stepDone {
+	switch k {
+	case chain.KindRollout:
+		return rolloutStepDone
+	case chain.KindStatefulSet:
+		return func(ctx context.Context, c kubernetes.Interface, ns string, ready bool) (bool, error) {
+			set, err := c.AppsV1().StatefulSets(ns).Get(ctx, Deployment, metav1.GetOptions{})
+			if err != nil || !ready {
+				return err == nil && set.Status.Replicas > 0, err
+			}
+			return set.Spec.Replicas != nil && set.Status.ReadyReplicas == *set.Spec.Replicas && set.Status.CurrentRevision == set.Status.UpdateRevision, nil
+		}
+	case chain.KindDeployment:
+		return func(ctx context.Context, c kubernetes.Interface, ns string, ready bool) (bool, error) {
+			d, err := c.AppsV1().Deployments(ns).Get(ctx, Deployment, metav1.GetOptions{})
+			if err != nil || !ready {
+				return err == nil && d.Status.Replicas > 0, err
+			}
+			want := ptr.Deref(d.Spec.Replicas, 1)
+			return d.Status.ObservedGeneration == d.Generation && d.Status.UpdatedReplicas == want && d.Status.AvailableReplicas == want, nil
+		}
+	case chain.KindDaemonSet:
+		return func(ctx context.Context, c kubernetes.Interface, ns string, ready bool) (bool, error) {
+			ds, err := c.AppsV1().DaemonSets(ns).Get(ctx, Deployment, metav1.GetOptions{})
+			if err != nil || !ready {
+				return err == nil && ds.Status.CurrentNumberScheduled > 0, err
+			}
+			st := ds.Status
+			return st.ObservedGeneration == ds.Generation && st.DesiredNumberScheduled > 0 &&
+				st.UpdatedNumberScheduled == st.DesiredNumberScheduled && st.NumberAvailable == st.DesiredNumberScheduled, nil
+		}
+	}
+	return nil
+}
+
+// newTemplate gives the namespace's workload of obj's kind and name obj's
+// pod template (and a StatefulSet its update strategy), as a kubectl apply
+// of a new template would: its controller starts a new revision.
+func newTemplate(ctx context.Context, c kubernetes.Interface, ns string, obj any) error {
+	apps := c.AppsV1()
+	switch w := obj.(type) {
+	case *appsv1.StatefulSet:
+		cur, err := apps.StatefulSets(ns).Get(ctx, w.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cur.Spec.Template, cur.Spec.UpdateStrategy = w.Spec.Template, w.Spec.UpdateStrategy
+		_, err = apps.StatefulSets(ns).Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	case *appsv1.Deployment:
+		cur, err := apps.Deployments(ns).Get(ctx, w.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cur.Spec.Template = w.Spec.Template
+		_, err = apps.Deployments(ns).Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	case *appsv1.DaemonSet:
+		cur, err := apps.DaemonSets(ns).Get(ctx, w.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cur.Spec.Template = w.Spec.Template
+		_, err = apps.DaemonSets(ns).Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	}
+	return fmt.Errorf("object of unsupported type %T", obj)
 }
 
 // rolloutStepDone says the namespace's Rollout has pods, or, with ready,

@@ -1,0 +1,193 @@
+package diagnose
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// revision is one revision of a workload's pod template.
+type revision struct {
+	name     string
+	number   int64
+	template *corev1.PodTemplateSpec
+	// ready says the revision is known to run (or have run) ready pods.
+	ready bool
+}
+
+// whatChanged compares the revision rolling out with the last one that ran
+// healthy: the newest older revision known to run ready pods, else the
+// newest older one (its health unknown). Nil for kinds without revisions.
+func whatChanged(s *chain.Snapshot) *chain.Change {
+	var revs []revision
+	var cur string
+	var kind string
+	switch {
+	case s.Deployment != nil:
+		kind = "deploy"
+		for _, rs := range s.OwnedReplicaSets() {
+			n, err := strconv.ParseInt(chain.Revision(rs), 10, 64)
+			if err != nil {
+				continue
+			}
+			// A ReplicaSet's status holds what runs now: available
+			// replicas prove it ran ready; scaled to 0 it keeps no record.
+			revs = append(revs, revision{name: rs.Name, number: n, template: &rs.Spec.Template,
+				ready: rs.Status.AvailableReplicas > 0})
+		}
+		if c := s.CurrentReplicaSet(); c != nil {
+			cur = c.Name
+		}
+	case s.StatefulSet != nil:
+		kind = "sts"
+		if c := notObserved(s.StatefulSet.Generation, s.StatefulSet.Status.ObservedGeneration); c != nil {
+			return c
+		}
+		cur = s.StatefulSet.Status.UpdateRevision
+		revs = controllerRevisions(s, s.StatefulSet.UID, &s.StatefulSet.Spec.Template, cur)
+	case s.DaemonSet != nil:
+		kind = "ds"
+		if c := notObserved(s.DaemonSet.Generation, s.DaemonSet.Status.ObservedGeneration); c != nil {
+			return c
+		}
+		revs = controllerRevisions(s, s.DaemonSet.UID, &s.DaemonSet.Spec.Template, "")
+		if len(revs) > 0 {
+			cur = revs[len(revs)-1].name
+		}
+	default:
+		return nil
+	}
+	sort.SliceStable(revs, func(i, j int) bool { return revs[i].number < revs[j].number })
+	var to *revision
+	for i := range revs {
+		if revs[i].name == cur {
+			to = &revs[i]
+		}
+	}
+	if to == nil && s.Deployment != nil {
+		// No ReplicaSet holds the live template: a Deployment created or
+		// edited while paused. The controller will give the template the
+		// next revision number when it creates its ReplicaSet.
+		next := int64(1)
+		for _, r := range revs {
+			if r.number >= next {
+				next = r.number + 1
+			}
+		}
+		revs = append(revs, revision{name: "not created yet", number: next, template: &s.Deployment.Spec.Template})
+		to = &revs[len(revs)-1]
+	}
+	if to == nil {
+		return nil
+	}
+	c := &chain.Change{Kind: chain.ChangeTemplate, To: fmt.Sprint(to.number), ToName: to.name}
+	var from *revision
+	for i := range revs {
+		r := &revs[i]
+		if r.number >= to.number {
+			continue
+		}
+		if from == nil || r.ready || !from.ready {
+			from = r
+		}
+	}
+	switch {
+	case to.ready:
+		// The revision rolling out already ran ready pods: what broke is
+		// not its template.
+		c.Kind = chain.ChangeReplicasOnly
+		c.Note = "the pod template did not change since revision " + c.To + " ran ready"
+		return c
+	case from == nil:
+		c.Kind = chain.ChangeFirstRevision
+		c.Note = "first revision: nothing to compare"
+		return c
+	}
+	c.From, c.FromName, c.HealthKnown = fmt.Sprint(from.number), from.name, from.ready
+	if from.template == nil || to.template == nil {
+		c.Kind = chain.ChangeNotRead
+		c.Note = "the template of revision " + c.From + " is not in the snapshot (its ControllerRevision was read without data)"
+		return c
+	}
+	c.Fields = templateDiff(from.template, to.template)
+	if len(c.Fields) == 0 {
+		c.Kind = chain.ChangeReplicasOnly
+		c.Note = "the pod template did not change (only the replicas or metadata)"
+		return c
+	}
+	if !from.ready {
+		// A rollback to a revision that may never have run is no advice.
+		c.Note = "revision " + c.From + " is not known to have run ready (scaled to 0 it keeps no record): no rollback suggested"
+		return c
+	}
+	c.Rollback = fmt.Sprintf("kubectl rollout undo %s/%s -n %s --to-revision=%d", kind, s.Name, s.Namespace, from.number)
+	return c
+}
+
+// notObserved is the change of a StatefulSet or DaemonSet whose controller
+// has not yet observed its generation: its ControllerRevisions do not hold
+// the live template yet, so no revision can be named as rolling out.
+func notObserved(generation, observed int64) *chain.Change {
+	if observed >= generation {
+		return nil
+	}
+	return &chain.Change{Kind: chain.ChangeNotRead,
+		Note: fmt.Sprintf("the controller has not observed generation %d yet (observedGeneration %d): no revision holds the live template", generation, observed)}
+}
+
+// controllerRevisions decodes the ControllerRevisions the owner controls:
+// their data is the template patch {"spec":{"template":{...}}}. A revision
+// is known ready when a ready pod carries its controller-revision-hash.
+//
+// The template of the revision rolling out (cur, or when cur is "" the
+// newest) is the workload's own (live) one, once its controller observed
+// its generation (notObserved). A revision read without data (a capture
+// taken when the reader dropped it) has no template.
+func controllerRevisions(s *chain.Snapshot, owner types.UID, live *corev1.PodTemplateSpec, cur string) []revision {
+	readyHash := map[string]bool{}
+	for i := range s.Pods {
+		if isReady(&s.Pods[i]) {
+			readyHash[s.Pods[i].Labels[appsv1.ControllerRevisionHashLabelKey]] = true
+		}
+	}
+	var out []revision
+	for i := range s.Revisions {
+		cr := &s.Revisions[i]
+		owned := false
+		for _, ref := range cr.OwnerReferences {
+			owned = owned || (ref.Controller != nil && *ref.Controller && ref.UID == owner)
+		}
+		if !owned {
+			continue
+		}
+		var patch struct {
+			Spec struct {
+				Template corev1.PodTemplateSpec `json:"template"`
+			} `json:"spec"`
+		}
+		var tmpl *corev1.PodTemplateSpec
+		if len(cr.Data.Raw) > 0 && json.Unmarshal(cr.Data.Raw, &patch) == nil {
+			tmpl = &patch.Spec.Template
+		}
+		// A StatefulSet's pods carry the revision's name, a DaemonSet's its
+		// hash (the name's last part).
+		hash := cr.Name[strings.LastIndex(cr.Name, "-")+1:]
+		out = append(out, revision{name: cr.Name, number: cr.Revision, template: tmpl,
+			ready: readyHash[cr.Name] || readyHash[hash]})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].number < out[j].number })
+	for i := range out {
+		if out[i].name == cur || cur == "" && i == len(out)-1 {
+			out[i].template = live
+		}
+	}
+	return out
+}
