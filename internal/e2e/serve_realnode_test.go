@@ -83,7 +83,7 @@ func serveInCluster(t *testing.T, c kubernetes.Interface, kc string, spec state.
 	for code, _ := get("/readyz"); code != http.StatusOK; code, _ = get("/readyz") {
 		if ctx.Err() != nil || time.Since(applied) > 5*time.Minute {
 			v, _, _, _ := diagnoseAt(context.Background(), kc, "deploy/kubectl-chain", "-n", "kubectl-chain")
-			t.Fatalf("the serve pod never answered /readyz on %s: kubectl chain says %+v\n%s", addr, v, eventLines(context.Background(), c, "kubectl-chain"))
+			t.Fatalf("the serve pod never answered /readyz on %s: kubectl chain says %+v\n%s%s", addr, v, eventLines(context.Background(), c, "kubectl-chain"), nodeNote(c))
 		}
 		time.Sleep(time.Second)
 	}

@@ -190,7 +190,11 @@ func (n Node) cniConflist() string {
 // root (cgroup v1 allowed), serving on the node's bridge address with client
 // certificates of the lab's CA, containerd's socket, and the kernel defaults
 // protected (the namespace of tunables.go makes them read right; a kubelet
-// that found them wrong must fail, not change the host).
+// that found them wrong must fail, not change the host). The disk's
+// eviction thresholds and image garbage collection are off, as kind's
+// nodes have them: the node's filesystem is the host's, and a host disk
+// 85% full (a CI machine's Go build cache) would otherwise taint the node
+// with disk-pressure and delete the lab's images.
 func (n Node) kubeletYAML() string {
 	return fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -211,6 +215,12 @@ protectKernelDefaults: true
 clusterDNS: ["10.96.0.10"]
 clusterDomain: cluster.local
 staticPodPath: ""
+imageGCHighThresholdPercent: 100
+evictionHard:
+  nodefs.available: "0%%"
+  nodefs.inodesFree: "0%%"
+  imagefs.available: "0%%"
+  imagefs.inodesFree: "0%%"
 authentication:
   anonymous: {enabled: false}
   webhook: {enabled: false}

@@ -94,6 +94,16 @@ func TestConfigs(t *testing.T) {
 		kc.Address != "10.89.3.1" || kc.ReadOnlyPort != 0 || kc.CgroupRoot != n.CgroupRoot() {
 		t.Errorf("KubeletConfiguration %+v", kc)
 	}
+	// The host's disk must not taint the node (CI once saw every pod
+	// pinned to it unschedulable on an untolerated taint).
+	for _, signal := range []string{"nodefs.available", "nodefs.inodesFree", "imagefs.available", "imagefs.inodesFree"} {
+		if kc.EvictionHard[signal] != "0%" {
+			t.Errorf("evictionHard[%s] = %q, want 0%% (the node's disk is the host's)", signal, kc.EvictionHard[signal])
+		}
+	}
+	if kc.ImageGCHighThresholdPercent == nil || *kc.ImageGCHighThresholdPercent != 100 {
+		t.Error("image garbage collection is on: it would delete the lab's images when the host's disk fills")
+	}
 	if kc.Authentication.Anonymous.Enabled == nil || *kc.Authentication.Anonymous.Enabled {
 		t.Error("the kubelet accepts anonymous requests")
 	}
