@@ -60,7 +60,7 @@ func TestNoLabDependencies(t *testing.T) {
 	for _, dep := range strings.Fields(string(out)) {
 		for _, banned := range []string{"k8s.io/kubernetes/", "sigs.k8s.io/kind/", "sigs.k8s.io/sig-storage-lib-external-provisioner/",
 			"github.com/google/go-containerregistry/", "github.com/containerd/containerd/", "github.com/opencontainers/runc/",
-			"github.com/kubectl-chain/kubectl-chain/internal/lab/", "github.com/kubectl-chain/kubectl-chain/internal/workload"} {
+			"github.com/kubectl-chain/kubectl-chain/lab/", "github.com/kubectl-chain/kubectl-chain/lab/workload"} {
 			if strings.HasPrefix(dep, banned) {
 				t.Errorf("kubectl-chain imports %s: only kubectl-chain-lab may", dep)
 			}

@@ -1,6 +1,6 @@
 // Package labhome finds a lab's state directory: the one thing of the lab
 // the diagnosis binary needs (a running lab is the default cluster of a user
-// who has none), kept apart from internal/lab so that binary links none of it.
+// who has none), kept apart from lab so that binary links none of it.
 package labhome
 
 import (
