@@ -223,6 +223,10 @@ const (
 	SourceContainerState EvidenceSource = "container-state"
 	SourceObjectStatus   EvidenceSource = "status"
 	SourceEvent          EvidenceSource = "event"
+	// SourceHealthCheck is a community health check's verdict on an
+	// object (Argo CD's catalogue, or the user's own checks): the
+	// script's message, its status as the reason.
+	SourceHealthCheck EvidenceSource = "health-check"
 )
 
 // Evidence is one verbatim piece of what the cluster said.

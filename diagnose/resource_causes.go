@@ -11,6 +11,11 @@ const (
 	ResourceInProgress  chain.CauseID = "ResourceInProgress"
 	ResourceTerminating chain.CauseID = "ResourceTerminating"
 	OwnedNotHealthy     chain.CauseID = "OwnedNotHealthy"
+	// The statuses of the health check the community keeps for the kind
+	// (Argo CD's catalogue, or the user's own --health-checks).
+	HealthDegraded    chain.CauseID = "HealthDegraded"
+	HealthProgressing chain.CauseID = "HealthProgressing"
+	HealthSuspended   chain.CauseID = "HealthSuspended"
 )
 
 var resourceCauses = []Cause{
@@ -30,6 +35,18 @@ var resourceCauses = []Cause{
 		Summary:  "the object is being deleted: its finalizers have not all been removed yet",
 		NextStep: "kubectl get TYPE NAME -n NAMESPACE -o jsonpath='{.metadata.finalizers}', and the controllers that own them",
 		Terminal: TerminalRule{Mode: Transient}},
+	{ID: HealthDegraded, Link: chain.LinkStatus,
+		Summary:  "the health check its kind's community keeps (Argo CD's catalogue, or your own) reads the object as Degraded: its status reports a failure",
+		NextStep: "read what the check quotes, then its conditions and events: kubectl describe TYPE NAME -n NAMESPACE; then its controller's logs",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: HealthProgressing, Link: chain.LinkStatus,
+		Summary:  "the health check its kind's community keeps reads the object as Progressing: its controller has not reached the state its spec asks for yet",
+		NextStep: "wait, or read what it waits for: kubectl describe TYPE NAME -n NAMESPACE",
+		Terminal: TerminalRule{Mode: Transient}},
+	{ID: HealthSuspended, Link: chain.LinkStatus,
+		Summary:  "the health check its kind's community keeps reads the object as Suspended: it is paused, and nothing moves until a person or an outside event resumes it",
+		NextStep: "resume it as its kind says (a suspend or paused field in its spec): kubectl get TYPE NAME -n NAMESPACE -o yaml",
+		Terminal: TerminalRule{Mode: Immediate}},
 	{ID: OwnedNotHealthy, Link: chain.LinkOwned,
 		Summary:  "a workload the object owns is not healthy yet and its own chain names no cause",
 		NextStep: "kubectl chain the owned workload it names",

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/internal/health"
 )
 
 // DefaultGrace is how long an after-grace cause must last before it is
@@ -21,6 +22,9 @@ const DefaultGrace = 30 * time.Second
 type Options struct {
 	// Grace is how long after-grace causes must persist to be terminal.
 	Grace time.Duration
+	// Health judges the kinds the chain does not walk itself: the user's
+	// own checks over Argo CD's catalogue; nil is the catalogue alone.
+	Health *health.Catalogue
 }
 
 // podPlaceholder is how decoders' next steps say "the pod" (kubectl logs POD).

@@ -42,15 +42,29 @@ func pointDown(status, owned *chain.Link) {
 	}
 }
 
-// resourceStatus is kstatus's verdict on the object, its conditions
-// quoted: Current is ok, Failed broken, InProgress and Terminating
-// progress, anything else unknown.
+// resourceStatus is the object's own status: an autoscaler's conditions,
+// else the health check its kind's community keeps (walk_health.go), else
+// kstatus's verdict, its conditions quoted: Current is ok, Failed broken,
+// InProgress and Terminating progress, anything else unknown.
 func (w *walker) resourceStatus(obj *unstructured.Unstructured) chain.Link {
-	id := chain.LinkStatus
 	if l, ok := w.autoscalerStatus(obj, w.s.Ref().String()); ok {
 		return l
 	}
 	res, err := status.Compute(obj)
+	l, ok, note := w.checkedStatus(obj, res)
+	if ok {
+		return l
+	}
+	l = w.kstatusLink(obj, res, err)
+	if note != "" {
+		l.Notes = append(l.Notes, note)
+	}
+	return l
+}
+
+// kstatusLink is kstatus's verdict as the status link.
+func (w *walker) kstatusLink(obj *unstructured.Unstructured, res *status.Result, err error) chain.Link {
+	id := chain.LinkStatus
 	if err != nil {
 		return chain.Link{ID: id, Status: chain.StatusUnknown, Summary: "kstatus cannot read its status: " + err.Error()}
 	}
@@ -146,7 +160,9 @@ func resourceStep(cause chain.CauseID, s *chain.Snapshot) string {
 	if s.API != nil {
 		typ = s.API.Type()
 	}
-	return strings.NewReplacer("TYPE", typ, "NAME", s.Name).Replace(mustCause(cause).NextStep)
+	// NAMESPACE before NAME: a replacer tries its pairs in order at each
+	// position, so NAME is never replaced inside NAMESPACE.
+	return strings.NewReplacer(NamespacePlaceholder, s.Namespace, "TYPE", typ, "NAME", s.Name).Replace(mustCause(cause).NextStep)
 }
 
 // ownedLink quotes the chains of the workloads the object owns: the first

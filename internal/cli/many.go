@@ -30,13 +30,13 @@ type targets struct {
 
 // walk judges every snapshot against now, or, when now is zero, at the
 // snapshot's own time (a capture's).
-func (t *targets) walk(now time.Time, grace time.Duration) *chain.ReportList {
+func (t *targets) walk(now time.Time, opts diagnose.Options) *chain.ReportList {
 	reports := make([]chain.Report, 0, len(t.snaps))
 	for _, s := range t.snaps {
 		if !now.IsZero() {
 			s.Now = now
 		}
-		reports = append(reports, *diagnose.Walk(s, diagnose.Options{Grace: grace}))
+		reports = append(reports, *diagnose.Walk(s, opts))
 	}
 	return chain.NewReportList(reports, t.requests)
 }
@@ -178,7 +178,7 @@ type manyWaiter struct {
 }
 
 func (m *manyWaiter) walk(now time.Time) (bool, error) {
-	m.list = m.targets.walk(now, m.o.Grace)
+	m.list = m.targets.walk(now, m.o.walkOptions())
 	if allDone(m.list) {
 		return true, nil
 	}

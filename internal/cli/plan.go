@@ -108,7 +108,7 @@ func (o *Options) readOne(ctx context.Context, reader *kube.Reader) (*targets, e
 	snap, err := reader.Read(ctx, o.namespace, ref)
 	var nf *kube.NotFoundError
 	if errors.As(err, &nf) && o.Output.Format != "text" {
-		report := diagnose.Walk(&chain.Snapshot{Kind: ref.Kind, Namespace: o.namespace, Name: ref.Name, Now: o.now(), Requests: 1, Via: o.via[ref]}, diagnose.Options{Grace: o.Grace})
+		report := diagnose.Walk(&chain.Snapshot{Kind: ref.Kind, Namespace: o.namespace, Name: ref.Name, Now: o.now(), Requests: 1, Via: o.via[ref]}, o.walkOptions())
 		if perr := o.write(one(report), true); perr != nil {
 			return nil, perr
 		}
@@ -132,7 +132,7 @@ func (o *Options) judge(ctx context.Context, p plan, reader *kube.Reader, t *tar
 		if p.source == sourceFiles {
 			now = time.Time{} // a capture is judged at its own time
 		}
-		return o.emit(t.walk(now, o.Grace), p.single)
+		return o.emit(t.walk(now, o.walkOptions()), p.single)
 	case p.single:
 		return o.runWait(ctx, reader, t.snaps[0])
 	}

@@ -15,7 +15,7 @@ import (
 // kinds the cluster serves as discovery says: no request for a kind whose
 // CRD is absent, and none at all when no Secret is missing.
 func (o *Options) readProducers(ctx context.Context, reader *kube.Reader, snap *chain.Snapshot) error {
-	secrets := diagnose.MissingSecrets(diagnose.Walk(snap, diagnose.Options{Grace: o.Grace}))
+	secrets := diagnose.MissingSecrets(diagnose.Walk(snap, o.walkOptions()))
 	if len(secrets) == 0 {
 		return nil
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/internal/health"
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 )
 
@@ -31,6 +32,11 @@ type Options struct {
 
 	// Grace is how long after-grace causes must persist to be terminal.
 	Grace time.Duration
+	// HealthChecks is the user's own health checks (their argocd-cm
+	// ConfigMap, or a folder of GROUP/KIND/health.lua), over Argo CD's
+	// catalogue; health is what Complete loaded from it.
+	HealthChecks string
+	health       *health.Catalogue
 	// Wait follows the rollout until it is healthy, terminally broken or
 	// Timeout passes.
 	Wait    bool
@@ -140,6 +146,7 @@ cause, the verbatim evidence and the next step. It only reads (get and list).`,
 	})
 	o.ConfigFlags.AddFlags(cmd.PersistentFlags())
 	o.Output.addFlags(cmd.PersistentFlags())
+	cmd.Flags().StringVar(&o.HealthChecks, "health-checks", "", "your own health checks for other kinds, as Argo CD keeps them: the argocd-cm ConfigMap as YAML (resource.customizations.health.GROUP_KIND keys), or a folder of GROUP/KIND/health.lua; they override Argo CD's catalogue")
 	cmd.Flags().DurationVar(&o.Grace, "grace", o.Grace, "how long a cause that real clusters show as a short blip (a missing Secret, an unschedulable pod) must last before it counts as terminal")
 	cmd.Flags().BoolVar(&o.Wait, "wait", false, "follow the rollout until it is complete, a cause is terminal, or --timeout passes")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 5*time.Minute, "with --wait, how long to wait before giving up with the last verdict")
@@ -155,6 +162,13 @@ cause, the verbatim evidence and the next step. It only reads (get and list).`,
 
 // Complete reads the arguments and the kubeconfig's namespace.
 func (o *Options) Complete(args []string) error {
+	if o.HealthChecks != "" {
+		user, err := health.Load(o.HealthChecks)
+		if err != nil {
+			return usageErrorf("--health-checks: %v", err)
+		}
+		o.health = user.Over(health.Builtin())
+	}
 	if len(args) > 0 || !(o.All || o.Selector != "" || o.AllNamespaces || len(o.Files) > 0 || len(o.Manifests) > 0) {
 		targets, err := parseTargets(args)
 		if err != nil {
@@ -206,6 +220,11 @@ func (o *Options) Validate() error {
 		return usageErrorf("--grace must not be negative, got %s", o.Grace)
 	}
 	return nil
+}
+
+// walkOptions are the walk's options the flags set.
+func (o *Options) walkOptions() diagnose.Options {
+	return diagnose.Options{Grace: o.Grace, Health: o.health}
 }
 
 func (o *Options) now() time.Time {

@@ -234,7 +234,7 @@ func (w *watcher) judge(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for _, r := range t.walk(now, w.o.Grace).Items {
+		for _, r := range t.walk(now, w.o.walkOptions()).Items {
 			w.reports[serve.Key{Namespace: r.Namespace, Kind: string(r.Kind), Name: r.Name}] = r
 		}
 		snaps = append(snaps, t.snaps...)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-chain/kubectl-chain/internal/health"
 )
 
 // version and commit are stamped by the release build (-ldflags -X).
@@ -36,7 +38,7 @@ func newVersionCommand(streams genericiooptions.IOStreams) *cobra.Command {
 			if c == "" {
 				c = "unknown"
 			}
-			_, err := fmt.Fprintf(streams.Out, "kubectl-chain %s (commit %s, %s, %s/%s)\n", Version(), c, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := fmt.Fprintf(streams.Out, "kubectl-chain %s (commit %s, %s, %s/%s)\nhealth checks: Argo CD's catalogue %s\n", Version(), c, runtime.Version(), runtime.GOOS, runtime.GOARCH, health.Version())
 			return err
 		},
 	}

@@ -143,7 +143,7 @@ func (o *Options) runWait(ctx context.Context, reader *kube.Reader, snap *chain.
 
 func (w *waiter) walk(now time.Time) (bool, error) {
 	w.snap.Now = now
-	w.report = diagnose.Walk(w.snap, diagnose.Options{Grace: w.o.Grace})
+	w.report = diagnose.Walk(w.snap, w.o.walkOptions())
 	if done(w.report) {
 		return true, nil
 	}

@@ -1,0 +1,104 @@
+package diagnose
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/internal/health"
+)
+
+// catalogue is the checks the walk judges other kinds by.
+func (w *walker) catalogue() *health.Catalogue {
+	if w.o.Health != nil {
+		return w.o.Health
+	}
+	return health.Builtin()
+}
+
+// checkedStatus is the status link of a kind the community's catalogue
+// (or the user's own checks) has a health check for: the check decides,
+// as it does in Argo CD, because it reads the kind's own fields
+// (a Kafka's broker count, an AnalysisRun's metrics), where kstatus reads
+// only the standard conditions and calls an object without them Current.
+// ks is kstatus's reading, quoted in a note where it differs. false: no
+// check for the kind, or the check gave no verdict, and kstatus judges;
+// a check that failed (a script error on fields it expected) says so in
+// the note kstatus's link carries, so the gate is not left blind.
+func (w *walker) checkedStatus(obj *unstructured.Unstructured, ks *status.Result) (l chain.Link, ok bool, note string) {
+	id := chain.LinkStatus
+	res, found, err := w.catalogue().Check(obj)
+	if !found || errors.Is(err, health.ErrNoStatus) {
+		return chain.Link{}, false, ""
+	}
+	if err != nil {
+		return chain.Link{}, false, fmt.Sprintf("its kind's health check failed, so kstatus judges it: %v", err)
+	}
+	summary := string(res.Status) + " (" + res.Script + ")"
+	if res.Message != "" {
+		summary = string(res.Status) + ": " + res.Message + " (" + res.Script + ")"
+	}
+	var notes []string
+	if ks != nil && !agrees(res.Status, ks.Status) {
+		notes = append(notes, fmt.Sprintf("kstatus reads it as %s%s; the health check for its kind decides", ks.Status, colonMessage(ks.Message)))
+	}
+	var cause chain.CauseID
+	progressing := false
+	switch res.Status {
+	case health.Healthy:
+		return chain.Link{ID: id, Status: chain.StatusOK, Summary: summary, Notes: notes}, true, ""
+	case health.Progressing:
+		cause, progressing = HealthProgressing, true
+	case health.Degraded:
+		cause = HealthDegraded
+	case health.Suspended:
+		cause = HealthSuspended
+	default: // Missing, Unknown: the check itself cannot tell.
+		return chain.Link{ID: id, Status: chain.StatusUnknown, Summary: summary, Notes: notes}, true, ""
+	}
+	ref := w.s.Ref().String()
+	d := Decoded{Cause: cause, Progressing: progressing,
+		Summary:  fmt.Sprintf("%s is %s%s", ref, res.Status, colonMessage(res.Message)),
+		NextStep: resourceStep(cause, w.s)}
+	if !progressing {
+		if known, ok := producerWords(res.Message); ok {
+			// The check quotes words a decoder knows (cert-manager's,
+			// external-secrets'): their cause says more than "Degraded".
+			d.Cause, d.NextStep = known.Cause, known.NextStep
+			if known.Summary != "" {
+				d.Summary = ref + ": " + known.Summary
+			}
+		}
+	}
+	ev := chain.Evidence{Source: chain.SourceHealthCheck, Object: ref, Field: res.Script, Reason: string(res.Status), Message: res.Message}
+	c := &collector{}
+	c.add(sighting{d: d, object: ref, since: obj.GetCreationTimestamp().Time,
+		evidence: append([]chain.Evidence{ev}, conditionsEvidence(ref, obj)...)})
+	return w.finishNoted(id, summary, c, notes), true, ""
+}
+
+// agrees says the catalogue's status and kstatus's say the same thing to
+// a gate: healthy, waiting, or failed.
+func agrees(h health.Status, k status.Status) bool {
+	switch h {
+	case health.Healthy:
+		return k == status.CurrentStatus
+	case health.Progressing:
+		return k == status.InProgressStatus
+	case health.Degraded, health.Suspended:
+		return k == status.FailedStatus
+	}
+	return k == status.UnknownStatus
+}
+
+// colonMessage is ": message", or nothing for an empty one.
+func colonMessage(m string) string {
+	if m = strings.TrimSpace(m); m == "" {
+		return ""
+	}
+	return ": " + m
+}
