@@ -179,7 +179,7 @@ type manyWaiter struct {
 
 func (m *manyWaiter) walk(now time.Time) (bool, error) {
 	m.list = m.targets.walk(now, m.o.walkOptions())
-	if allDone(m.list) {
+	if allDone(m.list) || anyHopeless(m.list) {
 		return true, nil
 	}
 	for _, r := range m.list.Items {
@@ -212,6 +212,19 @@ func (m *manyWaiter) read(ctx context.Context) error {
 func (m *manyWaiter) finish() error { return m.o.emit(m.list, false) }
 
 func (m *manyWaiter) clear() {}
+
+// anyHopeless says one of them is terminally broken: the gate's verdict
+// is broken whatever the others do, so waiting for them would only hold
+// it to its timeout (a release whose Deployment cannot pull while a
+// claim beside it is still pending).
+func anyHopeless(l *chain.ReportList) bool {
+	for i := range l.Items {
+		if v := l.Items[i].Verdict; v.Health == chain.Broken && v.Terminal {
+			return true
+		}
+	}
+	return false
+}
 
 func allDone(l *chain.ReportList) bool {
 	for i := range l.Items {

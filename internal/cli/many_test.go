@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/xml"
 	"maps"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -248,5 +250,39 @@ func TestAllJudgesTraffic(t *testing.T) {
 	}
 	if got, want := verdicts("-l", "team=b"), map[string]chain.CauseID{"Ingress/front": "IngressBackendNotFound"}; !maps.Equal(got, want) {
 		t.Errorf("-l team=b judged %v, want %v", got, want)
+	}
+}
+
+// TestManyWaitEndsAtTheFirstTerminalCause: a wait over several workloads
+// ends as soon as one is terminally broken (web's image does not exist),
+// though another (api, whose generation the controller has not observed)
+// is still progressing: the gate's verdict cannot change, and waiting
+// would only hold it to its timeout.
+func TestManyWaitEndsAtTheFirstTerminalCause(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	c := fakeClient(t, "image-not-found.yaml")
+	web, err := c.AppsV1().Deployments("shop").Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := web.DeepCopy()
+	api.Name, api.ResourceVersion, api.UID = "api", "", ""
+	api.Generation, api.Status = 3, appsv1.DeploymentStatus{ObservedGeneration: 2}
+	if err := c.Tracker().Add(api); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r := runFixture(t, "image-not-found.yaml", c, "--all", "--wait", "--timeout", "20s", "-o", "json")
+	var l chain.ReportList
+	decodeJSON(t, r.stdout, &l)
+	health := map[string]chain.Health{}
+	for _, it := range l.Items {
+		health[it.Name] = it.Verdict.Health
+	}
+	if r.code != ExitBroken || health["web"] != chain.Broken || health["api"] != chain.Progressing {
+		t.Errorf("exit %d, verdicts %v; want %d, web broken and api still progressing\n%s", r.code, health, ExitBroken, r.stderr)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("took %s: the wait must end at the first terminal cause", d)
 	}
 }
