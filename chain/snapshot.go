@@ -103,9 +103,11 @@ type Snapshot struct {
 	// snapshots are in Behind.
 	Object *unstructured.Unstructured
 	API    *APIResource
-	// OwnedNotRead says the workloads the object owns were not looked for
-	// (a release's are judged on their own).
+	// OwnedNotRead says the workloads the object owns were not looked for.
 	OwnedNotRead bool
+	// OwnedApart are workloads the object owns that are judged on their
+	// own (they are in the release judged), so not walked again here.
+	OwnedApart []Ref
 
 	// Produced are the objects of well-known producer kinds (Producers)
 	// that write a Secret the pods wait for, read only when one is missing.

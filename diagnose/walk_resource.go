@@ -170,8 +170,15 @@ func resourceStep(cause chain.CauseID, s *chain.Snapshot) string {
 func (w *walker) ownedLink() chain.Link {
 	l := chain.Link{ID: chain.LinkOwned, Status: chain.StatusOK}
 	if w.s.OwnedNotRead {
-		l.Summary = "not looked for: the release's workloads are judged on their own"
+		l.Summary = "not looked for"
 		return l
+	}
+	var apart []string
+	for _, ref := range w.s.OwnedApart {
+		apart = append(apart, ref.String())
+	}
+	if len(apart) > 0 {
+		l.Notes = append(l.Notes, "judged on their own, in the release: "+strings.Join(firstN(apart, 4), ", "))
 	}
 	if w.s.API != nil && !w.s.API.Namespaced {
 		l.Summary = "not looked for: the workloads a cluster-scoped object owns would take cluster-wide lists"
@@ -179,6 +186,9 @@ func (w *walker) ownedLink() chain.Link {
 	}
 	if len(w.s.Behind) == 0 {
 		l.Summary = "owns no workload"
+		if len(apart) > 0 {
+			l.Summary = "owns no workload outside the release"
+		}
 		return l
 	}
 	var parts []string

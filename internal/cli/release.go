@@ -110,9 +110,11 @@ func (o *Options) loadRelease() error {
 // once it succeeded.
 func (o *Options) readRelease(ctx context.Context, reader *kube.Reader) (*targets, error) {
 	t := &targets{}
-	// The objects of other kinds: their status, not what they own (the
-	// release's workloads are judged on their own).
-	reader.APIs, reader.NoOwned = o.release.apis, true
+	// The objects of other kinds: their status, then what they own that
+	// the release does not hold (an operator's Deployments): the release's
+	// own workloads are judged on their own.
+	reader.APIs = o.release.apis
+	reader.Apart = func(ns string, ref chain.Ref) bool { return slices.Contains(o.release.refs[ns], ref) }
 	for _, ns := range o.release.namespaces {
 		bundle, gaps, requests, err := reader.Many(ctx, ns, "")
 		t.requests += requests

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -171,5 +173,71 @@ func TestRBACForRelease(t *testing.T) {
 		if strings.Contains(r.stdout, never) {
 			t.Errorf("%q granted:\n%s", never, r.stdout)
 		}
+	}
+}
+
+// TestReleaseWalksWhatItsObjectsOwn: a release that holds only an
+// operator's custom resource (here a Certificate standing for one) is
+// judged by what the operator made from it, which no release lists: its
+// Deployment that cannot pull fails the gate with ImageNotFound. When the
+// release holds the Deployment too, it is judged on its own and the
+// custom resource's owned link only notes it.
+func TestReleaseWalksWhatItsObjectsOwn(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	dir := t.TempDir()
+	certs := schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: "certificates"}
+	kinds := map[schema.GroupVersionResource]string{certs: "CertificateList"}
+	for _, k := range []chain.Kind{chain.KindGateway, chain.KindHTTPRoute, chain.KindGRPCRoute, chain.KindTLSRoute, "GatewayClass"} {
+		kinds[chain.GatewayResource(k)] = string(k) + "List"
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), kinds)
+	owner := readyObject("cert-manager.io/v1", "Certificate", "shop", "web-tls")
+	owner.SetUID("owner-uid")
+	if err := dyn.Tracker().Create(certs, owner, "shop"); err != nil {
+		t.Fatal(err)
+	}
+	c := fakeClient(t, "image-not-found.yaml")
+	web, err := c.AppsV1().Deployments("shop").Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	web.OwnerReferences = []metav1.OwnerReference{{APIVersion: "cert-manager.io/v1", Kind: "Certificate", Name: "web-tls", UID: "owner-uid"}}
+	if _, err := c.AppsV1().Deployments("shop").Update(context.Background(), web, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	client := dynamicFake{Clientset: c, dyn: dyn}
+	certOnly := strings.SplitN(releaseOthersYAML, "---\n", 4)[2]
+	for _, tt := range []struct {
+		name, yaml, link string
+	}{
+		{"the custom resource alone", certOnly, "owned"},
+		{"with the Deployment", releaseOthersYAML[:strings.Index(releaseOthersYAML, "---\n")+4] + certOnly, "containers"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".yaml")
+			if err := os.WriteFile(file, []byte(tt.yaml), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			r := runWith(t, client, "--manifests", file, "-o", "json")
+			var l chain.ReportList
+			decodeJSON(t, r.stdout, &l)
+			if r.code != ExitBroken {
+				t.Errorf("exit %d, want %d\n%s", r.code, ExitBroken, r.stderr)
+			}
+			found := false
+			for _, it := range l.Items {
+				if it.Verdict.Cause == "ImageNotFound" && string(it.Verdict.Link) == tt.link {
+					found = true
+				}
+				if it.Kind == "Certificate" && tt.link == "containers" {
+					if len(it.Links) < 3 || it.Links[2].Status != chain.StatusOK || !strings.Contains(strings.Join(it.Links[2].Notes, " "), "deployment/web") {
+						t.Errorf("the Certificate's owned link should note deployment/web, judged on its own: %+v", it.Links)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("no verdict ImageNotFound at %s:\n%s", tt.link, r.stdout)
+			}
+		})
 	}
 }

@@ -36,9 +36,10 @@ type Reader struct {
 	// APIs are where the resource kinds named are served (APIKey), as
 	// discovery resolved them: the reader of any other kind uses none.
 	APIs map[string]chain.APIResource
-	// NoOwned reads a resource kind's object without looking for the
-	// workloads it owns (a release's workloads are judged on their own).
-	NoOwned bool
+	// Apart, when set, names the workloads judged on their own (a
+	// release's): a resource kind's object still walks what else it owns
+	// (an operator's Deployments, which no release lists), not those.
+	Apart func(namespace string, ref chain.Ref) bool
 	// MirrorEverything makes a Mirror follow every kind a workload may own
 	// (ReplicaSets, ControllerRevisions, claims, Services, nodes) whatever
 	// its first read found: a watcher that runs for days sees kinds appear

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -46,7 +47,7 @@ func (r *Reader) readResource(ctx context.Context, namespace string, ref chain.R
 		evs  []corev1.Event
 		eErr error
 	)
-	if api.Namespaced && !r.NoOwned {
+	if api.Namespaced {
 		w.start(ctx, r, &wg, namespace)
 	}
 	if api.Namespaced {
@@ -72,7 +73,6 @@ func (r *Reader) readResource(ctx context.Context, namespace string, ref chain.R
 		return snap, nil
 	}
 	snap.Requests += w.requests() + 1
-	snap.OwnedNotRead = r.NoOwned
 	of := fmt.Sprintf("of %s %s/%s", api.Type(), namespace, ref.Name)
 	if err := errors.Join(settle(snap, chain.ResourceEvents, of, eErr), w.settle(snap, of)); err != nil {
 		return nil, err
@@ -82,6 +82,15 @@ func (r *Reader) readResource(ctx context.Context, namespace string, ref chain.R
 	}
 	sort.SliceStable(snap.Events, func(i, j int) bool { return snap.Events[i].Last.Before(snap.Events[j].Last) })
 	owned := w.ownedBy(obj.GetUID())
+	if r.Apart != nil {
+		owned = slices.DeleteFunc(owned, func(ref chain.Ref) bool {
+			if r.Apart(namespace, ref) {
+				snap.OwnedApart = append(snap.OwnedApart, ref)
+				return true
+			}
+			return false
+		})
+	}
 	if len(owned) > maxOwned {
 		owned = owned[:maxOwned]
 	}

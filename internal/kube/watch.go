@@ -197,14 +197,22 @@ func (r *Reader) WatchNamespace(ctx context.Context, ns, selector string, refs [
 		kinds[ref.Kind] = true
 	}
 	keep := about(names)
-	traffic := false
+	traffic, resource := false, false
 	for k := range kinds {
 		traffic = traffic || chain.IsTraffic(k)
+		resource = resource || chain.IsResource(k)
 	}
-	if traffic {
-		// What a Service selects need not be named after it: every
-		// change of the namespace may matter.
+	if traffic || resource {
+		// What a Service selects, or what an operator makes from a custom
+		// resource, need not be named after it: every change of the
+		// namespace may matter.
 		keep = nil
+	}
+	if resource {
+		// Whatever kind of workload the operator made.
+		for _, k := range chain.Kinds {
+			kinds[k] = true
+		}
 	}
 	streams := []stream{
 		r.streamOf("replicasets", ns, metav1.ListOptions{}, keep),
