@@ -16,6 +16,9 @@ const (
 	HealthDegraded    chain.CauseID = "HealthDegraded"
 	HealthProgressing chain.CauseID = "HealthProgressing"
 	HealthSuspended   chain.CauseID = "HealthSuspended"
+	// ResourceNotReconciled: a kind its community checks by its status,
+	// with no status written.
+	ResourceNotReconciled chain.CauseID = "ResourceNotReconciled"
 )
 
 var resourceCauses = []Cause{
@@ -47,6 +50,10 @@ var resourceCauses = []Cause{
 		Summary:  "the health check its kind's community keeps reads the object as Suspended: it is paused, and nothing moves until a person or an outside event resumes it",
 		NextStep: "resume it as its kind says (a suspend or paused field in its spec): kubectl get TYPE NAME -n NAMESPACE -o yaml",
 		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: ResourceNotReconciled, Link: chain.LinkStatus,
+		Summary:  "the object has no status at all: no controller has acted on it (its kind's operator is not installed, not running, or not watching this namespace), so it will not become ready",
+		NextStep: "check that its kind's controller runs and watches NAMESPACE: kubectl get pods -A | grep -i the operator's name, then its logs; kubectl describe TYPE NAME -n NAMESPACE",
+		Terminal: TerminalRule{Mode: AfterGrace}},
 	{ID: OwnedNotHealthy, Link: chain.LinkOwned,
 		Summary:  "a workload the object owns is not healthy yet and its own chain names no cause",
 		NextStep: "kubectl chain the owned workload it names",

@@ -64,7 +64,15 @@ func (w *walker) checkedStatus(obj *unstructured.Unstructured, ks *status.Result
 	d := Decoded{Cause: cause, Progressing: progressing,
 		Summary:  fmt.Sprintf("%s is %s%s", ref, res.Status, colonMessage(res.Message)),
 		NextStep: resourceStep(cause, w.s)}
-	if !progressing {
+	if res.Status == health.Progressing && !hasStatus(obj) {
+		// Waiting on a status that no one has written:
+		// no controller has acted on it yet, and past the grace none
+		// will (its operator is not installed, or not running).
+		d = Decoded{Cause: ResourceNotReconciled, Progressing: true,
+			Summary:  fmt.Sprintf("%s has no status: no controller has acted on it (its health check: %s%s)", ref, res.Status, colonMessage(res.Message)),
+			NextStep: resourceStep(ResourceNotReconciled, w.s)}
+	}
+	if !d.Progressing {
 		if known, ok := producerWords(res.Message); ok {
 			// The check quotes words a decoder knows (cert-manager's,
 			// external-secrets'): their cause says more than "Degraded".
@@ -79,6 +87,12 @@ func (w *walker) checkedStatus(obj *unstructured.Unstructured, ks *status.Result
 	c.add(sighting{d: d, object: ref, since: obj.GetCreationTimestamp().Time,
 		evidence: append([]chain.Evidence{ev}, conditionsEvidence(ref, obj)...)})
 	return w.finishNoted(id, summary, c, notes), true, ""
+}
+
+// hasStatus says a controller wrote something in the object's status.
+func hasStatus(obj *unstructured.Unstructured) bool {
+	st, ok := obj.Object["status"].(map[string]any)
+	return ok && len(st) > 0
 }
 
 // agrees says the catalogue's status and kstatus's say the same thing to
