@@ -19,6 +19,7 @@ const (
 	RolloutStepPause            chain.CauseID = "RolloutStepPause"
 	RolloutAnalysisInconclusive chain.CauseID = "RolloutAnalysisInconclusive"
 	RolloutUnpausing            chain.CauseID = "RolloutUnpausing"
+	RolloutNotReconciled        chain.CauseID = "RolloutNotReconciled"
 )
 
 var rolloutCauses = []Cause{
@@ -46,6 +47,10 @@ var rolloutCauses = []Cause{
 		Summary:  "an analysis of the rollout was inconclusive, so the Rollouts controller paused it for a person to decide",
 		NextStep: "read the AnalysisRun (kubectl describe analysisrun NAME -n NAMESPACE), then promote or abort: kubectl argo rollouts promote|abort NAME",
 		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: RolloutNotReconciled, Link: chain.LinkRollout,
+		Summary:  "the Rollout has no status: the Argo Rollouts controller has not acted on it (not installed, not running, or not watching its namespace), and nothing else creates its ReplicaSets",
+		NextStep: "check that the Argo Rollouts controller runs: kubectl get pods -A -l app.kubernetes.io/name=argo-rollouts, then its logs",
+		Terminal: TerminalRule{Mode: AfterGrace}},
 	{ID: RolloutUnpausing, Link: chain.LinkRollout,
 		Summary:  "the rollout was resumed and the Rollouts controller has not acted on it yet",
 		NextStep: "wait; if it lasts, check the argo-rollouts controller's pods and logs",

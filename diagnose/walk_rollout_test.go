@@ -3,6 +3,7 @@ package diagnose
 import (
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -223,4 +224,25 @@ func linkLines(r *chain.Report) string {
 		}
 	}
 	return b.String()
+}
+
+// TestWalkRolloutWithoutController: a Rollout with no status at all (the
+// Argo Rollouts controller is not running) is progressing for the grace,
+// then broken at its own link naming that controller, not the Deployment
+// controller's steps, which never act on a Rollout.
+func TestWalkRolloutWithoutController(t *testing.T) {
+	for _, tt := range []struct {
+		after  time.Duration
+		health chain.Health
+	}{{5 * time.Second, chain.Progressing}, {2 * time.Minute, chain.Broken}} {
+		s := rolloutSnapshot(t, "", false)
+		s.ReplicaSets, s.Pods = nil, nil
+		s.Rollout.CreationTimestamp = metav1.NewTime(walkT0)
+		s.Now = walkT0.Add(tt.after)
+		r := Walk(s, Options{Grace: DefaultGrace})
+		v := r.Verdict
+		if v.Health != tt.health || v.Link != chain.LinkRollout || v.Cause != RolloutNotReconciled || !strings.Contains(v.NextStep, "argo-rollouts") {
+			t.Errorf("%s after creation: %s at %s (%s: %s), want %s at rollout (RolloutNotReconciled)\n%s", tt.after, v.Health, v.Link, v.Cause, v.NextStep, tt.health, linkLines(r))
+		}
+	}
 }
