@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -42,6 +44,10 @@ func (o *Options) loadBundle() (*capture.Bundle, error) { return o.loadAll(o.Fil
 // loadAll merges files into one bundle, naming the file that fails.
 func (o *Options) loadAll(files []string) (*capture.Bundle, error) {
 	all := &capture.Bundle{Skipped: map[string]int{}}
+	files, err := expandDirs(files)
+	if err != nil {
+		return nil, err
+	}
 	for _, name := range files {
 		r, label, closeFn, err := o.open(name)
 		if err != nil {
@@ -55,6 +61,43 @@ func (o *Options) loadAll(files []string) (*capture.Bundle, error) {
 		all.Merge(b)
 	}
 	return all, nil
+}
+
+// manifestExts are the files kubectl apply -f DIR reads in a folder.
+var manifestExts = []string{".yaml", ".yml", ".json"}
+
+// expandDirs replaces each folder by its manifest files, in name order
+// and not recursively, as kubectl apply -f DIR reads it. A folder of a
+// kustomization is not a folder of manifests: the error says how to
+// render it.
+func expandDirs(files []string) ([]string, error) {
+	var out []string
+	for _, name := range files {
+		fi, err := os.Stat(name)
+		if name == "-" || err != nil || !fi.IsDir() {
+			out = append(out, name) // open names what is wrong
+			continue
+		}
+		for _, k := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
+			if _, err := os.Stat(filepath.Join(name, k)); err == nil {
+				return nil, usageErrorf("%s is a kustomization: render it first, as kubectl apply -k would: kubectl kustomize %s | kubectl chain --manifests - (or -f -)", name, name)
+			}
+		}
+		entries, err := os.ReadDir(name)
+		if err != nil {
+			return nil, usageErrorf("reading %s: %v", name, err)
+		}
+		n := len(out)
+		for _, e := range entries {
+			if !e.IsDir() && slices.Contains(manifestExts, filepath.Ext(e.Name())) {
+				out = append(out, filepath.Join(name, e.Name()))
+			}
+		}
+		if len(out) == n {
+			return nil, usageErrorf("%s holds no .yaml, .yml or .json file", name)
+		}
+	}
+	return out, nil
 }
 
 // open opens one -f argument: a file, or stdin for "-".

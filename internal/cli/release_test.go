@@ -226,3 +226,56 @@ spec:
 		t.Errorf("svc/frontend alone: %s, want ServiceSelectsNoPods", one.Verdict.Cause)
 	}
 }
+
+// TestFolders: -f DIR and --manifests DIR read a folder as kubectl apply
+// -f DIR does (its .yaml, .yml and .json files, in name order, not its
+// subfolders); a kustomization folder is one line saying how to render
+// it, and a folder with no manifest says so.
+func TestFolders(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	dir := t.TempDir()
+	k8s := filepath.Join(dir, "k8s")
+	if err := os.MkdirAll(filepath.Join(k8s, "nested"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	deploy, svc, _ := strings.Cut(strings.TrimPrefix(releaseYAML, "---\n"), "---\n")
+	for name, body := range map[string]string{"deploy.yaml": deploy, "rest.yml": svc, "README.md": "not a manifest", "nested/x.yaml": "{"} {
+		if err := os.WriteFile(filepath.Join(k8s, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := fakeClient(t, "image-not-found.yaml")
+	r := runWith(t, c, "--manifests", k8s, "-o", "json")
+	if r.stdout == "" {
+		t.Fatalf("--manifests DIR: exit %d, no report\n%s", r.code, r.stderr)
+	}
+	var l chain.ReportList
+	decodeJSON(t, r.stdout, &l)
+	if r.code != ExitBroken || len(l.Items) < 2 {
+		t.Errorf("--manifests DIR: exit %d, %d reports; want %d and the folder's objects\n%s", r.code, len(l.Items), ExitBroken, r.stderr)
+	}
+	kust := filepath.Join(dir, "overlay")
+	if err := os.MkdirAll(kust, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(kust, "kustomization.yaml"), []byte("resources: [../k8s]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.MkdirAll(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--manifests", kust}, "kubectl kustomize " + kust + " | kubectl chain --manifests -"},
+		{[]string{"-f", kust, "deploy/web"}, "is a kustomization"},
+		{[]string{"-f", empty, "deploy/web"}, "holds no .yaml, .yml or .json file"},
+	} {
+		r := runWith(t, c, tt.args...)
+		if r.code != ExitUsage || !strings.Contains(r.stderr, tt.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want %d and one line with %q", tt.args, r.code, r.stderr, ExitUsage, tt.want)
+		}
+	}
+}
