@@ -55,6 +55,7 @@ func (o *Options) loadRelease() error {
 		return err
 	}
 	r := &release{refs: map[string][]chain.Ref{}, optional: map[string]bool{}, meant: map[string]map[chain.Ref][]string{}}
+	o.noteUnnamespaced(b)
 	r.meantByMembership(b, o.namespace)
 	for _, w := range b.Workloads("") {
 		if w.Ref.Kind == chain.KindRollout {
@@ -102,6 +103,32 @@ func (o *Options) loadRelease() error {
 	slices.Sort(r.namespaces)
 	o.release = r
 	return nil
+}
+
+// noteUnnamespaced says, on standard error, how many of the release's
+// workloads and traffic objects (namespaced kinds all) name no namespace (helm template and kustomize build leave it
+// to the apply) and which namespace they are judged in, so a wall of
+// not-found reports is never a mystery.
+func (o *Options) noteUnnamespaced(b *capture.Bundle) {
+	n := 0
+	for _, w := range b.Workloads("") {
+		if w.Namespace == "" {
+			n++
+		}
+	}
+	for _, w := range b.TrafficObjects("") {
+		if w.Namespace == "" {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	from := "the kubeconfig context's namespace, or default (pass -n to choose)"
+	if f := o.ConfigFlags.Namespace; f != nil && *f != "" {
+		from = "-n"
+	}
+	fmt.Fprintf(o.ErrOut, "%d workload(s) and traffic object(s) of the manifests name no namespace: judged in %q, from %s\n", n, o.namespace, from)
 }
 
 // readRelease reads each namespace of the release once (one paged list

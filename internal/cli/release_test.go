@@ -126,6 +126,9 @@ func TestReleaseGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runWith(t, c, "--manifests", file, "-o", "json")
+	if want := `workload(s) and traffic object(s) of the manifests name no namespace: judged in "shop", from the kubeconfig context's namespace`; !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr %q, want %q", r.stderr, want)
+	}
 	var l chain.ReportList
 	decodeJSON(t, r.stdout, &l)
 	got := map[string]chain.CauseID{}
