@@ -131,6 +131,7 @@ func (o *Options) readFiles() (*targets, error) {
 		}
 	}
 	ns := o.namespaceFlag()
+	b.Adopt(ns) // an object that names no namespace is in the one asked
 	if err := o.resolveFiles(b, ns); err != nil {
 		return nil, err
 	}

@@ -141,3 +141,30 @@ func TestFilesOddWorkloads(t *testing.T) {
 		}
 	}
 }
+
+// TestFilesAdoptNamespace: objects that name no namespace (manifests as
+// users keep them, for kubectl apply -f FILE -n NS) are in the namespace
+// asked, not "not in the input".
+func TestFilesAdoptNamespace(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "snapshots", "image-not-found.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(l) != "namespace: shop" {
+			kept = append(kept, l)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "no-namespace.yaml")
+	if err := os.WriteFile(file, []byte(strings.Join(kept, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	r := runWith(t, nil, "deploy/web", "-f", file, "-n", "shop", "-o", "json")
+	var rep chain.Report
+	decodeJSON(t, r.stdout, &rep)
+	if r.code != ExitBroken || rep.Verdict.Cause != "ImageNotFound" || rep.Namespace != "shop" {
+		t.Errorf("exit %d, %s in %q; want %d, ImageNotFound in shop\n%s", r.code, rep.Verdict.Cause, rep.Namespace, ExitBroken, r.stderr)
+	}
+}
