@@ -13,8 +13,24 @@ import (
 // rollout, for CI logs: no color, no control characters, one line per
 // change. elapsed is the caller's; rendering never reads the clock.
 func Progress(r *chain.Report, elapsed time.Duration) string {
+	return progress(r, elapsed, qualified(r))
+}
+
+// ProgressOfMany is Progress for one of several objects followed at once,
+// named with its kind as the summary table names it (shop
+// deployment/web), since a release often holds a Deployment, a Service
+// and an Ingress of one name.
+func ProgressOfMany(r *chain.Report, elapsed time.Duration) string {
+	name := kindOf(r) + "/" + r.Name
+	if r.Namespace != "" {
+		name = r.Namespace + " " + name
+	}
+	return progress(r, elapsed, name)
+}
+
+func progress(r *chain.Report, elapsed time.Duration, name string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[%s] %s %s", elapsedString(elapsed), qualified(r), r.Verdict.Health)
+	fmt.Fprintf(&b, "[%s] %s %s", elapsedString(elapsed), name, r.Verdict.Health)
 	if r.Verdict.Link != "" {
 		fmt.Fprintf(&b, " at %s", r.Verdict.Link)
 	}

@@ -183,10 +183,12 @@ func (m *manyWaiter) walk(now time.Time) (bool, error) {
 		return true, nil
 	}
 	for _, r := range m.list.Items {
-		line := render.Progress(&r, 0)
-		if key := r.Namespace + "/" + r.Name; m.last[key] != line {
-			m.last[key] = line
-			if _, err := fmt.Fprintln(m.o.progressOut(), render.Progress(&r, now.Sub(m.start))); err != nil {
+		// Keyed by kind too: a Deployment and a Service of one name each
+		// keep their own last line, so neither is printed every tick.
+		id := r.Namespace + "/" + string(r.Kind) + "/" + r.Name
+		if line := render.ProgressOfMany(&r, 0); m.last[id] != line {
+			m.last[id] = line
+			if _, err := fmt.Fprintln(m.o.progressOut(), render.ProgressOfMany(&r, now.Sub(m.start))); err != nil {
 				return false, err
 			}
 		}

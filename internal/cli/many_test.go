@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/xml"
 	"maps"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -284,5 +285,41 @@ func TestManyWaitEndsAtTheFirstTerminalCause(t *testing.T) {
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("took %s: the wait must end at the first terminal cause", d)
+	}
+}
+
+// TestManyWaitPrintsEachChangeOnce: a release's Deployment and Service of
+// one name each get one progress line, named with its kind, and another
+// only when it changes, not one a second (they shared one key).
+func TestManyWaitPrintsEachChangeOnce(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	file := filepath.Join(t.TempDir(), "release.yaml")
+	if err := os.WriteFile(file, []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80}]
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := fakeClient(t, "image-pulling.yaml")
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80}}}}
+	if err := c.Tracker().Add(svc); err != nil {
+		t.Fatal(err)
+	}
+	r := runFixture(t, "image-pulling.yaml", c, "--manifests", file, "--wait", "--timeout", "3500ms", "-o", "json")
+	if r.code != ExitProgressing {
+		t.Errorf("exit %d, want %d\n%s", r.code, ExitProgressing, r.stderr)
+	}
+	for _, name := range []string{"shop deployment/web progressing", "shop service/web progressing"} {
+		if n := strings.Count(r.stderr, name); n != 1 {
+			t.Errorf("%q printed %d times in 3.5 s, want once:\n%s", name, n, r.stderr)
+		}
 	}
 }
