@@ -29,7 +29,9 @@ func translate(err error) error {
 	}
 	var ns *kube.NotServedError
 	if errors.As(err, &ns) {
-		return &ExitError{Code: ExitNotFound, Err: ns}
+		// A type the cluster does not serve is a usage error, as an
+		// unknown KIND/NAME's is after discovery: one code everywhere.
+		return &ExitError{Code: ExitUsage, Err: ns}
 	}
 	var nf *kube.NotFoundError
 	if errors.As(err, &nf) {

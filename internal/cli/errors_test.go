@@ -83,8 +83,8 @@ func TestClusterErrors(t *testing.T) {
 		kubeconfig(t, srv.URL, "default")
 		r := runWith(t, nil, "httproute/web")
 		want := "error: this cluster does not serve httproutes.gateway.networking.k8s.io/v1: the Gateway API's CRDs are not installed (kubectl get crd httproutes.gateway.networking.k8s.io)\n"
-		if r.code != ExitNotFound || r.stderr != want {
-			t.Errorf("code %d, stderr %q; want %d, %q", r.code, r.stderr, ExitNotFound, want)
+		if r.code != ExitUsage || r.stderr != want {
+			t.Errorf("code %d, stderr %q; want %d, %q", r.code, r.stderr, ExitUsage, want)
 		}
 	})
 	t.Run("no kubeconfig", func(t *testing.T) {
