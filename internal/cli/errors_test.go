@@ -220,7 +220,22 @@ func TestDefaultsToLab(t *testing.T) {
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "missing"))
 	t.Setenv("HOME", t.TempDir())
 	r := runWith(t, nil, "deploy/web")
-	if r.code != ExitNotFound || !strings.Contains(r.stderr, "no kubeconfig: using the local lab") {
+	if r.code != ExitNotFound || !strings.Contains(r.stderr, `no kubeconfig: using the local lab "lab"`) {
 		t.Errorf("code %d, stderr %q", r.code, r.stderr)
+	}
+	// One lab up under another name (lab up --name dev) is used too.
+	if err := os.Rename(filepath.Join(home, "lab"), filepath.Join(home, "dev")); err != nil {
+		t.Fatal(err)
+	}
+	r = runWith(t, nil, "deploy/web")
+	if r.code != ExitNotFound || !strings.Contains(r.stderr, `no kubeconfig: using the local lab "dev"`) {
+		t.Errorf("a lab named dev: code %d, stderr %q", r.code, r.stderr)
+	}
+	// With two up, the error names them and how to choose.
+	os.MkdirAll(filepath.Join(home, "ci"), 0o700)
+	os.WriteFile(filepath.Join(home, "ci", "kubeconfig"), data, 0o600)
+	r = runWith(t, nil, "deploy/web")
+	if r.code != ExitCluster || !strings.Contains(r.stderr, "several labs are up (ci, dev)") || !strings.Contains(r.stderr, "kubectl chain lab kubeconfig --name ci") {
+		t.Errorf("two labs: code %d, stderr %q", r.code, r.stderr)
 	}
 }

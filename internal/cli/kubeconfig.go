@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -68,11 +69,25 @@ func (o *Options) defaultToLab() error {
 	if err != nil || len(cfg.Contexts) > 0 {
 		return nil // a broken kubeconfig is reported by the loader itself
 	}
-	if dir, err := labhome.Dir(defaultLab, "", os.Getenv); err == nil {
-		path := filepath.Join(dir, "kubeconfig")
-		if _, err := os.Stat(path); err == nil {
+	// The default lab, else the one lab up whatever its name (lab up
+	// --name); several are for the user to choose from.
+	labs, _ := labhome.WithKubeconfig(os.Getenv)
+	name := ""
+	switch {
+	case slices.Contains(labs, defaultLab):
+		name = defaultLab
+	case len(labs) == 1:
+		name = labs[0]
+	case len(labs) > 1:
+		return &ExitError{Code: ExitCluster, Err: fmt.Errorf(
+			"no kubeconfig, and several labs are up (%s): choose one with --kubeconfig \"$(kubectl chain lab kubeconfig --name %s)\"",
+			strings.Join(labs, ", "), labs[0])}
+	}
+	if name != "" {
+		if dir, err := labhome.Dir(name, "", os.Getenv); err == nil {
+			path := filepath.Join(dir, "kubeconfig")
 			o.ConfigFlags.KubeConfig = &path
-			fmt.Fprintf(o.ErrOut, "no kubeconfig: using the local lab (%s)\n", path)
+			fmt.Fprintf(o.ErrOut, "no kubeconfig: using the local lab %q (%s)\n", name, path)
 			return nil
 		}
 	}

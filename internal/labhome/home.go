@@ -51,3 +51,30 @@ func Dir(name, stateDir string, getenv func(string) string) (string, error) {
 	}
 	return filepath.Join(home, ".local", "state", "kubectl-chain", "labs", name), nil
 }
+
+// WithKubeconfig are the labs of the labs' home (where Dir puts a lab
+// without --state-dir) that have a kubeconfig, by name: the labs up and
+// not taken down (down removes the state directory).
+func WithKubeconfig(getenv func(string) string) ([]string, error) {
+	one, err := Dir("lab", "", getenv)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(filepath.Dir(one))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() || ValidateName(e.Name()) != nil {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(filepath.Dir(one), e.Name(), "kubeconfig")); err == nil {
+			out = append(out, e.Name()) // ReadDir sorts by name
+		}
+	}
+	return out, nil
+}

@@ -1,6 +1,8 @@
 package labhome
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,5 +31,33 @@ func TestDir(t *testing.T) {
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("Dir(%q) (-want +got):\n%s", tt.name, diff)
 		}
+	}
+}
+
+// TestWithKubeconfig: the labs with a kubeconfig under the labs' home, by
+// name; a lab without one (taken down, or never up) and stray files are
+// not among them.
+func TestWithKubeconfig(t *testing.T) {
+	home := t.TempDir()
+	env := func(k string) string { return map[string]string{EnvHome: home}[k] }
+	if got, err := WithKubeconfig(env); err != nil || len(got) != 0 {
+		t.Fatalf("empty home: %v, %v", got, err)
+	}
+	for _, d := range []string{"lab", "dev", "half-down", "Bad_Name"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if d != "half-down" {
+			if err := os.WriteFile(filepath.Join(home, d, "kubeconfig"), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got, err := WithKubeconfig(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"dev", "lab"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
