@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
@@ -166,5 +169,35 @@ func TestFilesAdoptNamespace(t *testing.T) {
 	decodeJSON(t, r.stdout, &rep)
 	if r.code != ExitBroken || rep.Verdict.Cause != "ImageNotFound" || rep.Namespace != "shop" {
 		t.Errorf("exit %d, %s in %q; want %d, ImageNotFound in shop\n%s", r.code, rep.Verdict.Cause, rep.Namespace, ExitBroken, r.stderr)
+	}
+}
+
+// TestFilesOnePod: one pod's YAML, as kubectl get pod X -o yaml prints it,
+// is walked from the pod when its ReplicaSet is not in the file, and
+// standard error says what to add to walk its workload.
+func TestFilesOnePod(t *testing.T) {
+	var pod *corev1.Pod
+	for _, o := range fixtureObjects(t, "image-not-found.yaml") {
+		if p, ok := o.(*corev1.Pod); ok && pod == nil {
+			pod = p
+		}
+	}
+	pod.APIVersion, pod.Kind = "v1", "Pod"
+	data, err := yaml.Marshal(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "pod.yaml")
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	r := runWith(t, nil, "pod/"+pod.Name, "-f", file, "-o", "json")
+	var rep chain.Report
+	decodeJSON(t, r.stdout, &rep)
+	owner := metav1.GetControllerOf(pod)
+	if r.code != ExitBroken || rep.Kind != chain.KindPod || rep.Verdict.Cause != "ImageNotFound" ||
+		!strings.Contains(r.stderr, "its owner replicaset/"+owner.Name+" is not in the input") || !strings.Contains(r.stderr, "kubectl get replicaset "+owner.Name+" -o yaml") {
+		t.Errorf("exit %d, %s %s; want %d, the pod walked to ImageNotFound, and what to add\n%s", r.code, rep.Kind, rep.Verdict.Cause, ExitBroken, r.stderr)
 	}
 }

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -21,9 +23,13 @@ func (o *Options) resolveLive(ctx context.Context, reader *kube.Reader) error {
 }
 
 // resolveFiles does the same from captured objects.
+// A pod whose workload the files do not hold (one pod's YAML, as kubectl
+// get pod X -o yaml prints it) is walked alone, and standard error says
+// what to add to walk its workload.
 func (o *Options) resolveFiles(b *capture.Bundle, ns string) error {
 	return o.resolve(func(t target) (chain.Ref, error) {
-		return kube.FollowOwners(t.kind, t.name, func(kind, name string) (metav1.Object, error) {
+		missing := ""
+		ref, err := kube.FollowOwners(t.kind, t.name, func(kind, name string) (metav1.Object, error) {
 			if kind == kindPod {
 				if p, ok := b.Pod(ns, name); ok {
 					return p, nil
@@ -31,8 +37,24 @@ func (o *Options) resolveFiles(b *capture.Bundle, ns string) error {
 			} else if rs, ok := b.ReplicaSet(ns, name); ok {
 				return rs, nil
 			}
+			missing = kind + "/" + name
 			return nil, usageErrorf("no %s %s in %v", kind, name, o.Files)
 		})
+		if t.kind != kindPod || ref.Kind == chain.KindPod {
+			return ref, err
+		}
+		if _, ok := b.Pod(ns, t.name); !ok {
+			return ref, err
+		}
+		if err == nil {
+			if slices.ContainsFunc(b.Workloads(""), func(w capture.Workload) bool { return w.Ref == ref }) {
+				return ref, nil
+			}
+			missing = ref.String()
+		}
+		fmt.Fprintf(o.ErrOut, "pod/%s: its owner %s is not in the input, so the pod is walked alone; add kubectl get %s -o yaml (and what owns it) to walk its workload\n",
+			t.name, missing, strings.Replace(missing, "/", " ", 1))
+		return chain.Ref{Kind: chain.KindPod, Name: t.name}, nil
 	})
 }
 
