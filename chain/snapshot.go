@@ -103,8 +103,6 @@ type Snapshot struct {
 	// snapshots are in Behind.
 	Object *unstructured.Unstructured
 	API    *APIResource
-	// OwnedNotRead says the workloads the object owns were not looked for.
-	OwnedNotRead bool
 	// OwnedApart are workloads the object owns that are judged on their
 	// own (they are in the release judged), so not walked again here.
 	OwnedApart []Ref

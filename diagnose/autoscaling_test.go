@@ -59,7 +59,7 @@ func TestAutoscalerStatus(t *testing.T) {
 		obj := &unstructured.Unstructured{Object: u}
 		obj.SetAPIVersion("autoscaling/v2")
 		obj.SetKind("HorizontalPodAutoscaler")
-		return Walk(&chain.Snapshot{Kind: chain.Kind(api.Kind), Namespace: "shop", Name: "web", API: &api, Object: obj, OwnedNotRead: true}, Options{})
+		return Walk(&chain.Snapshot{Kind: chain.Kind(api.Kind), Namespace: "shop", Name: "web", API: &api, Object: obj}, Options{})
 	}
 	r := walk(hpa())
 	if r.Verdict.Health != chain.Broken || r.Verdict.Link != chain.LinkStatus || r.Verdict.Cause != HPAMissingRequest {

@@ -49,7 +49,7 @@ var rolloutCauses = []Cause{
 		Terminal: TerminalRule{Mode: Immediate}},
 	{ID: RolloutNotReconciled, Link: chain.LinkRollout,
 		Summary:  "the Rollout has no status: the Argo Rollouts controller has not acted on it (not installed, not running, or not watching its namespace), and nothing else creates its ReplicaSets",
-		NextStep: "check that the Argo Rollouts controller runs: kubectl get pods -A -l app.kubernetes.io/name=argo-rollouts, then its logs",
+		NextStep: "check that the Argo Rollouts controller runs and watches NAMESPACE: kubectl get pods -A -l app.kubernetes.io/name=argo-rollouts, then its logs",
 		Terminal: TerminalRule{Mode: AfterGrace}},
 	{ID: RolloutUnpausing, Link: chain.LinkRollout,
 		Summary:  "the rollout was resumed and the Rollouts controller has not acted on it yet",

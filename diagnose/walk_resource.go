@@ -169,10 +169,6 @@ func resourceStep(cause chain.CauseID, s *chain.Snapshot) string {
 // not healthy is the cause below it.
 func (w *walker) ownedLink() chain.Link {
 	l := chain.Link{ID: chain.LinkOwned, Status: chain.StatusOK}
-	if w.s.OwnedNotRead {
-		l.Summary = "not looked for"
-		return l
-	}
 	var apart []string
 	for _, ref := range w.s.OwnedApart {
 		apart = append(apart, ref.String())

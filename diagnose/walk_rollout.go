@@ -61,9 +61,7 @@ func (w *walker) rolloutOwn(ro *chain.Rollout) chain.Link {
 		// installed, not running, or scoped to other namespaces). The
 		// Deployment controller never acts on a Rollout, so its steps
 		// would mislead.
-		c.add(sighting{d: Decoded{Cause: RolloutNotReconciled, Progressing: true,
-			NextStep: fmt.Sprintf("check that the Argo Rollouts controller runs and watches %s: kubectl get pods -A -l app.kubernetes.io/name=argo-rollouts, then its logs", ro.Namespace)},
-			object: obj, since: ro.CreationTimestamp.Time,
+		c.add(sighting{d: Decoded{Cause: RolloutNotReconciled, Progressing: true}, object: obj, since: ro.CreationTimestamp.Time,
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status", Message: "no status: no observedGeneration, phase or condition"}}})
 		return w.finish(chain.LinkRollout, "no status: the Rollouts controller has not acted on it", c, 0)
 	}

@@ -106,17 +106,13 @@ func (o *Options) loadRelease() error {
 }
 
 // noteUnnamespaced says, on standard error, how many of the release's
-// workloads and traffic objects (namespaced kinds all) name no namespace (helm template and kustomize build leave it
-// to the apply) and which namespace they are judged in, so a wall of
-// not-found reports is never a mystery.
+// workloads and traffic objects (namespaced kinds all) name no namespace
+// (helm template and kustomize build leave it to the apply) and which
+// namespace they are judged in, so a wall of not-found reports is never
+// a mystery.
 func (o *Options) noteUnnamespaced(b *capture.Bundle) {
 	n := 0
-	for _, w := range b.Workloads("") {
-		if w.Namespace == "" {
-			n++
-		}
-	}
-	for _, w := range b.TrafficObjects("") {
+	for _, w := range append(b.Workloads(""), b.TrafficObjects("")...) {
 		if w.Namespace == "" {
 			n++
 		}
