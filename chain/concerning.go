@@ -73,7 +73,7 @@ func Concerning(evs []Event, o Owned) []Event {
 
 // Workload is the snapshot's workload object, nil when it was not found.
 func (s *Snapshot) Workload() metav1.Object {
-	if IsResource(s.KindOf()) {
+	if s.IsResource() {
 		if s.Object != nil {
 			return s.Object
 		}

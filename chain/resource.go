@@ -54,6 +54,38 @@ func IsResource(k Kind) bool {
 	return k != "" && k != KindPod && k != KindRollout && !IsTraffic(k) && !slices.Contains(Kinds, k)
 }
 
+// ownGroups are the API groups of the kinds kubectl chain walks by their
+// own chains.
+var ownGroups = map[Kind]string{
+	KindDeployment: "apps", KindStatefulSet: "apps", KindDaemonSet: "apps",
+	KindJob: "batch", KindCronJob: "batch", KindPod: "", KindService: "",
+	KindIngress: "networking.k8s.io", KindGateway: GatewayGroup, KindHTTPRoute: GatewayGroup,
+	KindGRPCRoute: GatewayGroup, KindTLSRoute: GatewayGroup, KindRollout: RolloutGroup,
+}
+
+// Foreign says a kind named as one kubectl chain walks but served in
+// another group (OpenKruise's DaemonSet, Knative's Service, Gloo's
+// Gateway) is another project's kind: walked as any resource, never by
+// the chain of the kind it shares a name with.
+func Foreign(k Kind, group string) bool {
+	own, ok := ownGroups[k]
+	return ok && group != "" && group != own
+}
+
+// IsResource says the object the ref names is walked as any resource: a
+// kind kubectl chain does not walk itself, or one of another group.
+func (r Ref) IsResource() bool { return IsResource(r.Kind) || Foreign(r.Kind, r.Group) }
+
+// IsResource says the snapshot is of an object walked as any resource.
+func (s *Snapshot) IsResource() bool {
+	return IsResource(s.KindOf()) || s.API != nil && Foreign(s.KindOf(), s.API.Group) || s.Alone && IsTraffic(s.KindOf())
+}
+
+// IsResource says the report is of an object walked as any resource.
+func (r *Report) IsResource() bool {
+	return IsResource(r.Kind) || r.API != nil && Foreign(r.Kind, r.API.Group)
+}
+
 // ResourceRef is the Ref of a resource of api: its kind lower-cased, with
 // the group, as kubectl prints it ("certificate.cert-manager.io/web").
 func ResourceRef(api APIResource, name string) Ref {
@@ -70,13 +102,14 @@ func (r Ref) typeName() string {
 }
 
 // resourceTitle is the title of a resource chain's own link.
+// Its status and owned links are a resource chain's alone, whatever the
+// kind is named.
 func resourceTitle(l LinkID, k Kind) (string, bool) {
-	if !IsResource(k) {
-		return "", false
+	if t, ok := resourceTitles[l]; ok {
+		return t, true
 	}
-	if l == LinkStored {
+	if l == LinkStored && IsResource(k) {
 		return "stored (API server)", true
 	}
-	t, ok := resourceTitles[l]
-	return t, ok
+	return "", false
 }

@@ -42,6 +42,9 @@ type Rollout struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	Spec              RolloutSpec   `json:"spec"`
 	Status            RolloutStatus `json:"status,omitempty"`
+	// Undecoded are the fields left out because they did not fit their
+	// type (DecodeRollout).
+	Undecoded []string `json:"-"`
 }
 
 // RolloutSpec is the Rollout's spec.
@@ -111,6 +114,9 @@ type BlueGreenStrategy struct {
 
 // RolloutStatus is the Rollout's status.
 type RolloutStatus struct {
+	// Selector is the selector the controller uses, as a string; with
+	// a workloadRef it is the only one the Rollout itself holds.
+	Selector         string             `json:"selector,omitempty"`
 	Abort            bool               `json:"abort,omitempty"`
 	PauseConditions  []RolloutPauseCond `json:"pauseConditions,omitempty"`
 	ControllerPause  bool               `json:"controllerPause,omitempty"`
@@ -163,12 +169,22 @@ type RolloutAnalysisRunStatus struct {
 	Message string `json:"message,omitempty"`
 }
 
-// DecodeRollout reads a Rollout the API returned.
+// DecodeRollout reads a Rollout the API returned. A field that does not
+// fit its type is left out and named in Undecoded (Lenient).
 func DecodeRollout(u *unstructured.Unstructured) (*Rollout, error) {
 	var ro Rollout
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &ro); err != nil {
+	dropped, err := Lenient(u.Object, func(m map[string]any) error {
+		var try Rollout
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &try); err != nil {
+			return err
+		}
+		ro = try
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("decoding rollout %s/%s: %w", u.GetNamespace(), u.GetName(), err)
 	}
+	ro.Undecoded = dropped
 	return &ro, nil
 }
 

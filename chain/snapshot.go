@@ -24,6 +24,12 @@ import (
 type Snapshot struct {
 	// Kind is the workload's kind; empty means a Deployment (KindOf).
 	Kind Kind
+	// Alone says the object was read alone (a file holding only it, in
+	// Object): its chain is walked as far as the object itself tells,
+	// then judged by its own status, since what it leads to was left out
+	// of the input, not found missing. A Service, Ingress or Gateway API
+	// object alone is walked as any resource.
+	Alone bool
 
 	// Now is the moment the snapshot was taken. Ages are computed against it,
 	// never against the clock, so a capture analysed later says the same.

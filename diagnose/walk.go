@@ -73,11 +73,11 @@ func Walk(s *chain.Snapshot, o Options) *chain.Report {
 		Via:       s.Via,
 		Gaps:      append([]chain.Gap(nil), s.Gaps...),
 	}
-	if chain.IsTraffic(s.KindOf()) {
-		r.Links = w.trafficLinks()
-	} else if chain.IsResource(s.KindOf()) {
+	if s.IsResource() {
 		r.API = s.API
 		r.Links = w.resourceLinks()
+	} else if chain.IsTraffic(s.KindOf()) {
+		r.Links = w.trafficLinks()
 	} else if s.KindOf() == chain.KindDeployment {
 		// Each link is judged with what the ones before it established;
 		// the ready link also reads their statuses: it judges the rollout
@@ -93,7 +93,10 @@ func Walk(s *chain.Snapshot, o Options) *chain.Report {
 	} else {
 		r.Links = w.kindLinks()
 	}
-	if chain.Serves(s.KindOf()) && len(r.Links) < len(chain.ChainOf(s.KindOf())) {
+	if s.Alone && !s.IsResource() && s.Object != nil {
+		r.Links = w.alone(r.Links)
+	}
+	if !s.IsResource() && !s.Alone && chain.Serves(s.KindOf()) && len(r.Links) < len(chain.ChainOf(s.KindOf())) {
 		r.Links = append(r.Links, w.serving())
 	}
 	w.producedBy(r.Links)

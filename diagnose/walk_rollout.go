@@ -22,7 +22,11 @@ func (w *walker) rolloutLinks() []chain.Link {
 	}
 	w.ro = ro
 	want := replicas(ro.Spec.Replicas)
-	links := []chain.Link{w.storedWorkload(ro, rolloutObserved(ro), plural(want, "replica")+" wanted", ""), w.rolloutOwn(ro)}
+	own := w.rolloutOwn(ro)
+	if len(ro.Undecoded) > 0 {
+		own.Notes = append(own.Notes, "read without "+strings.Join(ro.Undecoded, ", ")+": not of the type Argo Rollouts writes")
+	}
+	links := []chain.Link{w.storedWorkload(ro, rolloutObserved(ro), plural(want, "replica")+" wanted", ""), own}
 	links = append(links, w.replicaSet(), w.podsLink(), w.nodeAssignment(), w.containers())
 	links = append(links, w.ready(links, w.rolloutReady(ro)))
 	w.rolloutDeadline(links)

@@ -201,6 +201,9 @@ func kindOf(r *chain.Report) string {
 	if r.Kind == "" {
 		return "deployment"
 	}
+	if r.API != nil && chain.Foreign(r.Kind, r.API.Group) {
+		return r.Kind.Resource() + "." + r.API.Group // not the built-in kind of its name
+	}
 	return r.Kind.Resource()
 }
 

@@ -19,6 +19,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -70,6 +71,19 @@ type Bundle struct {
 	// captured one is served (APIComment).
 	Objects []*unstructured.Unstructured
 	API     *chain.APIResource
+	// Lone is the input's only object, whole, when it held one (kubectl
+	// get KIND NAME -o yaml): a kind decoded into its own list above (a
+	// Gateway, an HPA, a Service) is then walkable by its own status,
+	// as any resource, since nothing else it leads to is in the input.
+	Lone *unstructured.Unstructured
+	// Undecoded name the fields left out of an object because they did
+	// not fit their type: the object is walked without them.
+	Undecoded []string
+	// objects counts the objects read (Lone is kept while it is one).
+	objects int
+	// seen is the resourceVersion of each object read, by group, kind,
+	// namespace and name (once).
+	seen map[string]string
 	// Rollouts are Argo Rollouts (also in Others: a release judges them).
 	Rollouts []chain.Rollout
 	// CapturedAt is the capture time `kubectl chain capture` recorded; zero
@@ -104,6 +118,9 @@ type typeMeta struct {
 	APIVersion string            `json:"apiVersion"`
 	Kind       string            `json:"kind"`
 	Items      []json.RawMessage `json:"items"`
+	Metadata   struct {
+		Name, Namespace, ResourceVersion string
+	} `json:"metadata"`
 }
 
 // Load reads YAML or JSON: single objects, v1 Lists (what kubectl get -o
@@ -158,6 +175,11 @@ func Load(r io.Reader) (*Bundle, error) {
 	if docs == 0 {
 		return nil, errors.New("empty input: expected the output of kubectl get deploy,rs,pods,events -o yaml or a kubectl chain capture")
 	}
+	if b.objects != 1 || !b.CapturedAt.IsZero() {
+		// One of several, or a capture, whose reader read all there
+		// was: what it lacks does not exist.
+		b.Lone = nil
+	}
 	return b, nil
 }
 
@@ -181,69 +203,80 @@ func (b *Bundle) add(raw json.RawMessage) error {
 	if !strings.Contains(tm.APIVersion, "/") {
 		group = ""
 	}
+	if err := b.once(group, tm); err != nil {
+		return err
+	}
+	if b.objects++; b.objects == 1 {
+		var u unstructured.Unstructured
+		if u.UnmarshalJSON(raw) == nil {
+			b.Lone = &u
+		}
+	}
 	var err error
 	switch {
 	case tm.Kind == "Deployment" && (group == "apps" || group == "extensions"):
-		err = decodeInto(raw, &b.Deployments)
+		err = decodeInto(b, raw, &b.Deployments)
 	case tm.Kind == "StatefulSet" && group == "apps":
-		err = decodeInto(raw, &b.StatefulSets)
+		err = decodeInto(b, raw, &b.StatefulSets)
 	case tm.Kind == "DaemonSet" && (group == "apps" || group == "extensions"):
-		err = decodeInto(raw, &b.DaemonSets)
+		err = decodeInto(b, raw, &b.DaemonSets)
 	case tm.Kind == "ControllerRevision" && group == "apps":
-		err = decodeInto(raw, &b.Revisions)
+		err = decodeInto(b, raw, &b.Revisions)
 	case tm.Kind == "Job" && group == "batch":
-		err = decodeInto(raw, &b.Jobs)
+		err = decodeInto(b, raw, &b.Jobs)
 	case tm.Kind == "CronJob" && group == "batch":
-		err = decodeInto(raw, &b.CronJobs)
+		err = decodeInto(b, raw, &b.CronJobs)
 	case tm.Kind == "PersistentVolumeClaim" && group == "":
-		err = decodeInto(raw, &b.Claims)
+		err = decodeInto(b, raw, &b.Claims)
 	case tm.Kind == "Node" && group == "":
-		err = decodeInto(raw, &b.Nodes)
+		err = decodeInto(b, raw, &b.Nodes)
 	case tm.Kind == "Service" && group == "":
-		err = decodeInto(raw, &b.Services)
+		err = decodeInto(b, raw, &b.Services)
 		b.ServicesRead = true
 	case tm.Kind == "EndpointSlice" && group == "discovery.k8s.io":
-		err = decodeInto(raw, &b.EndpointSlices)
+		err = decodeInto(b, raw, &b.EndpointSlices)
 	case tm.Kind == "NetworkPolicy" && group == "networking.k8s.io":
-		err = decodeInto(raw, &b.Policies)
+		err = decodeInto(b, raw, &b.Policies)
 	case tm.Kind == "Ingress" && group == "networking.k8s.io":
-		err = decodeInto(raw, &b.Ingresses)
+		err = decodeInto(b, raw, &b.Ingresses)
 	case tm.Kind == "IngressClass" && group == "networking.k8s.io":
-		err = decodeInto(raw, &b.IngressClasses)
+		err = decodeInto(b, raw, &b.IngressClasses)
 	case tm.Kind == "Gateway" && group == chain.GatewayGroup:
-		err = decodeInto(raw, &b.Gateways)
+		err = decodeInto(b, raw, &b.Gateways)
 	case tm.Kind == "GatewayClass" && group == chain.GatewayGroup:
-		err = decodeInto(raw, &b.GatewayClasses)
+		err = decodeInto(b, raw, &b.GatewayClasses)
 	case chain.IsRoute(chain.Kind(tm.Kind)) && group == chain.GatewayGroup:
-		obj := chain.NewRouteObject(chain.Kind(tm.Kind))
-		if err = json.Unmarshal(raw, obj); err == nil {
+		var obj metav1.Object
+		switch chain.Kind(tm.Kind) {
+		case chain.KindHTTPRoute:
+			obj, err = lenient[*gatewayv1.HTTPRoute](b, raw)
+		case chain.KindGRPCRoute:
+			obj, err = lenient[*gatewayv1.GRPCRoute](b, raw)
+		default:
+			obj, err = lenient[*gatewayv1.TLSRoute](b, raw)
+		}
+		if err == nil {
 			var r *chain.Route
 			if r, err = chain.RouteOf(obj); err == nil {
 				b.Routes = append(b.Routes, r)
 			}
 		}
 	case tm.Kind == "ReplicaSet" && (group == "apps" || group == "extensions"):
-		var rs appsv1.ReplicaSet
-		if err = json.Unmarshal(raw, &rs); err == nil {
-			b.ReplicaSets = append(b.ReplicaSets, rs)
-		}
+		err = decodeInto(b, raw, &b.ReplicaSets)
 	case tm.Kind == "Pod" && group == "":
-		var p corev1.Pod
-		if err = json.Unmarshal(raw, &p); err == nil {
-			b.Pods = append(b.Pods, p)
-		}
+		err = decodeInto(b, raw, &b.Pods)
 	case tm.Kind == "Event" && group == "":
 		var e corev1.Event
-		if err = json.Unmarshal(raw, &e); err == nil {
+		if e, err = lenient[corev1.Event](b, raw); err == nil {
 			b.Events = append(b.Events, chain.EventFromCore(&e))
 		}
 	case tm.Kind == "Event" && group == "events.k8s.io":
 		var e eventsv1.Event
-		if err = json.Unmarshal(raw, &e); err == nil {
+		if e, err = lenient[eventsv1.Event](b, raw); err == nil {
 			b.Events = append(b.Events, chain.EventFromEventsV1(&e))
 		}
 	case tm.Kind == "HorizontalPodAutoscaler" && tm.APIVersion == "autoscaling/v2":
-		err = decodeInto(raw, &b.Autoscalers)
+		err = decodeInto(b, raw, &b.Autoscalers)
 		if err == nil {
 			h := b.Autoscalers[len(b.Autoscalers)-1]
 			b.Others = append(b.Others, Other{APIVersion: tm.APIVersion, Kind: tm.Kind, Namespace: h.Namespace, Name: h.Name})
@@ -256,9 +289,13 @@ func (b *Bundle) add(raw json.RawMessage) error {
 		if u.UnmarshalJSON(raw) == nil && u.GetName() != "" {
 			b.Others = append(b.Others, Other{APIVersion: tm.APIVersion, Kind: tm.Kind, Namespace: u.GetNamespace(), Name: u.GetName()})
 			b.Objects = append(b.Objects, &u)
+			if b.objects == 1 {
+				b.Lone = &u // one object, not two copies
+			}
 			if tm.Kind == string(chain.KindRollout) && group == chain.RolloutGroup {
 				var ro *chain.Rollout
 				if ro, err = chain.DecodeRollout(&u); err == nil {
+					b.undecoded(&u, ro.Undecoded)
 					b.Rollouts = append(b.Rollouts, *ro)
 				}
 			}
@@ -270,14 +307,80 @@ func (b *Bundle) add(raw json.RawMessage) error {
 	return nil
 }
 
-// decodeInto appends one object of a list's type.
-func decodeInto[T any](raw json.RawMessage, list *[]T) error {
-	var obj T
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return err
+// lenient decodes one object of type T. A field that does not fit its
+// type is left out (chain.Lenient) and named in b.Undecoded.
+func lenient[T any](b *Bundle, raw json.RawMessage) (T, error) {
+	var out T
+	err := json.Unmarshal(raw, &out)
+	if err == nil {
+		return out, nil
 	}
-	*list = append(*list, obj)
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return out, err
+	}
+	dropped, err := chain.Lenient(m, func(m map[string]any) error {
+		js, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		var try T
+		if err := json.Unmarshal(js, &try); err != nil {
+			return err
+		}
+		out = try // the last call, on success, is the whole object's
+		return nil
+	})
+	b.undecoded(&unstructured.Unstructured{Object: m}, dropped)
+	return out, err
+}
+
+// undecoded notes the fields of obj left out of its decoding.
+func (b *Bundle) undecoded(obj *unstructured.Unstructured, fields []string) {
+	for _, f := range fields {
+		b.Undecoded = append(b.Undecoded, fmt.Sprintf("%s %s: %s does not have the type its API gives it, so it was left out", obj.GetKind(), objectKey(obj), f))
+	}
+}
+
+// objectKey is "namespace/name", or the name alone.
+func objectKey(obj *unstructured.Unstructured) string {
+	if obj.GetNamespace() == "" {
+		return obj.GetName()
+	}
+	return obj.GetNamespace() + "/" + obj.GetName()
+}
+
+// once refuses a second object of the same kind, namespace and name in
+// one input, unless it is the same version of it: kubectl apply would
+// keep only the last, and which one the walk judged would be a guess.
+func (b *Bundle) once(group string, tm typeMeta) error {
+	m := tm.Metadata
+	if m.Name == "" || tm.Kind == "Event" {
+		return nil // events are records, several under one name
+	}
+	key := strings.Join([]string{group, tm.Kind, m.Namespace, m.Name}, "/")
+	if b.seen == nil {
+		b.seen = map[string]string{}
+	}
+	rv, dup := b.seen[key]
+	if dup && (rv == "" || rv != m.ResourceVersion) {
+		name := m.Name
+		if m.Namespace != "" {
+			name = m.Namespace + "/" + name
+		}
+		return fmt.Errorf("%s %s appears twice (kubectl apply would keep only the last): keep one", tm.Kind, name)
+	}
+	b.seen[key] = m.ResourceVersion
 	return nil
+}
+
+// decodeInto appends one object of a list's type, leniently.
+func decodeInto[T any](b *Bundle, raw json.RawMessage, list *[]T) error {
+	obj, err := lenient[T](b, raw)
+	if err == nil {
+		*list = append(*list, obj)
+	}
+	return err
 }
 
 // Merge adds another bundle's objects, so several files (-f a.yaml -f
@@ -312,6 +415,13 @@ func (b *Bundle) Merge(o *Bundle) {
 	}
 	b.Others = append(b.Others, o.Others...)
 	b.Objects = append(b.Objects, o.Objects...)
+	b.Undecoded = append(b.Undecoded, o.Undecoded...)
+	if b.objects == 0 {
+		b.Lone = o.Lone
+	} else if o.objects > 0 {
+		b.Lone = nil
+	}
+	b.objects += o.objects
 	b.Rollouts = append(b.Rollouts, o.Rollouts...)
 	b.Autoscalers = append(b.Autoscalers, o.Autoscalers...)
 	if b.API == nil {

@@ -3,6 +3,7 @@ package capture
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,7 +33,11 @@ func parseAPI(line string) (*chain.APIResource, bool) {
 // of the kind lower-cased with an s, each alone or with the group.
 func (b *Bundle) ResourceAPI(typ string) (*chain.APIResource, bool) {
 	typ = strings.ToLower(typ)
-	for _, o := range b.Objects {
+	short, rest, _ := strings.Cut(typ, ".")
+	if long, ok := shortNames[short]; ok {
+		typ = strings.TrimSuffix(long+"."+rest, ".")
+	}
+	for _, o := range b.whole() {
 		gvk := o.GroupVersionKind()
 		api := b.apiOf(gvk, o.GetNamespace() != "")
 		for _, name := range []string{strings.ToLower(gvk.Kind), api.Resource} {
@@ -54,24 +59,52 @@ func (b *Bundle) apiOf(gvk schema.GroupVersionKind, namespaced bool) chain.APIRe
 		Resource: chain.Kind(gvk.Kind).Plural()}
 }
 
+// shortNames are the short names the API server gives its own kinds
+// (kubectl api-resources), which an offline read cannot ask discovery.
+var shortNames = map[string]string{
+	"hpa": "horizontalpodautoscaler", "pvc": "persistentvolumeclaim", "pv": "persistentvolume",
+	"cm": "configmap", "sa": "serviceaccount", "ns": "namespace", "no": "node", "ep": "endpoints",
+	"netpol": "networkpolicy", "pdb": "poddisruptionbudget", "sc": "storageclass", "quota": "resourcequota",
+	"limits": "limitrange", "crd": "customresourcedefinition", "csr": "certificatesigningrequest",
+	"rc": "replicationcontroller", "ev": "event", "pc": "priorityclass",
+}
+
+// whole is every object the bundle keeps whole: those of other kinds, and
+// the input's only object whatever its kind.
+func (b *Bundle) whole() []*unstructured.Unstructured {
+	if b.Lone == nil || slices.Contains(b.Objects, b.Lone) {
+		return b.Objects
+	}
+	return append(slices.Clip(b.Objects), b.Lone)
+}
+
+// object is the object of the kind (its group, when the ref has one) and
+// name that ref names, in namespace or naming none ("" matches any).
+func (b *Bundle) object(namespace string, ref chain.Ref) *unstructured.Unstructured {
+	for _, o := range b.whole() {
+		gvk := o.GroupVersionKind()
+		if strings.EqualFold(gvk.Kind, string(ref.Kind)) && o.GetName() == ref.Name && (ref.Group == "" || ref.Group == gvk.Group) &&
+			(namespace == "" || o.GetNamespace() == namespace || o.GetNamespace() == "") {
+			return o
+		}
+	}
+	return nil
+}
+
 // resource is the snapshot of an object of a resource kind: the object,
 // its events, and the workloads of the bundle it controls, each read as
 // its own chain.
 func (b *Bundle) resource(namespace string, ref chain.Ref) (*chain.Snapshot, error) {
-	var obj *unstructured.Unstructured
-	for _, o := range b.Objects {
-		gvk := o.GroupVersionKind()
-		if strings.EqualFold(gvk.Kind, string(ref.Kind)) && o.GetName() == ref.Name && (ref.Group == "" || ref.Group == gvk.Group) &&
-			(namespace == "" || o.GetNamespace() == namespace) {
-			obj = o
-			break
-		}
-	}
+	obj := b.object(namespace, ref)
 	if obj == nil {
 		return nil, fmt.Errorf("no %s %q in the input", ref.Kind, ref.Name)
 	}
 	api := b.apiOf(obj.GroupVersionKind(), obj.GetNamespace() != "")
 	s := &chain.Snapshot{Kind: chain.Kind(api.Kind), Namespace: obj.GetNamespace(), Name: obj.GetName(), Object: obj, API: &api}
+	if s.Namespace == "" {
+		s.Namespace = namespace // as kubectl apply -n would create it
+	}
+	s.Alone = obj == b.Lone
 	for _, e := range b.Events {
 		if e.Object.Kind == api.Kind && e.Object.Name == obj.GetName() {
 			s.Events = append(s.Events, e)
@@ -96,6 +129,22 @@ func (b *Bundle) rollout(namespace, name string) (*chain.Snapshot, error) {
 	ro := find(b.Rollouts, namespace, name)
 	if ro == nil {
 		return nil, fmt.Errorf("no Rollout %q in the input", name)
+	}
+	if ref := ro.Spec.WorkloadRef; ref != nil && ref.Kind == "Deployment" {
+		// Its template and, without its own, selector are the
+		// Deployment's it names, as the live read takes them; else the
+		// selector its status records.
+		if d := find(b.Deployments, ro.Namespace, ref.Name); d != nil {
+			ro.Spec.Template = *d.Spec.Template.DeepCopy()
+			if ro.Spec.Selector == nil {
+				ro.Spec.Selector = d.Spec.Selector.DeepCopy()
+			}
+		}
+	}
+	if ro.Spec.Selector == nil && ro.Status.Selector != "" {
+		if ls, err := metav1.ParseToLabelSelector(ro.Status.Selector); err == nil {
+			ro.Spec.Selector = ls
+		}
 	}
 	return b.replicaSetOwner(&chain.Snapshot{Kind: chain.KindRollout, Namespace: ro.Namespace, Name: ro.Name, Rollout: ro}, ro.Spec.Selector)
 }

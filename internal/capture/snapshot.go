@@ -83,6 +83,24 @@ func (b *Bundle) read(namespace string, ref chain.Ref) (*chain.Snapshot, error) 
 		}
 		namespace, ref = all[0].Namespace, all[0].Ref
 	}
+	if ref.IsResource() || chain.IsTraffic(ref.Kind) && b.Lone != nil && b.object(namespace, ref) == b.Lone {
+		// Any other kind; or a Service, Ingress or Gateway API object
+		// that is the input's only object: its own status.
+		return b.resource(namespace, ref)
+	}
+	s, err := b.own(namespace, ref)
+	if err == nil && ref.Kind != chain.KindPod && b.Lone != nil && b.object(s.Namespace, ref) == b.Lone {
+		// The input's only object (kubectl get deploy web -o yaml):
+		// walked as far as it tells, then by its own status, not
+		// down to links that would read what was left out as missing.
+		// (A pod's chain is all in the pod.)
+		s.Alone, s.Object = true, b.Lone
+	}
+	return s, err
+}
+
+// own reads a snapshot of a kind kubectl chain walks by its own chain.
+func (b *Bundle) own(namespace string, ref chain.Ref) (*chain.Snapshot, error) {
 	if ref.Kind == chain.KindDeployment {
 		return b.Snapshot(namespace, ref.Name)
 	}
@@ -91,9 +109,6 @@ func (b *Bundle) read(namespace string, ref chain.Ref) (*chain.Snapshot, error) 
 	}
 	if ref.Kind == chain.KindRollout {
 		return b.rollout(namespace, ref.Name)
-	}
-	if chain.IsResource(ref.Kind) {
-		return b.resource(namespace, ref)
 	}
 	s := &chain.Snapshot{Kind: ref.Kind, Name: ref.Name, Namespace: namespace}
 	var (

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/internal/golden"
 	"github.com/kubectl-chain/kubectl-chain/internal/health"
 )
 
@@ -75,9 +76,10 @@ func TestCatalogueFixtures(t *testing.T) {
 		ks[fx.Status][kstatusAlone(data)]++
 		res := runWith(t, nil, typ+"/"+meta.Metadata.Name, "-f", file, "-o", "json")
 		got := "cannot walk"
-		var rep struct{ Verdict chain.Verdict }
+		var rep chain.Report
 		if res.code != 4 && res.code != 5 && json.Unmarshal([]byte(res.stdout), &rep) == nil && rep.Verdict.Health != "" {
 			got = string(rep.Verdict.Health)
+			golden.NextSteps(t, fx.InputPath, &rep)
 		}
 		if table[fx.Status] == nil {
 			table[fx.Status] = map[string]int{}
@@ -100,9 +102,15 @@ func TestCatalogueFixtures(t *testing.T) {
 		default: // Missing, Unknown: anything but healthy
 			ok = got != string(chain.Healthy) && got != "cannot walk"
 		}
-		if ok {
+		why, excepted := exceptions[fx.InputPath]
+		switch {
+		case ok && excepted:
+			t.Errorf("%s is judged as Argo CD judges it now: take it out of exceptions", fx.InputPath)
+		case ok:
 			g.right++
-		} else {
+		case excepted:
+			t.Logf("exception: %s (%s): Argo CD %s, kubectl chain %s: %s", fx.InputPath, typ, fx.Status, got, why)
+		default:
 			wrong = append(wrong, fmt.Sprintf("%s (%s): Argo CD %s, kubectl chain %s; exit %d %s", fx.InputPath, typ, fx.Status, got, res.code, firstLine([]byte(res.stderr))))
 		}
 	}
@@ -117,32 +125,31 @@ func TestCatalogueFixtures(t *testing.T) {
 	}
 	t.Logf("Argo CD's catalogue %s, %d fixtures walked with -f:\n%s\nkstatus alone on the same objects:\n%s",
 		health.Version(), len(fixtures), strings.Join(rows, "\n"), strings.Join(ksRows, "\n"))
+	// Every fixture is judged as its community judges it, or is one of
+	// the exceptions, each with its reason; none cannot be walked.
 	for _, w := range wrong {
-		t.Log(w)
+		t.Error(w)
 	}
-	// A gate's worst mistake is a wrong success: nothing the community
-	// calls Degraded, Suspended or Progressing may be called healthy, but
-	// for the exceptions named here with why.
-	for _, st := range []health.Status{health.Degraded, health.Suspended, health.Progressing} {
-		if n := table[st][string(chain.Healthy)]; n > wrongSuccesses[st] {
-			t.Errorf("%d %s fixtures called healthy (%d known, see wrongSuccesses): a gate would pass them", n, st, wrongSuccesses[st])
+	for st, g := range goal {
+		if st != health.Missing && st != health.Unknown && float64(g.right) < 0.99*float64(g.total) {
+			t.Errorf("%s: %d of %d judged as Argo CD judges them, under 99%%", st, g.right, g.total)
 		}
 	}
-	// The goal is 99% each and none that cannot be walked (the issue
-	// "Any kind, judged as its community judges it"); these floors are
-	// where the walk stands, and only go up.
-	for st, floor := range map[health.Status]int{health.Degraded: 314, health.Progressing: 368, health.Healthy: 313, health.Suspended: 51} {
-		if g := goal[st]; g == nil || g.right < floor {
-			t.Errorf("%s fixtures judged as their community judges them fell under %d", st, floor)
+	for _, st := range []health.Status{health.Degraded, health.Suspended, health.Progressing} {
+		if n := table[st][string(chain.Healthy)]; n > 0 {
+			t.Errorf("%d %s fixtures called healthy: a gate would pass them", n, st)
 		}
 	}
 }
 
-// wrongSuccesses are the fixtures a gate passes although Argo CD does not,
-// with why. batch/CronJob/testdata/degraded.yaml: the CronJob walk judges
-// the last run from its Job, which a file of the CronJob alone lacks (its
-// status says the last run did not succeed).
-var wrongSuccesses = map[health.Status]int{health.Degraded: 1}
+// exceptions are the fixtures kubectl chain judges otherwise than Argo CD,
+// on purpose, with why (docs/chain.md lists them).
+var exceptions = map[string]string{
+	"batch/CronJob/testdata/suspended.yaml": "a suspended CronJob runs nothing until a person resumes it: broken (CronJobSuspended), " +
+		"as a paused Deployment; Argo CD's own check calls it Healthy only until its issue 24428 is fixed, Suspended being meant",
+	"batch/CronJob/testdata/never-scheduled.yaml": "a CronJob whose first scheduled time has not come is progressing (CronJobNotScheduledYet), " +
+		"which a gate waits on for one period; Argo CD passes it",
+}
 
 // cells prints a tally as "broken 3, healthy 1", sorted.
 func cells(m map[string]int) string {

@@ -20,7 +20,7 @@ func (o *Options) loadFiles() (*capture.Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(all.Workloads("")) == 0 && !o.names(kindPod) && (len(all.Objects) == 0 || !o.names(kindResource)) {
+	if len(all.Workloads("")) == 0 && !o.names(kindPod) && (len(all.Objects) == 0 || !o.names(kindResource)) && (all.Lone == nil || len(o.targets) == 0) {
 		return nil, usageErrorf("no workload in %v: expected a kubectl chain capture, or the output of kubectl get deploy,rs,pods,events -o yaml (or -o json; for a StatefulSet sts,controllerrevisions,pvc,pods,events)", o.Files)
 	}
 	return all, nil
@@ -57,6 +57,9 @@ func (o *Options) loadAll(files []string) (*capture.Bundle, error) {
 		closeFn()
 		if err != nil {
 			return nil, usageErrorf("%s: %v", label, err)
+		}
+		for _, u := range b.Undecoded {
+			fmt.Fprintf(o.ErrOut, "%s: %s\n", label, u)
 		}
 		all.Merge(b)
 	}

@@ -145,7 +145,7 @@ func (o *Options) readRelease(ctx context.Context, reader *kube.Reader) (*target
 			return nil, err
 		}
 		for _, ref := range o.release.refs[ns] {
-			if chain.IsTraffic(ref.Kind) || chain.IsResource(ref.Kind) || ref.Kind == chain.KindRollout {
+			if chain.IsTraffic(ref.Kind) || ref.IsResource() || ref.Kind == chain.KindRollout {
 				// Read as svc/NAME, ing/NAME or httproute/NAME are, on
 				// their own: a namespace with no workload has no
 				// Services in its read.

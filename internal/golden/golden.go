@@ -6,9 +6,12 @@ package golden
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
 // Check compares got with the golden file dir/name as a whole, or rewrites
@@ -31,5 +34,27 @@ func Check(t testing.TB, dir, name, got string) {
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("%s mismatch; if intended, rerun with UPDATE_GOLDEN=1 and review the diff (-want +got):\n%s", name, diff)
+	}
+}
+
+// halfReplaced is what a placeholder leaves when a shorter one was
+// replaced inside it: NAME inside NAMESPACE ("test-certSPACE"), SVC inside
+// SVC_NAMESPACE, SERVICE inside SERVICEACCOUNT.
+var halfReplaced = regexp.MustCompile(`[a-z0-9](SPACE|_NAMESPACE|ACCOUNT)\b`)
+
+// NextSteps fails when a next step of the report shows a half-replaced
+// placeholder.
+func NextSteps(t testing.TB, label string, r *chain.Report) {
+	t.Helper()
+	steps := []string{r.Verdict.NextStep}
+	for _, l := range r.Links {
+		for _, f := range l.Findings {
+			steps = append(steps, f.NextStep)
+		}
+	}
+	for _, s := range steps {
+		if m := halfReplaced.FindString(s); m != "" {
+			t.Errorf("%s: a next step shows a half-replaced placeholder (%q): %s", label, m, s)
+		}
 	}
 }

@@ -46,7 +46,7 @@ type stream struct {
 func (r *Reader) Watch(ctx context.Context, snap *chain.Snapshot, changed chan<- struct{}) <-chan string {
 	ns, name := snap.Namespace, snap.Name
 	byName := metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()}
-	if chain.IsResource(snap.KindOf()) && snap.API != nil {
+	if snap.IsResource() && snap.API != nil {
 		// The object, and whatever it may own: the namespace's
 		// workloads, their ReplicaSets and pods, and events.
 		streams := []stream{r.apiStream(*snap.API, ns, byName)}
@@ -192,15 +192,19 @@ func (r *Reader) apiStream(api chain.APIResource, ns string, opts metav1.ListOpt
 func (r *Reader) WatchNamespace(ctx context.Context, ns, selector string, refs []chain.Ref, changed chan<- struct{}) <-chan string {
 	var names []string
 	kinds := map[chain.Kind]bool{}
+	resource := false
 	for _, ref := range refs {
 		names = append(names, ref.Name)
+		if ref.IsResource() {
+			resource = true
+			continue
+		}
 		kinds[ref.Kind] = true
 	}
 	keep := about(names)
-	traffic, resource := false, false
+	traffic := false
 	for k := range kinds {
 		traffic = traffic || chain.IsTraffic(k)
-		resource = resource || chain.IsResource(k)
 	}
 	if traffic || resource {
 		// What a Service selects, or what an operator makes from a custom

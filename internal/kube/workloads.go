@@ -25,14 +25,14 @@ import (
 // its newest and last finished Jobs are kept).
 // A pod no controller owns (chain.KindPod) costs its GET and the events.
 func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*chain.Snapshot, error) {
+	if ref.IsResource() {
+		return r.readResource(ctx, namespace, ref)
+	}
 	if ref.Kind == "" || ref.Kind == chain.KindDeployment {
 		return r.Snapshot(ctx, namespace, ref.Name)
 	}
 	if chain.IsTraffic(ref.Kind) {
 		return r.readTraffic(ctx, namespace, ref)
-	}
-	if chain.IsResource(ref.Kind) {
-		return r.readResource(ctx, namespace, ref)
 	}
 	if ref.Kind == chain.KindRollout {
 		return r.readRollout(ctx, namespace, ref)
