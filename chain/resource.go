@@ -1,6 +1,13 @@
 package chain
 
-import "slices"
+import (
+	"slices"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
 
 // Any other kind the cluster serves, custom or built in, is walked as a
 // resource: its own status as kstatus judges it, then the workloads it
@@ -112,4 +119,36 @@ func resourceTitle(l LinkID, k Kind) (string, bool) {
 		return "stored (API server)", true
 	}
 	return "", false
+}
+
+// PodsControlledBy are the pods whose controller is the object of uid
+// (an operator's own pods, as OpenKruise's CloneSet makes them), those
+// not ready first, then by name: the owned link walks each as a pod's
+// chain.
+func PodsControlledBy(pods []corev1.Pod, uid types.UID) []Ref {
+	var mine []*corev1.Pod
+	for i := range pods {
+		if c := metav1.GetControllerOfNoCopy(&pods[i]); c != nil && c.UID == uid {
+			mine = append(mine, &pods[i])
+		}
+	}
+	ready := func(p *corev1.Pod) bool {
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodReady {
+				return c.Status == corev1.ConditionTrue
+			}
+		}
+		return false
+	}
+	sort.SliceStable(mine, func(i, j int) bool {
+		if ready(mine[i]) != ready(mine[j]) {
+			return !ready(mine[i])
+		}
+		return mine[i].Name < mine[j].Name
+	})
+	var out []Ref
+	for _, p := range mine {
+		out = append(out, Ref{Kind: KindPod, Name: p.Name})
+	}
+	return out
 }

@@ -45,8 +45,13 @@ func (w *walker) podLinks() []chain.Link {
 	one := int32(1)
 	w.want = &one
 	_, notes := w.keepLive([]*corev1.Pod{p}, "")
-	stored := w.storedWorkload(p, -1, fmt.Sprintf("phase %s, no controller", p.Status.Phase), "")
-	if podFinished(p) {
+	summary := fmt.Sprintf("phase %s, no controller", p.Status.Phase)
+	if c := metav1.GetControllerOfNoCopy(p); c != nil {
+		// An operator's own pod (a CloneSet's), walked from its owner.
+		summary = fmt.Sprintf("phase %s, controlled by %s %s", p.Status.Phase, c.Kind, c.Name)
+	}
+	stored := w.storedWorkload(p, -1, summary, "")
+	if podFinished(p) && metav1.GetControllerOfNoCopy(p) == nil {
 		stored.Notes = append(stored.Notes, fmt.Sprintf("the pod ended (%s) and no controller replaces it", p.Status.Phase))
 	}
 	stored.Notes = append(stored.Notes, notes...)

@@ -59,6 +59,10 @@ func (b *Bundle) apiOf(gvk schema.GroupVersionKind, namespaced bool) chain.APIRe
 		Resource: chain.Kind(gvk.Kind).Plural()}
 }
 
+// maxOwnedPods bounds the pods an object controls itself whose chains
+// are walked, as the live read's maxOwned does.
+const maxOwnedPods = 5
+
 // shortNames are the short names the API server gives its own kinds
 // (kubectl api-resources), which an offline read cannot ask discovery.
 var shortNames = map[string]string{
@@ -114,6 +118,18 @@ func (b *Bundle) resource(namespace string, ref chain.Ref) (*chain.Snapshot, err
 	for _, w := range b.Workloads(obj.GetNamespace()) {
 		if metav1.IsControlledBy(w.Object, obj) {
 			owned, err := b.Read(w.Namespace, w.Ref)
+			if err != nil {
+				return nil, err
+			}
+			s.Behind = append(s.Behind, owned)
+		}
+	}
+	if uid := obj.GetUID(); uid != "" {
+		// The pods it controls itself (an OpenKruise CloneSet's), each
+		// walked as a pod's chain, as the live read bounds them.
+		pods := chain.PodsControlledBy(b.podsIn(s.Namespace), uid)
+		for _, ref := range pods[:min(len(pods), maxOwnedPods)] {
+			owned, err := b.Read(s.Namespace, ref)
 			if err != nil {
 				return nil, err
 			}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
@@ -268,4 +269,51 @@ func must(b []byte, err error) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// TestPodsOwnedByAnyKind: a custom kind that makes its pods itself (an
+// OpenKruise CloneSet, from Argo CD's own fixture) has them walked as
+// pods' chains in its owned link, so a CloneSet whose pods cannot pull
+// names ImageNotFound. The pods and their events are the lab's real ones
+// (capture image-not-found), their controller made the CloneSet.
+func TestPodsOwnedByAnyKind(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	file, name := catalogueObject(t, "apps.kruise.io/CloneSet/testdata/degraded.yaml")
+	var cs unstructured.Unstructured
+	if err := cs.UnmarshalJSON(must(yaml.YAMLToJSON(must(os.ReadFile(file))))); err != nil {
+		t.Fatal(err)
+	}
+	const uid = "0f6c1b8e-cloneset"
+	var items []any
+	_, pod := capturedObject(t, "image-not-found", "Pod", nil)
+	cs.SetNamespace(pod.GetNamespace())
+	cs.SetUID(uid)
+	items = append(items, cs.Object)
+	data := must(os.ReadFile(filepath.Join("..", "..", "testdata", "captures", "image-not-found.yaml")))
+	var list unstructured.UnstructuredList
+	if err := list.UnmarshalJSON(must(yaml.YAMLToJSON(data))); err != nil {
+		t.Fatal(err)
+	}
+	pods := 0
+	for _, o := range list.Items {
+		switch o.GetKind() {
+		case "Pod":
+			yes := true
+			o.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "apps.kruise.io/v1alpha1", Kind: "CloneSet", Name: name, UID: uid, Controller: &yes}})
+			pods++
+		case "Event":
+		default:
+			continue // its Deployment and ReplicaSet are not in this story
+		}
+		items = append(items, o.Object)
+	}
+	in := writeTemp(t, must(yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})))
+	r := runWith(t, nil, "cloneset.apps.kruise.io/"+name, "-f", in, "-o", "json")
+	var rep chain.Report
+	decodeJSON(t, r.stdout, &rep)
+	owned := rep.Links[len(rep.Links)-1]
+	if r.code != ExitBroken || pods == 0 || owned.ID != chain.LinkOwned || len(owned.Findings) == 0 ||
+		owned.Findings[0].Cause != "ImageNotFound" || !strings.Contains(rep.Verdict.NextStep, "ImageNotFound") {
+		t.Errorf("cloneset/%s with %d pods that cannot pull: exit %d, owned %+v, verdict %+v", name, pods, r.code, owned, rep.Verdict)
+	}
 }

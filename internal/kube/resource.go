@@ -109,6 +109,8 @@ type ownerCandidates struct {
 	dss  listed[appsv1.DaemonSet]
 	jobs listed[batchv1.Job]
 	cjs  listed[batchv1.CronJob]
+	// pods: an operator may make pods itself (OpenKruise's CloneSet).
+	pods listed[corev1.Pod]
 }
 
 func (w *ownerCandidates) start(ctx context.Context, r *Reader, wg *sync.WaitGroup, ns string) {
@@ -126,10 +128,16 @@ func (w *ownerCandidates) start(ctx context.Context, r *Reader, wg *sync.WaitGro
 			return itemsOf(l, err, func(l *batchv1.CronJobList) []batchv1.CronJob { return l.Items })
 		})
 	})
+	wg.Go(func() {
+		w.pods = listing(func() ([]corev1.Pod, string, error) {
+			l, err := r.Client.CoreV1().Pods(ns).List(ctx, all)
+			return itemsOf(l, err, func(l *corev1.PodList) []corev1.Pod { return l.Items })
+		})
+	})
 }
 
 func (w *ownerCandidates) requests() int {
-	return w.deps.requests + w.stss.requests + w.dss.requests + w.jobs.requests + w.cjs.requests
+	return w.deps.requests + w.stss.requests + w.dss.requests + w.jobs.requests + w.cjs.requests + w.pods.requests
 }
 
 // settle records a forbidden list as a gap: the owned link is then
@@ -140,12 +148,19 @@ func (w *ownerCandidates) settle(snap *chain.Snapshot, of string) error {
 		settle(snap, chain.ResourceStatefulSets, of, w.stss.err),
 		settle(snap, chain.ResourceDaemonSets, of, w.dss.err),
 		settle(snap, chain.ResourceJobs, of, w.jobs.err),
-		settle(snap, chain.ResourceCronJobs, of, w.cjs.err))
+		settle(snap, chain.ResourceCronJobs, of, w.cjs.err),
+		settle(snap, chain.ResourcePods, of, w.pods.err))
 }
 
 // ownedBy are the workloads whose ownerReferences name uid, by kind then
-// name.
+// name, then the pods it controls itself, those not ready first.
 func (w *ownerCandidates) ownedBy(uid types.UID) []chain.Ref {
+	return append(w.workloadsOf(uid), chain.PodsControlledBy(w.pods.items, uid)...)
+}
+
+// workloadsOf are the workloads whose ownerReferences name uid, by kind
+// then name.
+func (w *ownerCandidates) workloadsOf(uid types.UID) []chain.Ref {
 	var out []chain.Ref
 	add := func(kind chain.Kind, o metav1.Object) {
 		for _, ref := range o.GetOwnerReferences() {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -42,6 +43,9 @@ func TestReadResource(t *testing.T) {
 			d.OwnerReferences = []metav1.OwnerReference{{APIVersion: widgets.APIVersion(), Kind: widgets.Kind, Name: "shop", UID: "uid-shop"}}
 		}
 	}
+	// And a pod it makes itself, as an OpenKruise CloneSet does.
+	objs = append(objs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "shop-0",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: widgets.APIVersion(), Kind: widgets.Kind, Name: "shop", UID: "uid-shop", Controller: ptr.To(true)}}}})
 	c := gatewayFake{Clientset: fake.NewClientset(objs...), dyn: dyn}
 	ref := chain.ResourceRef(widgets, "shop")
 	r := &Reader{Client: c, Now: func() time.Time { return t0 }, APIs: map[string]chain.APIResource{APIKey(ref): widgets}}
@@ -52,12 +56,13 @@ func TestReadResource(t *testing.T) {
 	if snap.Object == nil || snap.Object.GetUID() != "uid-shop" || snap.API == nil || snap.API.Resource != "widgets" {
 		t.Fatalf("object %v, api %v", snap.Object, snap.API)
 	}
-	if len(snap.Behind) != 1 || snap.Behind[0].Ref() != (chain.Ref{Kind: chain.KindDeployment, Name: "web"}) {
-		t.Fatalf("owned %d, want deployment/web only (deployment/api is not owned)", len(snap.Behind))
+	if len(snap.Behind) != 2 || snap.Behind[0].Ref() != (chain.Ref{Kind: chain.KindDeployment, Name: "web"}) ||
+		snap.Behind[1].Ref() != (chain.Ref{Kind: chain.KindPod, Name: "shop-0"}) {
+		t.Fatalf("owned %d, want deployment/web and pod/shop-0 only (deployment/api is not owned)", len(snap.Behind))
 	}
-	// GET, the five workload lists and the events: one round trip; then
-	// the owned Deployment's own reads.
-	if want := 7 + snap.Behind[0].Requests; snap.Requests != want {
+	// GET, the five workload lists, the pods and the events: one round
+	// trip; then the owned Deployment's and pod's own reads.
+	if want := 8 + snap.Behind[0].Requests + snap.Behind[1].Requests; snap.Requests != want {
 		t.Errorf("requests %d, want %d", snap.Requests, want)
 	}
 
