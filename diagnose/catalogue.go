@@ -22,7 +22,7 @@ var catalogue = buildCatalogue(
 	causeGroup{"hook", hookCauses}, causeGroup{"serving", servingCauses},
 	causeGroup{"traffic", trafficCauses}, causeGroup{"gateway", gatewayCauses},
 	causeGroup{"resource", resourceCauses}, causeGroup{"producer", producerCauses},
-	causeGroup{"rollout", rolloutCauses}, causeGroup{"autoscaling", autoscalingCauses},
+	causeGroup{"rollout", rolloutCauses}, causeGroup{"rollout", analysisCauses}, causeGroup{"autoscaling", autoscalingCauses},
 	causeGroup{"snapshot", snapshotCauses}, causeGroup{"workload", claimCauses}, causeGroup{"workload", workloadEventCauses},
 	causeGroup{"scheduler", claimSchedCauses}, causeGroup{"workload", daemonTaintCauses},
 )

@@ -72,7 +72,10 @@ func (w *walker) checkedStatus(obj *unstructured.Unstructured, ks *status.Result
 			Summary:  fmt.Sprintf("%s has no status: no controller has acted on it (its health check: %s%s)", ref, res.Status, colonMessage(res.Message)),
 			NextStep: resourceStep(ResourceNotReconciled, w.s)}
 	}
-	if !d.Progressing {
+	var first []chain.Evidence
+	if failed, ev, ok := analysisFailure(obj, ref); ok && res.Status == health.Degraded {
+		d, first = failed, []chain.Evidence{ev}
+	} else if !d.Progressing {
 		if known, ok := producerWords(res.Message); ok {
 			// The check quotes words a decoder knows (cert-manager's,
 			// external-secrets'): their cause says more than "Degraded".
@@ -85,7 +88,7 @@ func (w *walker) checkedStatus(obj *unstructured.Unstructured, ks *status.Result
 	ev := chain.Evidence{Source: chain.SourceHealthCheck, Object: ref, Field: res.Script, Reason: string(res.Status), Message: res.Message}
 	c := &collector{}
 	c.add(sighting{d: d, object: ref, since: obj.GetCreationTimestamp().Time,
-		evidence: append([]chain.Evidence{ev}, conditionsEvidence(ref, obj)...)})
+		evidence: append(append([]chain.Evidence{ev}, first...), conditionsEvidence(ref, obj)...)})
 	return w.finishNoted(id, summary, c, notes), true, ""
 }
 

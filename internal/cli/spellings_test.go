@@ -317,3 +317,24 @@ func TestPodsOwnedByAnyKind(t *testing.T) {
 		t.Errorf("cloneset/%s with %d pods that cannot pull: exit %d, owned %+v, verdict %+v", name, pods, r.code, owned, rep.Verdict)
 	}
 }
+
+// TestArgoAnalysis: a failed AnalysisRun names its failing metric, an
+// erring one its provider's error, a failed Experiment its analysis and
+// run (Argo CD's own fixtures), where the catalogue's check says only
+// "failed".
+func TestArgoAnalysis(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	for _, c := range []struct{ input, typ, cause, names string }{
+		{"argoproj.io/AnalysisRun/testdata/failedAnalysisRun.yaml", "analysisrun.argoproj.io", "AnalysisMetricFailed", `metric "memory-usage" Failed`},
+		{"argoproj.io/AnalysisRun/testdata/errorAnalysisRun.yaml", "analysisrun.argoproj.io", "AnalysisMetricError", `metric "memory-usage" Error`},
+		{"argoproj.io/Experiment/testdata/failedExperiment.yaml", "experiment.argoproj.io", "ExperimentAnalysisFailed", "example-experiment-test-57vl8"},
+	} {
+		file, name := catalogueObject(t, c.input)
+		r := runWith(t, nil, c.typ+"/"+name, "-f", file, "-o", "json")
+		var rep chain.Report
+		decodeJSON(t, r.stdout, &rep)
+		if r.code != ExitBroken || string(rep.Verdict.Cause) != c.cause || !strings.Contains(rep.Verdict.Summary, c.names) {
+			t.Errorf("%s: exit %d, verdict %+v; want %s naming %s", c.input, r.code, rep.Verdict, c.cause, c.names)
+		}
+	}
+}
