@@ -3,7 +3,9 @@ package kube
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -193,10 +195,14 @@ func (r *Reader) WatchNamespace(ctx context.Context, ns, selector string, refs [
 	var names []string
 	kinds := map[chain.Kind]bool{}
 	resource := false
+	apis := map[string]chain.APIResource{}
 	for _, ref := range refs {
 		names = append(names, ref.Name)
 		if ref.IsResource() {
 			resource = true
+			if api, ok := r.APIs[APIKey(ref)]; ok && api.Namespaced {
+				apis[APIKey(ref)] = api // its objects' own changes (a status turning healthy)
+			}
 			continue
 		}
 		kinds[ref.Kind] = true
@@ -244,6 +250,9 @@ func (r *Reader) WatchNamespace(ctx context.Context, ns, selector string, refs [
 	}
 	if kinds[chain.KindRollout] {
 		streams = append(streams, r.apiStream(chain.RolloutAPI, ns, metav1.ListOptions{}))
+	}
+	for _, key := range slices.Sorted(maps.Keys(apis)) {
+		streams = append(streams, r.apiStream(apis[key], ns, metav1.ListOptions{}))
 	}
 	if kinds[chain.KindCronJob] && !kinds[chain.KindJob] {
 		streams = append(streams, r.streamOf("jobs", ns, metav1.ListOptions{}, keep))

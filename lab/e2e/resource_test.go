@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 )
 
 // widgetCRD is a custom kind no controller serves: its objects carry no
@@ -114,14 +115,23 @@ func TestResourceKinds(t *testing.T) {
 	if err := os.WriteFile(release, []byte(manifests), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	gate := exec.CommandContext(ctx, chainBin, "--manifests", release, "-n", ns, "--kubeconfig", kubeconfig)
-	var gateOut, gateErr strings.Builder
-	gate.Stdout, gate.Stderr = &gateOut, &gateErr
-	err := gate.Run()
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(gateErr.String(), "secret/db-creds: not read") ||
-		!strings.Contains(gateOut.String(), "persistentvolumeclaim/data") || !strings.Contains(gateOut.String(), "BROKEN at owned") ||
-		!strings.Contains(gateOut.String(), "ImageNotFound") {
-		t.Errorf("--manifests: %v\nstdout:\n%s\nstderr:\n%s", err, gateOut.String(), gateErr.String())
+	code, gateOut, gateErr, _ := gate(ctx, "--manifests", release, "-n", ns)
+	if code != 1 || !strings.Contains(gateErr, "secret/db-creds: not read") ||
+		!strings.Contains(gateOut, "persistentvolumeclaim/data") || !strings.Contains(gateOut, "BROKEN at owned") ||
+		!strings.Contains(gateOut, "ImageNotFound") {
+		t.Errorf("--manifests: exit %d\nstdout:\n%s\nstderr:\n%s", code, gateOut, gateErr)
+	}
+
+	// The same Widget alone as a release, with --wait: the gate fails on
+	// the terminal cause below the operator within the grace, not at its
+	// timeout.
+	widgetOnly := filepath.Join(t.TempDir(), "widget.yaml")
+	if err := os.WriteFile(widgetOnly, []byte("apiVersion: e2e.kubectl-chain.io/v1\nkind: Widget\nmetadata:\n  name: shop\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut, took := gate(ctx, "--manifests", widgetOnly, "-n", ns, "--wait", "--timeout", "120s"); code != 1 || took > 60*time.Second ||
+		!strings.Contains(out, "ImageNotFound") {
+		t.Errorf("--manifests --wait of the Widget alone: exit %d after %s, want 1 with ImageNotFound well before the timeout\n%s%s", code, took.Round(time.Second), out, errOut)
 	}
 
 	cmd := exec.CommandContext(ctx, chainBin, "nosuchkind/web", "-n", ns, "--kubeconfig", kubeconfig)
@@ -141,4 +151,159 @@ func kubectl(ctx context.Context, t *testing.T, stdin string, args ...string) st
 		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return string(out)
+}
+
+// cloneSetCRD serves OpenKruise's CloneSet kind, with no controller: the
+// test writes its status as the OpenKruise controller would, and makes
+// its pods itself.
+const cloneSetCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: clonesets.apps.kruise.io
+spec:
+  group: apps.kruise.io
+  scope: Namespaced
+  names: {plural: clonesets, singular: cloneset, kind: CloneSet}
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+`
+
+// cloneSet is a CloneSet's manifest, as a release holds it.
+func cloneSet(name string) string {
+	return "apiVersion: apps.kruise.io/v1alpha1\nkind: CloneSet\nmetadata:\n  name: " + name + "\n" +
+		"spec:\n  replicas: 2\n  selector: {matchLabels: {app: " + name + "}}\n" +
+		"  template:\n    metadata: {labels: {app: " + name + "}}\n    spec: {containers: [{name: web, image: registry.lab.internal/web:v1}]}\n" +
+		"  updateStrategy: {paused: false}\n"
+}
+
+// gate runs the real binary with args on the lab, returning its exit
+// code, standard output and error, and how long it took.
+func gate(ctx context.Context, args ...string) (int, string, string, time.Duration) {
+	cmd := exec.CommandContext(ctx, chainBin, append(args, "--kubeconfig", kubeconfig)...)
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	start := time.Now()
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		code = -1
+	}
+	return code, out.String(), errOut.String(), time.Since(start)
+}
+
+// TestCatalogueKinds runs the real binary on a kind Argo CD's catalogue
+// checks (OpenKruise's CloneSet), its status written as its controller
+// writes it (the statuses of the catalogue's own fixtures): Degraded fails
+// --manifests with the check's message; Progressing makes --wait wait
+// until the status turns healthy; a user's --health-checks changes the
+// verdict; pods the CloneSet makes itself that cannot pull are named. And
+// a release of an operator's custom resource whose Deployment cannot pull
+// fails --manifests --wait within the grace.
+func TestCatalogueKinds(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	ns := createNamespace(ctx, t, "e2e-catalogue")
+	kubectl(ctx, t, cloneSetCRD, "apply", "-f", "-")
+	t.Cleanup(func() {
+		_ = exec.Command("kubectl", "--kubeconfig", kubeconfig, "delete", "crd", "clonesets.apps.kruise.io", "--wait=false").Run()
+	})
+	kubectl(ctx, t, "", "wait", "--for=condition=Established", "crd/clonesets.apps.kruise.io", "--timeout=60s")
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	status := func(name, st string) {
+		kubectl(ctx, t, "", "patch", "cloneset", name, "-n", ns, "--subresource=status", "--type=merge", "-p", `{"status":`+st+`}`)
+	}
+
+	// Degraded (apps.kruise.io/CloneSet/testdata/degraded.yaml's status):
+	// kstatus reads it as Current; the gate fails, quoting the check.
+	bad := write("bad.yaml", cloneSet("bad"))
+	kubectl(ctx, t, "", "apply", "-n", ns, "-f", bad)
+	status("bad", `{"observedGeneration":1,"replicas":2,"updatedReadyReplicas":1,"updatedAvailableReplicas":1}`)
+	if code, out, errOut, _ := gate(ctx, "--manifests", bad, "-n", ns); code != 1 || !strings.Contains(out, "Some replicas are not ready or available") ||
+		!strings.Contains(out, "kstatus reads it as Current") {
+		t.Errorf("--manifests of a Degraded CloneSet: exit %d, want 1 quoting the check\n%s%s", code, out, errOut)
+	}
+
+	// The team's own check (kept in their argocd-cm) accepts one
+	// available replica: the same object passes.
+	cm := write("argocd-cm.yaml", `apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-cm, namespace: argocd}
+data:
+  resource.customizations.health.apps.kruise.io_CloneSet: |
+    hs = {status = "Progressing", message = "waiting"}
+    if obj.status ~= nil and obj.status.updatedAvailableReplicas ~= nil and obj.status.updatedAvailableReplicas >= 1 then
+      hs.status = "Healthy"
+      hs.message = "one replica serves"
+    end
+    return hs
+`)
+	if code, out, errOut, _ := gate(ctx, "--manifests", bad, "-n", ns, "--health-checks", cm); code != 0 {
+		t.Errorf("--health-checks: exit %d, want 0\n%s%s", code, out, errOut)
+	}
+
+	// Its pods, made by the CloneSet itself, cannot pull: the owned link
+	// names the pods' cause, and the status's next step points at it.
+	uid := strings.TrimSpace(kubectl(ctx, t, "", "get", "cloneset", "bad", "-n", ns, "-o", "jsonpath={.metadata.uid}"))
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "bad-x7k2p", Labels: map[string]string{"app": "bad"},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps.kruise.io/v1alpha1", Kind: "CloneSet", Name: "bad", UID: types.UID(uid), Controller: ptr.To(true)}}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "registry.lab.internal/web:missing"}}}}
+	if _, err := client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	poll(ctx, t, "cloneset/bad's owned pod broken with ImageNotFound", func() bool {
+		var code int
+		var err error
+		_, out, code, err = diagnose(ctx, "cloneset.apps.kruise.io/bad", "-n", ns)
+		return err == nil && code == 1 && strings.Contains(string(out), `"cause": "ImageNotFound"`)
+	})
+	if !strings.Contains(string(out), `"id": "owned"`) || !strings.Contains(string(out), "pod/bad-x7k2p") {
+		t.Errorf("cloneset/bad: the owned link does not name the pod\n%s", out)
+	}
+
+	// Progressing (its generation not observed yet): --wait waits, and
+	// passes once the status turns healthy.
+	slow := write("slow.yaml", cloneSet("slow"))
+	kubectl(ctx, t, "", "apply", "-n", ns, "-f", slow)
+	status("slow", `{"observedGeneration":0,"replicas":0}`)
+	if code, out, errOut, _ := gate(ctx, "--manifests", slow, "-n", ns); code != 2 {
+		t.Fatalf("--manifests of a Progressing CloneSet: exit %d, want 2\n%s%s", code, out, errOut)
+	}
+	type result struct {
+		code     int
+		out, err string
+		took     time.Duration
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, out, errOut, took := gate(ctx, "--manifests", slow, "-n", ns, "--wait", "--timeout", "90s")
+		done <- result{code, out, errOut, took}
+	}()
+	time.Sleep(5 * time.Second)
+	select {
+	case r := <-done:
+		t.Fatalf("--wait ended before the status turned healthy: exit %d\n%s%s", r.code, r.out, r.err)
+	default:
+	}
+	status("slow", `{"observedGeneration":1,"replicas":2,"updatedReadyReplicas":2,"updatedAvailableReplicas":2}`)
+	if r := <-done; r.code != 0 || r.took > 60*time.Second {
+		t.Errorf("--wait after the status turned healthy: exit %d after %s, want 0 at once\n%s%s", r.code, r.took.Round(time.Second), r.out, r.err)
+	}
 }
