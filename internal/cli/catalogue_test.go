@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -212,6 +213,15 @@ data:
 	r := runWith(t, nil, "certificate.cert-manager.io/web-tls", "-f", cert, "--health-checks", cm)
 	if r.code != 1 || !strings.Contains(r.stdout, "our rule: every certificate is renewed by hand") || !strings.Contains(r.stdout, string(diagnose.HealthDegraded)) {
 		t.Errorf("with the user's check: exit %d, want 1 quoting it\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// The MCP server's calls take the mcp command's --health-checks.
+	mcp := chainRunner{options: NewOptions, healthChecks: cm}
+	out, err := mcp.run(context.Background(), "", "", "certificate.cert-manager.io/web-tls", "-f", cert, "-o", "json")
+	if err != nil || !strings.Contains(string(out), "our rule: every certificate is renewed by hand") {
+		t.Errorf("an MCP call with --health-checks: %v\n%s", err, out)
+	}
+	if r := runWith(t, nil, "mcp", "--health-checks", filepath.Join(dir, "missing.yaml")); r.code != 4 || !strings.Contains(r.stderr, "missing.yaml") {
+		t.Errorf("mcp with a missing --health-checks file: exit %d, want 4 naming it; stderr:\n%s", r.code, r.stderr)
 	}
 	if err := os.WriteFile(cm, []byte(`apiVersion: v1
 kind: ConfigMap

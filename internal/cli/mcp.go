@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/internal/health"
 )
 
 func newMCPCommand(o *Options) *cobra.Command {
@@ -37,6 +38,12 @@ same read-only requests. Standard output carries only the protocol.`,
   {"mcpServers": {"kubectl-chain": {"command": "kubectl", "args": ["chain", "mcp"]}}}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.HealthChecks != "" {
+				// Every call takes them; a bad file is told now, once.
+				if _, err := health.Load(o.HealthChecks); err != nil {
+					return usageErrorf("--health-checks: %v", err)
+				}
+			}
 			return newMCPServer(o.mcpRunner()).Run(cmd.Context(), &mcp.StdioTransport{})
 		},
 	}
@@ -45,14 +52,15 @@ same read-only requests. Standard output carries only the protocol.`,
 // chainRunner runs kubectl chain in process for a tool call, with the mcp
 // command's kubeconfig flags as defaults, and returns what it printed.
 type chainRunner struct {
-	// defaults are the mcp command's own connection flags.
-	kubeconfig, context, namespace string
+	// defaults are the mcp command's own connection flags, and its
+	// --health-checks.
+	kubeconfig, context, namespace, healthChecks string
 	// options makes the Options of one run; tests give a fake cluster.
 	options func(genericiooptions.IOStreams) *Options
 }
 
 func (o *Options) mcpRunner() chainRunner {
-	r := chainRunner{options: NewOptions}
+	r := chainRunner{options: NewOptions, healthChecks: o.HealthChecks}
 	if f := o.ConfigFlags; f != nil {
 		r.kubeconfig, r.context, r.namespace = deref(f.KubeConfig), deref(f.Context), deref(f.Namespace)
 	}
@@ -79,7 +87,7 @@ func (r chainRunner) run(ctx context.Context, context, namespace string, args ..
 	if namespace == "" {
 		namespace = r.namespace
 	}
-	for _, f := range []struct{ flag, value string }{{"--kubeconfig", r.kubeconfig}, {"--context", context}, {"--namespace", namespace}} {
+	for _, f := range []struct{ flag, value string }{{"--kubeconfig", r.kubeconfig}, {"--context", context}, {"--namespace", namespace}, {"--health-checks", r.healthChecks}} {
 		if f.value != "" {
 			args = append(args, f.flag, f.value)
 		}

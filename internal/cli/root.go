@@ -146,7 +146,7 @@ cause, the verbatim evidence and the next step. It only reads (get and list).`,
 	})
 	o.ConfigFlags.AddFlags(cmd.PersistentFlags())
 	o.Output.addFlags(cmd.PersistentFlags())
-	cmd.Flags().StringVar(&o.HealthChecks, "health-checks", "", "your own health checks for other kinds, as Argo CD keeps them: the argocd-cm ConfigMap as YAML (resource.customizations.health.GROUP_KIND keys), or a folder of GROUP/KIND/health.lua; they override Argo CD's catalogue")
+	cmd.PersistentFlags().StringVar(&o.HealthChecks, "health-checks", "", "your own health checks for other kinds, as Argo CD keeps them: the argocd-cm ConfigMap as YAML (resource.customizations.health.GROUP_KIND keys), or a folder of GROUP/KIND/health.lua; they override Argo CD's catalogue")
 	cmd.Flags().DurationVar(&o.Grace, "grace", o.Grace, "how long a cause that real clusters show as a short blip (a missing Secret, an unschedulable pod) must last before it counts as terminal")
 	cmd.Flags().BoolVar(&o.Wait, "wait", false, "follow the rollout until it is complete, a cause is terminal, or --timeout passes")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 5*time.Minute, "with --wait, how long to wait before giving up with the last verdict")
