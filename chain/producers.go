@@ -67,6 +67,9 @@ type Produced struct {
 	// Attempts are the objects the producer made for it (Producer.Attempts)
 	// and controls, newest first.
 	Attempts []*unstructured.Unstructured
+	// Missing names what the object refers to that does not exist (a
+	// Certificate's Issuer, IssuerOf), when it was read.
+	Missing []string
 }
 
 // AttachAttempts gives each produced object the attempts of candidates

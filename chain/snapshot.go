@@ -24,6 +24,9 @@ import (
 type Snapshot struct {
 	// Kind is the workload's kind; empty means a Deployment (KindOf).
 	Kind Kind
+	// Missing names what a resource's object refers to that does not
+	// exist (a Certificate's Issuer, IssuerOf), when it was read.
+	Missing []string
 	// Alone says the object was read alone (a file holding only it, in
 	// Object): its chain is walked as far as the object itself tells,
 	// then judged by its own status, since what it leads to was left out
@@ -53,7 +56,8 @@ type Snapshot struct {
 	// Revisions are a StatefulSet's or DaemonSet's ControllerRevisions.
 	Revisions []appsv1.ControllerRevision
 	// Claims are the PersistentVolumeClaims of a StatefulSet's
-	// volumeClaimTemplates.
+	// volumeClaimTemplates; for any other kind, those its pods that wait
+	// to be scheduled use (PendingClaims), whose binding may hold them.
 	Claims []corev1.PersistentVolumeClaim
 	// Nodes are the cluster's nodes, for a DaemonSet.
 	Nodes []corev1.Node

@@ -21,6 +21,10 @@ const (
 	ClaimStorageQuotaExceeded    chain.CauseID = "ClaimStorageQuotaExceeded"
 	ClaimWaitingForConsumer      chain.CauseID = "ClaimWaitingForConsumer"
 	ClaimCreateFailed            chain.CauseID = "ClaimCreateFailed"
+	// ClaimVolumeMismatch: the claim names its volume (spec.volumeName),
+	// which does not satisfy it (VolumeMismatch, "Cannot bind to requested
+	// volume %q: %s", checkVolumeSatisfyClaim's reasons).
+	ClaimVolumeMismatch chain.CauseID = "ClaimVolumeMismatch"
 )
 
 var claimCauses = []Cause{
@@ -44,6 +48,10 @@ var claimCauses = []Cause{
 		Summary:  "the claim's StorageClass binds on first use (volumeBindingMode WaitForFirstConsumer): it is provisioned once a pod that uses it is scheduled (not a failure by itself)",
 		NextStep: "if its pod stays Pending, the pod's scheduling is the cause: kubectl describe pod POD -n NAMESPACE",
 		Terminal: TerminalRule{Mode: Transient}},
+	{ID: ClaimVolumeMismatch, Link: chain.LinkClaims,
+		Summary:  "the claim names the PersistentVolume it wants (spec.volumeName), and that volume does not satisfy it (its class, size, access modes or volume mode differ), so the PersistentVolume controller never binds them",
+		NextStep: "kubectl get pv VOLUME -o yaml and compare with the claim: make storageClassName (\"\" for none), size, accessModes and volumeMode agree; a claim's spec cannot change: delete and recreate it",
+		Terminal: TerminalRule{Mode: Immediate}},
 	{ID: ClaimCreateFailed, Link: chain.LinkClaims,
 		Summary:  "the StatefulSet controller could not create a claim of volumeClaimTemplates, so it creates no pod for that ordinal",
 		NextStep: "read the error: kubectl get events -n NAMESPACE --field-selector involvedObject.kind=StatefulSet; fix volumeClaimTemplates (recreate the StatefulSet with --cascade=orphan to change them)",
@@ -77,6 +85,8 @@ var (
 	// WaitForPodScheduled: "waiting for pod %s to be scheduled".
 	claimPodScheduledRE = regexp.MustCompile(`^waiting for pods? (\S+) to be scheduled$`)
 	claimDeletingRE     = regexp.MustCompile(`persistentvolumeclaim "([^"]*)" is being deleted`)
+	// VolumeMismatch: "Cannot bind to requested volume %q: %s" (v1.37.2).
+	claimMismatchRE = regexp.MustCompile(`Cannot bind to requested volume "([^"]*)": (.*)$`)
 )
 
 // schedClaimDeleting is the scheduler's clause for a claim being deleted
@@ -141,6 +151,11 @@ func ClaimWords(message string) (Decoded, bool) {
 	if d, ok := claimDeletingDecoded(message); ok {
 		return d, true
 	}
+	if m := claimMismatchRE.FindStringSubmatch(message); m != nil {
+		return Decoded{Cause: ClaimVolumeMismatch, Summary: fmt.Sprintf("the claim names volume %q, which does not satisfy it: %s", m[1], m[2]),
+			NextStep: strings.ReplaceAll(mustCause(ClaimVolumeMismatch).NextStep, "VOLUME", m[1]),
+			Details:  []chain.Detail{{Key: "volume", Value: m[1]}}}, true
+	}
 	if m := claimProvisionRE.FindStringSubmatch(message); m != nil {
 		return provisionFailed(m[1], strings.TrimSpace(m[2])), true
 	}
@@ -171,4 +186,4 @@ func provisionFailed(class, why string) Decoded {
 
 // claimReasons are the claim events of the PV controller and provisioners.
 var claimReasons = []string{"ProvisioningFailed", "FailedBinding", "ExternalProvisioning", "WaitForFirstConsumer",
-	"WaitForPodScheduled", "ClaimLost", "ClaimMisbound"}
+	"WaitForPodScheduled", "ClaimLost", "ClaimMisbound", "VolumeMismatch"}

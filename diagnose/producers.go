@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/internal/health"
 )
 
 // SecretProducerNotReady: the Secret pods wait for does not exist because
@@ -125,25 +126,57 @@ func (w *walker) producedBy(links []chain.Link) {
 }
 
 // producerCause makes the finding of a missing Secret its producer's cause
-// when kstatus does not read the producer as Current, or notes the ready
-// producer on the link.
+// when the producer is not ready, as its kind's health check (else
+// kstatus) reads it, or notes the ready producer on the link. A producer
+// with no status at all is one no controller acts on, and one that names
+// an Issuer that does not exist cannot be issued: both fail past the
+// grace.
 func (w *walker) producerCause(l *chain.Link, f *chain.Finding, p chain.Produced) {
 	ref := chain.ResourceRef(p.API, p.Object.GetName()).String()
-	res, err := status.Compute(p.Object)
+	state, message, ready, failed, ok := w.producerState(p)
 	switch {
-	case err != nil:
+	case !ok:
 		return
-	case res.Status == status.CurrentStatus:
-		l.Notes = append(l.Notes, fmt.Sprintf("%s writes Secret %s and is ready (%s): the Secret should appear; if it was deleted, the producer writes it again on its next reconcile", ref, p.Secret, res.Message))
+	case ready:
+		l.Notes = append(l.Notes, fmt.Sprintf("%s writes Secret %s and is ready (%s): the Secret should appear; if it was deleted, the producer writes it again on its next reconcile", ref, p.Secret, message))
 		return
 	}
 	f.Cause = SecretProducerNotReady
-	f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, is %s: %s", p.Secret, ref, res.Status, res.Message)
+	f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, is %s%s", p.Secret, ref, state, colonMessage(message))
 	f.NextStep = fmt.Sprintf("kubectl describe %s %s -n %s for its conditions and events, then its controller's logs", p.API.Type(), p.Object.GetName(), w.s.Namespace)
 	f.Evidence = append(conditionsEvidence(ref, p.Object), f.Evidence...)
 	f.Details = append(f.Details, chain.Detail{Key: "producer", Value: ref})
-	f.Terminal = f.Terminal || res.Status == status.FailedStatus
+	created := p.Object.GetCreationTimestamp().Time
+	pastGrace := !created.IsZero() && w.s.Now.Sub(created) >= w.o.Grace
+	f.Terminal = f.Terminal || failed
+	if !hasStatus(p.Object) {
+		f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, has no status: no controller has acted on it (its operator is not installed, not running, or not watching %s)", p.Secret, ref, w.s.Namespace)
+		f.NextStep = strings.NewReplacer(NamespacePlaceholder, w.s.Namespace, "TYPE", p.API.Type(), "NAME", p.Object.GetName()).Replace(mustCause(ResourceNotReconciled).NextStep)
+		f.Terminal = f.Terminal || pastGrace
+	}
+	if len(p.Missing) > 0 {
+		f.Cause = CertificateIssuerNotFound
+		f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, names %s, which does not exist", p.Secret, ref, strings.Join(p.Missing, ", "))
+		f.NextStep = strings.ReplaceAll(mustCause(CertificateIssuerNotFound).NextStep, NamespacePlaceholder, w.s.Namespace)
+		f.Evidence = append([]chain.Evidence{{Source: chain.SourceObjectStatus, Object: ref, Field: "spec.issuerRef", Message: strings.Join(p.Missing, ", ") + " not found"}}, f.Evidence...)
+		f.Terminal = f.Terminal || pastGrace
+		return
+	}
 	w.attemptCause(f, p, ref)
+}
+
+// producerState is how the producer's kind's health check (else kstatus)
+// reads it: its state and message, whether it is ready, or failed; ok
+// false when neither can read it.
+func (w *walker) producerState(p chain.Produced) (state, message string, ready, failed, ok bool) {
+	if res, found, err := w.catalogue().Check(p.Object); found && err == nil {
+		return string(res.Status), res.Message, res.Status == health.Healthy, res.Status == health.Degraded, true
+	}
+	res, err := status.Compute(p.Object)
+	if err != nil {
+		return "", "", false, false, false
+	}
+	return string(res.Status), res.Message, res.Status == status.CurrentStatus, res.Status == status.FailedStatus, true
 }
 
 // attemptCause names why the producer's newest attempt (a Certificate's

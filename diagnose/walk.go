@@ -100,6 +100,7 @@ func Walk(s *chain.Snapshot, o Options) *chain.Report {
 		r.Links = append(r.Links, w.serving())
 	}
 	w.producedBy(r.Links)
+	w.claimedBy(r.Links)
 	w.autoscalerNotes(r.Links)
 	afterBroken(r.Links)
 	w.viaNote(r.Links)

@@ -50,16 +50,42 @@ func (w *walker) resourceStatus(obj *unstructured.Unstructured) chain.Link {
 	if l, ok := w.autoscalerStatus(obj, w.s.Ref().String()); ok {
 		return l
 	}
-	res, err := status.Compute(obj)
-	l, ok, note := w.checkedStatus(obj, res)
-	if ok {
+	if l, ok := w.claimStatus(obj); ok {
 		return l
 	}
-	l = w.kstatusLink(obj, res, err)
-	if note != "" {
-		l.Notes = append(l.Notes, note)
+	res, err := status.Compute(obj)
+	l, ok, note := w.checkedStatus(obj, res)
+	if !ok {
+		l = w.kstatusLink(obj, res, err)
+		if note != "" {
+			l.Notes = append(l.Notes, note)
+		}
 	}
+	w.missingRefs(&l, obj)
 	return l
+}
+
+// missingRefs: an object not ready that refers to what does not exist (a
+// Certificate whose Issuer does not exist, which kubectl chain checks
+// itself) has that as its cause, first: within the grace it may still be
+// created beside it (a release applied in any order), after it the object
+// never becomes ready.
+func (w *walker) missingRefs(l *chain.Link, obj *unstructured.Unstructured) {
+	if len(w.s.Missing) == 0 || l.Status == chain.StatusOK {
+		return
+	}
+	ref := w.s.Ref().String()
+	c := &collector{}
+	for _, m := range w.s.Missing {
+		c.add(sighting{d: Decoded{Cause: CertificateIssuerNotFound, Progressing: true, // broken past the grace
+			Summary:  fmt.Sprintf("%s names %s, which does not exist: it cannot be issued", ref, m),
+			NextStep: strings.ReplaceAll(mustCause(CertificateIssuerNotFound).NextStep, NamespacePlaceholder, w.s.Namespace)},
+			object: ref, since: obj.GetCreationTimestamp().Time,
+			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: ref, Field: "spec.issuerRef", Message: m + " not found"}}})
+	}
+	first := w.finish(l.ID, l.Summary, c, 0)
+	l.Findings = append(first.Findings, l.Findings...)
+	l.Status = statusOfFindings(l.Findings)
 }
 
 // kstatusLink is kstatus's verdict as the status link.

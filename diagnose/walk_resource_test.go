@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
@@ -131,5 +132,34 @@ func TestResourceRef(t *testing.T) {
 	}
 	if chain.IsResource(chain.KindDeployment) || chain.IsResource(chain.KindService) || chain.IsResource(chain.KindPod) || !chain.IsResource("Certificate") {
 		t.Error("IsResource misclassifies")
+	}
+}
+
+// TestUncontrolledCertificate: a Certificate no controller touched (no
+// status: kstatus says Current) whose Issuer kubectl chain found missing
+// is progressing within the grace (the Issuer may come in the same
+// release) and broken after it, the missing Issuer named first.
+func TestUncontrolledCertificate(t *testing.T) {
+	cert := resourceObject(certificates, "web-tls", 1)
+	cert.Object["spec"] = map[string]any{"secretName": "web-tls", "issuerRef": map[string]any{"name": "letsencrypt-prod"}}
+	cert.SetCreationTimestamp(metav1.NewTime(walkT0))
+	for _, tt := range []struct {
+		after   time.Duration
+		missing []string
+		health  chain.Health
+		cause   chain.CauseID
+	}{
+		{10 * time.Second, []string{`Issuer "letsencrypt-prod"`}, chain.Progressing, CertificateIssuerNotFound},
+		{5 * time.Minute, []string{`Issuer "letsencrypt-prod"`}, chain.Broken, CertificateIssuerNotFound},
+		{5 * time.Minute, nil, chain.Broken, ResourceNotReconciled},
+	} {
+		s := &chain.Snapshot{Kind: chain.Kind(certificates.Kind), API: &certificates, Namespace: "shop", Name: "web-tls", Object: cert, Now: walkT0.Add(tt.after), Missing: tt.missing}
+		r := Walk(s, Options{})
+		if r.Verdict.Health != tt.health || r.Verdict.Cause != tt.cause || r.Verdict.Link != chain.LinkStatus {
+			t.Errorf("after %s, missing %v: %s %s %s (%s); want %s %s at status", tt.after, tt.missing, r.Verdict.Health, r.Verdict.Cause, r.Verdict.Link, r.Verdict.Summary, tt.health, tt.cause)
+		}
+		if tt.missing != nil && !strings.Contains(r.Verdict.Summary, `Issuer "letsencrypt-prod"`) {
+			t.Errorf("the missing Issuer is not named: %s", r.Verdict.Summary)
+		}
 	}
 }

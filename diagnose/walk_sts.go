@@ -191,6 +191,7 @@ const (
 	eventFailedBinding        = "FailedBinding"
 	eventExternalProvisioning = "ExternalProvisioning"
 	eventWaitForFirstConsumer = "WaitForFirstConsumer"
+	eventVolumeMismatch       = "VolumeMismatch"
 )
 
 // unboundClaim decodes a claim that is not Bound: Lost, its provisioner's
@@ -209,7 +210,7 @@ func (w *walker) unboundClaim(c *collector, pvc *corev1.PersistentVolumeClaim, p
 	for i := len(evs) - 1; i >= 0; i-- {
 		e := evs[i]
 		switch e.Reason {
-		case eventProvisioningFailed, eventFailedBinding:
+		case eventProvisioningFailed, eventFailedBinding, eventVolumeMismatch:
 			// A class that does not exist, none and no volume, the
 			// cloud's identity or quota, a snapshot source: named.
 			if d, ok := ClaimWords(eventMessage(e)); ok && d.Cause != ClaimProvisioningFailed {
@@ -221,7 +222,7 @@ func (w *walker) unboundClaim(c *collector, pvc *corev1.PersistentVolumeClaim, p
 			}
 			c.add(sighting{d: Decoded{Cause: ClaimProvisioningFailed,
 				Summary:  fmt.Sprintf("claim %s: %s", pvc.Name, firstLine(eventMessage(e))),
-				NextStep: fmt.Sprintf("kubectl describe pvc %s -n %s; fix the StorageClass or the size in volumeClaimTemplates", pvc.Name, pvc.Namespace),
+				NextStep: fmt.Sprintf("kubectl describe pvc %s -n %s; fix the StorageClass or the claim's size (a StatefulSet's in volumeClaimTemplates)", pvc.Name, pvc.Namespace),
 				Details:  []chain.Detail{{Key: "claim", Value: pvc.Name}, {Key: "storageClass", Value: storageClassOf(pvc)}}},
 				object: obj, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(e), phase}})
 			return
@@ -234,6 +235,13 @@ func (w *walker) unboundClaim(c *collector, pvc *corev1.PersistentVolumeClaim, p
 				waiting = &sighting{d: d, object: obj, since: pvc.CreationTimestamp.Time, evidence: []chain.Evidence{eventEvidence(e), phase}}
 			}
 		case eventWaitForFirstConsumer:
+			if p == nil {
+				// The claim walked alone: no pod that uses it yet.
+				c.add(sighting{d: Decoded{Cause: ClaimWaitingForConsumer, Progressing: true,
+					Summary: fmt.Sprintf("claim %s waits for a pod that uses it to be scheduled (volumeBindingMode WaitForFirstConsumer)", pvc.Name)},
+					object: obj, since: pvc.CreationTimestamp.Time, evidence: []chain.Evidence{eventEvidence(e), phase}})
+				return
+			}
 			if p.Spec.NodeName == "" {
 				*notes = appendUnique(*notes, fmt.Sprintf("claim %s waits for its pod to be scheduled (volumeBindingMode WaitForFirstConsumer)", pvc.Name))
 				return

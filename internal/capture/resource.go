@@ -8,6 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -73,13 +74,46 @@ var shortNames = map[string]string{
 	"rc": "replicationcontroller", "ev": "event", "pc": "priorityclass",
 }
 
-// whole is every object the bundle keeps whole: those of other kinds, and
-// the input's only object whatever its kind.
+// whole is every object a KIND/NAME of any other kind can name: those of
+// other kinds, the input's only object whatever its kind, and the kinds
+// decoded into lists of their own that no chain of kubectl chain's walks
+// from (claims, autoscalers, classes, nodes, policies), whole again.
 func (b *Bundle) whole() []*unstructured.Unstructured {
-	if b.Lone == nil || slices.Contains(b.Objects, b.Lone) {
-		return b.Objects
+	out := slices.Clip(b.Objects)
+	if b.Lone != nil && !slices.Contains(b.Objects, b.Lone) {
+		out = append(out, b.Lone)
 	}
-	return append(slices.Clip(b.Objects), b.Lone)
+	add := func(apiVersion, kind string, obj any) {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		if err != nil {
+			return
+		}
+		u := &unstructured.Unstructured{Object: m}
+		u.SetAPIVersion(apiVersion)
+		u.SetKind(kind)
+		if b.Lone == nil || u.GroupVersionKind() != b.Lone.GroupVersionKind() || u.GetName() != b.Lone.GetName() || u.GetNamespace() != b.Lone.GetNamespace() {
+			out = append(out, u)
+		}
+	}
+	for i := range b.Claims {
+		add("v1", "PersistentVolumeClaim", &b.Claims[i])
+	}
+	for i := range b.Autoscalers {
+		add("autoscaling/v2", "HorizontalPodAutoscaler", &b.Autoscalers[i])
+	}
+	for i := range b.IngressClasses {
+		add("networking.k8s.io/v1", "IngressClass", &b.IngressClasses[i])
+	}
+	for i := range b.GatewayClasses {
+		add(chain.GatewayGroup+"/v1", "GatewayClass", &b.GatewayClasses[i])
+	}
+	for i := range b.Nodes {
+		add("v1", "Node", &b.Nodes[i])
+	}
+	for i := range b.Policies {
+		add("networking.k8s.io/v1", "NetworkPolicy", &b.Policies[i])
+	}
+	return out
 }
 
 // object is the object of the kind (its group, when the ref has one) and

@@ -40,10 +40,21 @@ func (b *Bundle) replicaSetOwner(s *chain.Snapshot, ls *metav1.LabelSelector) (*
 	s.ReplicaSets, s.Pods = rss, pods
 	b.serving(s)
 	b.autoscalers(s)
+	b.pendingClaims(s)
 	s.Assemble(rss, pods, b.eventsAbout(s))
 	b.goneNodes(s)
 	b.clock(s)
 	return s, nil
+}
+
+// pendingClaims gives the snapshot the claims of the input that its pods
+// waiting to be scheduled use, as the live read GETs them.
+func (b *Bundle) pendingClaims(s *chain.Snapshot) {
+	for _, name := range chain.PendingClaims(s.Pods) {
+		if c := find(b.Claims, s.Namespace, name); c != nil {
+			s.Claims = append(s.Claims, *c)
+		}
+	}
 }
 
 // goneNodes adds the nodes the live reader GETs (chain.NodesGone: those
@@ -161,6 +172,9 @@ func (b *Bundle) own(namespace string, ref chain.Ref) (*chain.Snapshot, error) {
 	}
 	b.serving(s)
 	b.autoscalers(s)
+	if s.KindOf() != chain.KindStatefulSet {
+		b.pendingClaims(s)
+	}
 	s.Assemble(nil, s.Pods, b.eventsAbout(s))
 	b.goneNodes(s) // a DaemonSet holds every node already: none named
 	b.clock(s)

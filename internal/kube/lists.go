@@ -176,3 +176,28 @@ func (r *Reader) readGoneNodes(ctx context.Context, snap *chain.Snapshot) {
 		}
 	}
 }
+
+// pendingClaims GETs the claims the pods that wait to be scheduled use
+// (chain.PendingClaims), in parallel: one request each, none when every
+// pod is on a node. A claim that does not exist is left out (the
+// scheduler and the kubelet name it); another error is the list's.
+func (r *Reader) pendingClaims(ctx context.Context, ns string, pods []corev1.Pod) listed[corev1.PersistentVolumeClaim] {
+	names := chain.PendingClaims(pods)
+	got, errs := make([]*corev1.PersistentVolumeClaim, len(names)), make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Go(func() { got[i], errs[i] = r.Client.CoreV1().PersistentVolumeClaims(ns).Get(ctx, name, metav1.GetOptions{}) })
+	}
+	wg.Wait()
+	out := listed[corev1.PersistentVolumeClaim]{requests: len(names)}
+	for i := range names {
+		switch {
+		case errs[i] == nil:
+			out.items = append(out.items, *got[i])
+		case apierrors.IsNotFound(errs[i]):
+		case out.err == nil:
+			out.err = errs[i]
+		}
+	}
+	return out
+}

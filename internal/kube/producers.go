@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -67,5 +68,45 @@ func (r *Reader) ReadProduced(ctx context.Context, snap *chain.Snapshot, secrets
 		chain.AttachAttempts(f, attempts[i])
 		snap.Produced = append(snap.Produced, f...)
 	}
+	// What each refers to (a Certificate's Issuer), in one more round trip.
+	requests := make([]int, len(snap.Produced))
+	for i := range snap.Produced {
+		p := &snap.Produced[i]
+		wg.Go(func() {
+			var m string
+			if m, requests[i] = r.missingRef(ctx, snap.Namespace, p.Object); m != "" {
+				p.Missing = []string{m}
+			}
+		})
+	}
+	wg.Wait()
+	for _, n := range requests {
+		snap.Requests += n
+	}
 	return nil
+}
+
+// missingRef GETs what obj refers to (a Certificate's Issuer or
+// ClusterIssuer, chain.IssuerOf): its chain.Absent name when it does not
+// exist, "" when it does, when obj refers to nothing checked, or when it
+// cannot be read (forbidden, not served: not judged). requests is 0 or 1.
+func (r *Reader) missingRef(ctx context.Context, ns string, obj *unstructured.Unstructured) (missing string, requests int) {
+	api, name, ok := chain.IssuerOf(obj)
+	if !ok {
+		return "", 0
+	}
+	dc, err := r.dynamicOf()
+	if err != nil {
+		return "", 0
+	}
+	gvr := schema.GroupVersionResource{Group: api.Group, Version: api.Version, Resource: api.Resource}
+	if api.Namespaced {
+		_, err = dc.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	} else {
+		_, err = dc.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
+	}
+	if apierrors.IsNotFound(err) && !notServed(err) {
+		return chain.Absent(api, name), 1
+	}
+	return "", 1
 }

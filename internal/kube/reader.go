@@ -126,6 +126,10 @@ func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot, selec
 	}
 	wg.Go(func() { evs = r.listEvents(ctx, snap.Namespace, metav1.ListOptions{}) })
 	wg.Wait()
+	// The claims its pods that wait to be scheduled use: a second round
+	// trip, only then.
+	claims := r.pendingClaims(ctx, snap.Namespace, pods.items)
+	snap.Claims = claims.items
 
 	if selErr != nil {
 		msg := fmt.Sprintf("not listing the namespace: %v", selErr)
@@ -140,7 +144,7 @@ func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot, selec
 		evs.requests += probe.requests
 		evs.rv = probe.rv
 	}
-	snap.Requests += rss.requests + pods.requests + evs.requests + others.requests
+	snap.Requests += rss.requests + pods.requests + evs.requests + others.requests + claims.requests
 	snap.OtherPods = others.items
 	if err := errors.Join(r.settleSlices(snap, slices), r.settlePolicies(snap, pols)); err != nil {
 		return err
@@ -153,6 +157,7 @@ func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot, selec
 		settle(snap, chain.ResourceReplicaSets, of, rss.err),
 		settle(snap, chain.ResourcePods, of, pods.err),
 		settle(snap, chain.ResourceEvents, of, evs.err),
+		settle(snap, chain.ResourceClaims, of, claims.err),
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err

@@ -67,6 +67,12 @@ func (r *Reader) readResource(ctx context.Context, namespace string, ref chain.R
 		return nil, getError(ref.Kind.Resource(), api.Type(), namespace, ref.Name, err)
 	}
 	snap.Object = obj
+	if m, n := r.missingRef(ctx, namespace, obj); n > 0 {
+		snap.Requests += n
+		if m != "" {
+			snap.Missing = []string{m}
+		}
+	}
 	if !api.Namespaced {
 		snap.Namespace = ""
 		snap.Now = r.now()

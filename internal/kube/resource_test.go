@@ -83,9 +83,11 @@ func TestReadProduced(t *testing.T) {
 	certs := chain.APIResource{Group: "cert-manager.io", Version: "v1", Resource: "certificates", Kind: "Certificate", Namespaced: true}
 	gvr := schema.GroupVersionResource{Group: certs.Group, Version: certs.Version, Resource: certs.Resource}
 	crs := gvr.GroupVersion().WithResource("certificaterequests")
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "CertificateList", crs: "CertificateRequestList"})
+	issuers := gvr.GroupVersion().WithResource("issuers")
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "CertificateList", crs: "CertificateRequestList", issuers: "IssuerList"})
 	for name, secret := range map[string]string{"web": "web-tls", "api": "api-tls"} {
-		c := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"secretName": secret}}}
+		// Their issuerRef names an Issuer that does not exist.
+		c := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"secretName": secret, "issuerRef": map[string]any{"name": "letsencrypt-prod"}}}}
 		c.SetAPIVersion(certs.APIVersion())
 		c.SetKind(certs.Kind)
 		c.SetNamespace("prod")
@@ -109,8 +111,11 @@ func TestReadProduced(t *testing.T) {
 	if err := r.ReadProduced(context.Background(), snap, []string{"web-tls"}, []chain.APIResource{certs}); err != nil {
 		t.Fatal(err)
 	}
-	if len(snap.Produced) != 1 || snap.Produced[0].Object.GetName() != "web" || snap.Produced[0].Secret != "web-tls" || snap.Requests != 2 {
-		t.Fatalf("produced %+v, %d requests; want certificate web writing web-tls, 2 requests", snap.Produced, snap.Requests)
+	if len(snap.Produced) != 1 || snap.Produced[0].Object.GetName() != "web" || snap.Produced[0].Secret != "web-tls" || snap.Requests != 3 {
+		t.Fatalf("produced %+v, %d requests; want certificate web writing web-tls, 3 requests (the lists, then its Issuer's GET)", snap.Produced, snap.Requests)
+	}
+	if m := snap.Produced[0].Missing; len(m) != 1 || m[0] != `Issuer "letsencrypt-prod"` {
+		t.Errorf("missing %v, want its Issuer letsencrypt-prod", m)
 	}
 	if a := snap.Produced[0].Attempts; len(a) != 1 || a[0].GetName() != "web-1" {
 		t.Errorf("attempts of certificate web: %v, want its CertificateRequest web-1 only", a)

@@ -206,6 +206,11 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1
 		snap.Jobs = ownedJobs(jobs.items, obj)
 		pods.items = chain.CronJobRunPods(snap.Jobs, pods.items)
 	}
+	if snap.Kind != chain.KindStatefulSet {
+		// The claims its pods that wait to be scheduled use: a second
+		// round trip, only then.
+		claims = r.pendingClaims(ctx, ns, pods.items)
+	}
 	if evs.partial && pods.err == nil {
 		probe := evs
 		snap.Revisions, snap.Claims, snap.Nodes = ownedRevisions(revs.items, obj), claims.items, nodes.items
