@@ -186,7 +186,9 @@ func (r *Reader) pendingClaims(ctx context.Context, ns string, pods []corev1.Pod
 	got, errs := make([]*corev1.PersistentVolumeClaim, len(names)), make([]error, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
-		wg.Go(func() { got[i], errs[i] = r.Client.CoreV1().PersistentVolumeClaims(ns).Get(ctx, name, metav1.GetOptions{}) })
+		wg.Go(func() {
+			got[i], errs[i] = r.Client.CoreV1().PersistentVolumeClaims(ns).Get(ctx, name, metav1.GetOptions{})
+		})
 	}
 	wg.Wait()
 	out := listed[corev1.PersistentVolumeClaim]{requests: len(names)}
