@@ -174,6 +174,7 @@ const (
 	ResourceNetworkPolicies     Resource = "networkpolicies"
 	ResourceIngressClasses      Resource = "ingressclasses"
 	ResourceIngresses           Resource = "ingresses"
+	ResourceRollouts            Resource = "rollouts"
 )
 
 // Gap is evidence that could not be read, and why.

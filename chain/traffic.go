@@ -178,6 +178,8 @@ func TemplateOf(kind Kind, obj metav1.Object) (Template, bool) {
 		s.StatefulSet, _ = obj.(*appsv1.StatefulSet)
 	case KindDaemonSet:
 		s.DaemonSet, _ = obj.(*appsv1.DaemonSet)
+	case KindRollout:
+		s.Rollout, _ = obj.(*Rollout)
 	default:
 		return Template{}, false
 	}

@@ -88,7 +88,7 @@ func (b *Bundle) read(namespace string, ref chain.Ref) (*chain.Snapshot, error) 
 		all := b.Workloads(namespace)
 		switch {
 		case len(all) == 0:
-			return nil, fmt.Errorf("no Deployment, StatefulSet, DaemonSet, Job or CronJob in the input")
+			return nil, fmt.Errorf("no Deployment, StatefulSet, DaemonSet, Job, CronJob or Argo Rollout in the input")
 		case len(all) > 1:
 			return nil, fmt.Errorf("the input has several workloads (%s): name one", refNames(all))
 		}

@@ -84,6 +84,11 @@ func (b *Bundle) traffic(namespace string, ref chain.Ref) (*chain.Snapshot, erro
 			s.Templates = appendTemplate(s.Templates, chain.KindDaemonSet, &b.DaemonSets[i])
 		}
 	}
+	for i := range b.Rollouts {
+		if inNS(b.Rollouts[i].Namespace) {
+			s.Templates = appendTemplate(s.Templates, chain.KindRollout, &b.Rollouts[i])
+		}
+	}
 	s.Pods = b.podsIn(ns)
 	s.AssembleTraffic(s.Pods, b.eventsAbout(s))
 	for _, r := range s.BehindRefs() {

@@ -108,7 +108,7 @@ func (o *Options) targetsWhere(bundle *capture.Bundle, gaps []chain.Gap, request
 		if o.Selector != "" {
 			where += " matching " + o.Selector
 		}
-		return nil, &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no Deployments, StatefulSets, DaemonSets, Jobs, CronJobs, Ingresses, Gateways or routes in %s", where)}
+		return nil, &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no Deployments, StatefulSets, DaemonSets, Jobs, CronJobs, Argo Rollouts, Ingresses, Gateways or routes in %s", where)}
 	}
 	return t, nil
 }

@@ -77,7 +77,7 @@ func TestAllInNamespaceText(t *testing.T) {
 func TestSelectorMatchesNothing(t *testing.T) {
 	kubeconfig(t, "https://127.0.0.1:1", "shop")
 	r := runFixture(t, "healthy.yaml", nil, "-l", "app=nothing")
-	if r.code != ExitNotFound || !strings.Contains(r.stderr, "no Deployments, StatefulSets, DaemonSets, Jobs, CronJobs, Ingresses, Gateways or routes in namespace shop matching app=nothing") {
+	if r.code != ExitNotFound || !strings.Contains(r.stderr, "no Deployments, StatefulSets, DaemonSets, Jobs, CronJobs, Argo Rollouts, Ingresses, Gateways or routes in namespace shop matching app=nothing") {
 		t.Errorf("code %d, stderr %q", r.code, r.stderr)
 	}
 }

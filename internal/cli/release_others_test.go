@@ -97,6 +97,7 @@ func TestReleaseOtherKinds(t *testing.T) {
 	for _, k := range []chain.Kind{chain.KindGateway, chain.KindHTTPRoute, chain.KindGRPCRoute, chain.KindTLSRoute, "GatewayClass"} {
 		kinds[chain.GatewayResource(k)] = string(k) + "List"
 	}
+	kinds[schema.GroupVersionResource{Group: chain.RolloutAPI.Group, Version: chain.RolloutAPI.Version, Resource: chain.RolloutAPI.Resource}] = "RolloutList"
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), kinds)
 	if err := dyn.Tracker().Create(certs, readyObject("cert-manager.io/v1", "Certificate", "shop", "web-tls"), "shop"); err != nil {
 		t.Fatal(err)
@@ -169,10 +170,16 @@ func TestRBACForRelease(t *testing.T) {
 			t.Errorf("want %q in:\n%s", tt.want, tt.in)
 		}
 	}
-	for _, never := range []string{"secrets", "rollouts", "create", "update", "delete"} {
+	for _, never := range []string{"secrets", "create", "update", "delete"} {
 		if strings.Contains(r.stdout, never) {
 			t.Errorf("%q granted:\n%s", never, r.stdout)
 		}
+	}
+	// Argo Rollouts' rollouts are among every reader's reads (a
+	// namespace's read lists them where served); the release's Rollout,
+	// which this cluster does not serve, adds no rule of its own.
+	if n := strings.Count(r.stdout, "- rollouts\n"); n != 1 {
+		t.Errorf("rollouts granted %d times, want once (the base read):\n%s", n, r.stdout)
 	}
 }
 
@@ -190,6 +197,7 @@ func TestReleaseWalksWhatItsObjectsOwn(t *testing.T) {
 	for _, k := range []chain.Kind{chain.KindGateway, chain.KindHTTPRoute, chain.KindGRPCRoute, chain.KindTLSRoute, "GatewayClass"} {
 		kinds[chain.GatewayResource(k)] = string(k) + "List"
 	}
+	kinds[schema.GroupVersionResource{Group: chain.RolloutAPI.Group, Version: chain.RolloutAPI.Version, Resource: chain.RolloutAPI.Resource}] = "RolloutList"
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), kinds)
 	owner := readyObject("cert-manager.io/v1", "Certificate", "shop", "web-tls")
 	owner.SetUID("owner-uid")

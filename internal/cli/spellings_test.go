@@ -338,3 +338,25 @@ func TestArgoAnalysis(t *testing.T) {
 		}
 	}
 }
+
+// TestServiceOfRollout: a Service that selects an Argo Rollout's template
+// labels selects that Rollout (its chain is walked behind the Service),
+// not nothing. The Rollout is Argo CD's canary fixture; the Service is
+// the one its guestbook example serves it with.
+func TestServiceOfRollout(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	file, name := catalogueObject(t, "argoproj.io/Rollout/testdata/canary/healthy_noSteps.yaml")
+	ro := must(os.ReadFile(file))
+	svc := []byte(`apiVersion: v1
+kind: Service
+metadata: {name: guestbook-canary, namespace: default}
+spec:
+  selector: {app: guestbook-canary}
+  ports: [{port: 80, targetPort: 80}]
+`)
+	in := writeTemp(t, append(append(ro, []byte("\n---\n")...), svc...))
+	r := runWith(t, nil, "svc/guestbook-canary", "-n", "default", "-f", in, "-o", "json")
+	if strings.Contains(r.stdout, "ServiceSelectsNoPods") || !strings.Contains(r.stdout, "rollout/"+name) {
+		t.Errorf("svc/guestbook-canary over rollout/%s: exit %d\n%s%s", name, r.code, r.stdout, r.stderr)
+	}
+}

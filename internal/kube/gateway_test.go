@@ -20,6 +20,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/internal/capture"
 )
 
 // gatewayFake is a fake clientset with a fake dynamic client beside it,
@@ -45,6 +46,7 @@ func newGatewayFake(t *testing.T, typed []runtime.Object, gw []runtime.Object) g
 	for _, k := range []chain.Kind{chain.KindGateway, chain.KindHTTPRoute, chain.KindGRPCRoute, chain.KindTLSRoute, "GatewayClass"} {
 		kinds[chain.GatewayResource(k)] = string(k) + "List"
 	}
+	kinds[schema.GroupVersionResource{Group: chain.RolloutAPI.Group, Version: chain.RolloutAPI.Version, Resource: chain.RolloutAPI.Resource}] = "RolloutList"
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), kinds)
 	for _, o := range gw {
 		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
@@ -178,7 +180,7 @@ func TestManyGatewayAPI(t *testing.T) {
 	if len(b.Gateways) != 1 || len(b.GatewayClasses) != 1 || len(b.Routes) != 3 {
 		t.Errorf("%d Gateways, %d classes, %d routes; want 1 (prod's), 1, 3", len(b.Gateways), len(b.GatewayClasses), len(b.Routes))
 	}
-	want := []string{"list gatewayclasses", "list gateways prod", "list grpcroutes prod", "list httproutes prod", "list tlsroutes prod"}
+	want := []string{"list gatewayclasses", "list gateways prod", "list grpcroutes prod", "list httproutes prod", "list rollouts prod", "list tlsroutes prod"}
 	if got := gatewayRequests(c); !slices.Equal(got, want) {
 		t.Errorf("Gateway API requests %v, want %v", got, want)
 	}
@@ -191,5 +193,29 @@ func TestManyGatewayAPI(t *testing.T) {
 	b, gaps, _, err = r.Many(context.Background(), "prod", "")
 	if err != nil || len(gaps) != 0 || len(b.Routes) != 0 || len(b.Deployments) != 2 {
 		t.Errorf("without the CRDs: err %v, gaps %v, %d routes, %d Deployments; want none, none, 0, 2", err, gaps, len(b.Routes), len(b.Deployments))
+	}
+}
+
+// TestManyRollouts: a namespace's read lists its Argo Rollouts beside the
+// Deployments (so -A and --all judge them), with the ReplicaSets they own.
+func TestManyRollouts(t *testing.T) {
+	c := newGatewayFake(t, cluster(), nil)
+	ro := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
+		"selector": map[string]any{"matchLabels": map[string]any{"app": "canary"}},
+		"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "canary"}}}}}}
+	ro.SetAPIVersion(chain.RolloutAPI.APIVersion())
+	ro.SetKind(chain.RolloutAPI.Kind)
+	ro.SetNamespace("prod")
+	ro.SetName("canary")
+	gvr := schema.GroupVersionResource{Group: chain.RolloutAPI.Group, Version: chain.RolloutAPI.Version, Resource: chain.RolloutAPI.Resource}
+	if err := c.dyn.Tracker().Create(gvr, ro, "prod"); err != nil {
+		t.Fatal(err)
+	}
+	b, _, _, err := (&Reader{Client: c, Now: func() time.Time { return t0 }}).Many(context.Background(), "prod", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Rollouts) != 1 || b.Rollouts[0].Name != "canary" || !slices.ContainsFunc(b.Workloads("prod"), func(w capture.Workload) bool { return w.Kind == chain.KindRollout }) {
+		t.Errorf("rollouts %v; want rollout/canary among the namespace's workloads", b.Rollouts)
 	}
 }

@@ -97,13 +97,13 @@ func (r *Reader) Mirror(ctx context.Context, namespace, selector string, follow 
 	if namespace == "" {
 		scope = "all namespaces"
 	}
-	first := append(r.workloadSources(namespace, selector), r.trafficSources(namespace, selector)...)
+	first := append(append(r.workloadSources(namespace, selector), r.rolloutSources(namespace, selector)...), r.trafficSources(namespace, selector)...)
 	if err := m.read(ctx, r, first, follow, changed, scope, namespace); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
 	n := func(res string) bool { return m.stores[res] != nil && len(m.stores[res].vals) > 0 }
-	deps, sts, ds := n("deployments"), n("statefulsets"), n("daemonsets")
+	deps, sts, ds := n("deployments") || n("rollouts"), n("statefulsets"), n("daemonsets")
 	traffic := n("ingresses") || n("gateways") || n("httproutes") || n("grpcroutes") || n("tlsroutes")
 	m.mu.Unlock()
 	if r.MirrorEverything {
@@ -211,6 +211,7 @@ func (m *Mirror) Bundle() *capture.Bundle {
 		IngressClasses: values[networkingv1.IngressClass](st["ingressclasses"]),
 		Gateways:       values[gatewayv1.Gateway](st["gateways"]),
 		GatewayClasses: values[gatewayv1.GatewayClass](st["gatewayclasses"]),
+		Rollouts:       values[chain.Rollout](st["rollouts"]),
 		Routes: routesOf(values[gatewayv1.HTTPRoute](st["httproutes"]), values[gatewayv1.GRPCRoute](st["grpcroutes"]),
 			values[gatewayv1.TLSRoute](st["tlsroutes"])),
 	}

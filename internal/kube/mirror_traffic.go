@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -87,4 +88,41 @@ func routesOf(https []gatewayv1.HTTPRoute, grpcs []gatewayv1.GRPCRoute, tlss []g
 		add(&tlss[i])
 	}
 	return out
+}
+
+// rolloutSources are the scope's Argo Rollouts, where the cluster serves
+// them (none, silently, where it does not), so -A, --all, a release's
+// namespaces and serve list them beside the Deployments.
+func (r *Reader) rolloutSources(ns, selector string) []source {
+	dc, err := r.dynamicOf()
+	if err != nil {
+		return nil
+	}
+	api := chain.RolloutAPI
+	ri := dc.Resource(schema.GroupVersionResource{Group: api.Group, Version: api.Version, Resource: api.Resource}).Namespace(ns)
+	list := func(ctx context.Context, o metav1.ListOptions) ([]runtime.Object, string, string, error) {
+		l, err := ri.List(ctx, o)
+		if err != nil {
+			return nil, "", "", err
+		}
+		items := make([]runtime.Object, len(l.Items))
+		for i := range l.Items {
+			items[i] = &l.Items[i]
+		}
+		return items, l.GetContinue(), l.GetResourceVersion(), nil
+	}
+	keep := func(o runtime.Object) (any, bool) {
+		u, ok := o.(*unstructured.Unstructured)
+		if !ok {
+			return nil, false
+		}
+		ro, err := chain.DecodeRollout(u)
+		if err != nil {
+			return nil, false
+		}
+		ro.ManagedFields = nil
+		return ro, true
+	}
+	return []source{{chain.ResourceRollouts, api.Resource, list, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return ri.Watch(ctx, o) },
+		metav1.ListOptions{LabelSelector: selector}, keep}}
 }

@@ -10,6 +10,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -29,7 +30,11 @@ func TestPermissionsCoverReads(t *testing.T) {
 		&batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "web"}},
 		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "claimer", Labels: map[string]string{"app": "web"}},
 			Spec: corev1.PodSpec{NodeName: "node-1", Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
-				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data-web-0"}}}}}})
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data-web-0"}}}}}},
+		// Waiting to be scheduled: its claim is read.
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "waiter", Labels: map[string]string{"app": "web"}},
+			Spec: corev1.PodSpec{Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data-waiter"}}}}}})
 	c := newGatewayFake(t, objs, gatewayObjects())
 	cs := c.Clientset
 	r := &Reader{Client: c, Now: func() time.Time { return t0 }}
@@ -40,6 +45,13 @@ func TestPermissionsCoverReads(t *testing.T) {
 		_, _ = r.Read(ctx, "prod", chain.Ref{Kind: k, Name: "web"})
 	}
 	_, _ = r.Read(ctx, "prod", chain.Ref{Kind: chain.KindPod, Name: "web-7c9d8f6b5-q8z7r"})
+	_, _ = r.Read(ctx, "prod", chain.Ref{Kind: chain.KindRollout, Name: "web"})
+	for _, kind := range []string{"Issuer", "ClusterIssuer"} {
+		cert := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"issuerRef": map[string]any{"name": "letsencrypt", "kind": kind}}}}
+		cert.SetAPIVersion("cert-manager.io/v1")
+		cert.SetKind("Certificate")
+		_, _ = r.missingRef(ctx, "prod", cert)
+	}
 	for _, k := range []chain.Kind{chain.KindService, chain.KindIngress, chain.KindGateway, chain.KindHTTPRoute, chain.KindGRPCRoute, chain.KindTLSRoute} {
 		_, _ = r.Read(ctx, "prod", chain.Ref{Kind: k, Name: "web"})
 		r.Watch(ctx, &chain.Snapshot{Kind: k, Namespace: "prod", Name: "web"}, make(chan struct{}, 1))

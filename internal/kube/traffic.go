@@ -11,6 +11,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -156,6 +157,7 @@ func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Re
 	r.read.note("events", evs.rv)
 	snap.EndpointSlices = slices.items
 	snap.Templates = templatesOf(deps.items, stss.items, dss.items)
+	snap.Templates = append(snap.Templates, r.rolloutTemplates(ctx, snap)...)
 	snap.AssembleTraffic(pods.items, evs.items)
 	if err := r.readBehind(ctx, snap); err != nil {
 		return nil, err
@@ -256,4 +258,40 @@ func (r *Reader) readRefs(ctx context.Context, snap *chain.Snapshot, refs []chai
 		}
 	}
 	return nil
+}
+
+// rolloutTemplates are the namespace's Argo Rollouts' pod templates, read
+// only when a Service of the snapshot selects no other workload's (one
+// list, in a second round trip): a Rollout's pods are what such a Service
+// is meant for. A cluster that does not serve Rollouts, or a reader that
+// may not list them, has none.
+func (r *Reader) rolloutTemplates(ctx context.Context, snap *chain.Snapshot) []chain.Template {
+	need := false
+	for i := range snap.Services {
+		if svc := &snap.Services[i]; len(svc.Spec.Selector) > 0 && len(snap.SelectedTemplates(svc)) == 0 {
+			need = true
+		}
+	}
+	if !need {
+		return nil
+	}
+	dc, err := r.dynamicOf()
+	if err != nil {
+		return nil
+	}
+	api := chain.RolloutAPI
+	l, err := dc.Resource(schema.GroupVersionResource{Group: api.Group, Version: api.Version, Resource: api.Resource}).Namespace(snap.Namespace).List(ctx, metav1.ListOptions{})
+	snap.Requests++
+	if err != nil {
+		return nil
+	}
+	var out []chain.Template
+	for i := range l.Items {
+		if ro, err := chain.DecodeRollout(&l.Items[i]); err == nil {
+			if t, ok := chain.TemplateOf(chain.KindRollout, ro); ok {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
 }
