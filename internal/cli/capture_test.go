@@ -5,13 +5,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -88,5 +91,68 @@ func TestCaptureRelated(t *testing.T) {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("capture lacks %q", want)
 		}
+	}
+}
+
+// TestCaptureEveryKindReadsBack: a capture of any kind (a pod, a claim, a
+// custom resource) is read back with -f alone, its "# target:" line
+// naming what to walk, to the live walk's verdict and report. (The lab's
+// e2e does the same for every scenario's kind on a real cluster.)
+func TestCaptureEveryKindReadsBack(t *testing.T) {
+	kubeconfig(t, "https://127.0.0.1:1", "shop")
+	certs := schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: "certificates"}
+	kinds := map[schema.GroupVersionResource]string{certs: "CertificateList"}
+	for _, k := range []chain.Kind{chain.KindGateway, chain.KindHTTPRoute, chain.KindGRPCRoute, chain.KindTLSRoute, "GatewayClass"} {
+		kinds[chain.GatewayResource(k)] = string(k) + "List"
+	}
+	kinds[schema.GroupVersionResource{Group: chain.RolloutAPI.Group, Version: chain.RolloutAPI.Version, Resource: chain.RolloutAPI.Resource}] = "RolloutList"
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), kinds)
+	if err := dyn.Tracker().Create(certs, readyObject("cert-manager.io/v1", "Certificate", "shop", "web-tls"), "shop"); err != nil {
+		t.Fatal(err)
+	}
+	objs := fixtureObjects(t, "image-not-found.yaml")
+	var pod string
+	for _, o := range objs {
+		if p, ok := o.(*corev1.Pod); ok && pod == "" {
+			pod = p.Name
+		}
+	}
+	// A claim, read (as any kind but the walked ones) through the dynamic
+	// client.
+	claim := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "data", CreationTimestamp: metav1.NewTime(now.Add(-time.Minute))},
+		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound}}
+	pvcs := schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(claim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uc := &unstructured.Unstructured{Object: u}
+	uc.SetAPIVersion("v1")
+	uc.SetKind("PersistentVolumeClaim")
+	if err := dyn.Tracker().Create(pvcs, uc, "shop"); err != nil {
+		t.Fatal(err)
+	}
+	c := dynamicFake{Clientset: fake.NewClientset(objs...), dyn: dyn}
+	for _, target := range []string{"pod/" + pod, "persistentvolumeclaim/data", "certificate/web-tls"} {
+		t.Run(target, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "capture.yaml")
+			if r := runWith(t, c, "capture", target, "--to", file); r.code != ExitHealthy {
+				t.Fatalf("capture %s: exit %d\n%s", target, r.code, r.stderr)
+			}
+			live := runWith(t, c, target, "-o", "json")
+			if live.stdout == "" {
+				t.Fatalf("live: exit %d\n%s", live.code, live.stderr)
+			}
+			offline := runWith(t, nil, "-f", file, "-o", "json")
+			if offline.stdout == "" {
+				t.Fatalf("-f alone: exit %d\n%s", offline.code, offline.stderr)
+			}
+			var a, b chain.Report
+			decodeJSON(t, live.stdout, &a)
+			decodeJSON(t, offline.stdout, &b)
+			if a.Verdict != b.Verdict || a.Kind != b.Kind || a.Name != b.Name || live.code != offline.code {
+				t.Errorf("live %s %+v (exit %d), from the capture alone %s %+v (exit %d)\n%s", a.Kind, a.Verdict, live.code, b.Kind, b.Verdict, offline.code, offline.stderr)
+			}
+		})
 	}
 }
