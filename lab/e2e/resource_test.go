@@ -307,3 +307,90 @@ data:
 		t.Errorf("--wait after the status turned healthy: exit %d after %s, want 0 at once\n%s%s", r.code, r.took.Round(time.Second), r.out, r.err)
 	}
 }
+
+// certManagerCRDs serve cert-manager's Certificate and Issuer kinds with
+// no controller: a Certificate stays without status, as one applied where
+// cert-manager does not run.
+const certManagerCRDs = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: certificates.cert-manager.io
+spec:
+  group: cert-manager.io
+  scope: Namespaced
+  names: {plural: certificates, singular: certificate, kind: Certificate, shortNames: [cert, certs]}
+  versions:
+  - {name: v1, served: true, storage: true, subresources: {status: {}}, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: issuers.cert-manager.io
+spec:
+  group: cert-manager.io
+  scope: Namespaced
+  names: {plural: issuers, singular: issuer, kind: Issuer}
+  versions:
+  - {name: v1, served: true, storage: true, subresources: {status: {}}, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+`
+
+// TestReleaseGate runs the real binary on the release a new user meets:
+// a Certificate no controller touches, naming an Issuer that does not
+// exist, is progressing within the grace and broken after it, the Issuer
+// named; a release with a Deployment that cannot pull and a claim that
+// stays Pending fails --manifests --wait at the Deployment's terminal
+// cause, not at the timeout the claim would hold it to.
+func TestReleaseGate(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	ns := createNamespace(ctx, t, "e2e-release-gate")
+	kubectl(ctx, t, certManagerCRDs, "apply", "-f", "-")
+	t.Cleanup(func() {
+		_ = exec.Command("kubectl", "--kubeconfig", kubeconfig, "delete", "crd", "certificates.cert-manager.io", "issuers.cert-manager.io", "--wait=false").Run()
+	})
+	kubectl(ctx, t, "", "wait", "--for=condition=Established", "crd/certificates.cert-manager.io", "crd/issuers.cert-manager.io", "--timeout=60s")
+	kubectl(ctx, t, "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: web-tls\nspec:\n  secretName: web-tls\n  dnsNames: [web.example.com]\n  issuerRef: {name: letsencrypt-prod}\n", "apply", "-n", ns, "-f", "-")
+	if v, out, code, err := diagnose(ctx, "certificate/web-tls", "-n", ns, "--grace", "1h"); err != nil || code != 2 || v.Cause != "CertificateIssuerNotFound" {
+		t.Errorf("within the grace: exit %d, verdict %+v (%v); want 2, CertificateIssuerNotFound progressing\n%s", code, v, err, out)
+	}
+	var out []byte
+	poll(ctx, t, "cert/web-tls broken past a 2s grace", func() bool {
+		v, o, code, err := diagnose(ctx, "cert/web-tls", "-n", ns, "--grace", "2s")
+		out = o
+		return err == nil && code == 1 && v.Cause == "CertificateIssuerNotFound"
+	})
+	if !strings.Contains(string(out), `Issuer \"letsencrypt-prod\"`) {
+		t.Errorf("past the grace: the Issuer is not named\n%s", out)
+	}
+
+	// A Deployment whose image does not exist beside a claim of the
+	// default class (WaitForFirstConsumer) that no pod mounts, Pending
+	// for ever.
+	release := filepath.Join(t.TempDir(), "release.yaml")
+	manifests := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers: [{name: api, image: "registry.lab.internal/web:missing"}]
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: cache}
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 1Mi}}
+`
+	if err := os.WriteFile(release, []byte(manifests), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kubectl(ctx, t, "", "apply", "-n", ns, "-f", release)
+	code, gateOut, errOut, took := gate(ctx, "--manifests", release, "-n", ns, "--wait", "--timeout", "180s")
+	if code != 1 || took > 90*time.Second || !strings.Contains(gateOut, "ImageNotFound") {
+		t.Errorf("--manifests --wait: exit %d after %s, want 1 with ImageNotFound well before the 180s timeout\n%s%s", code, took.Round(time.Second), gateOut, errOut)
+	}
+}
