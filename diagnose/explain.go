@@ -53,6 +53,9 @@ func unnamed(ds []Decoded) []Decoded {
 // answer wins, so a reason that says less than its message (Failed,
 // BackOff) does not hide what the message names.
 func explainPair(reason, message string) []Decoded {
+	if _, ok := NormalEvent(message); ok {
+		return nil // a step done: no cause, whatever its words
+	}
 	if r, m, ok := syncError(message); ok {
 		// The kubelet's FailedSync of releases before 1.10 wraps the
 		// reason and message it would report today.

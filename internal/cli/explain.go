@@ -21,6 +21,9 @@ type Explanation struct {
 	Reason  string        `json:"reason,omitempty"`
 	Message string        `json:"message"`
 	Causes  []ExplainedAs `json:"causes"`
+	// Normal says what a Normal event of a pod that goes well reports
+	// (an image present or pulled, a container started): not a failure.
+	Normal string `json:"normal,omitempty"`
 }
 
 // ExplainedAs is one cause a message decodes to.
@@ -71,6 +74,7 @@ func newExplainCommand(o *Options) *cobra.Command {
 
 func explain(reason, message, object string) Explanation {
 	e := Explanation{Object: object, Reason: reason, Message: message, Causes: []ExplainedAs{}}
+	e.Normal, _ = diagnose.NormalEvent(strings.TrimSpace(message))
 	for _, d := range diagnose.Explain(reason, message) {
 		c, _ := diagnose.Lookup(d.Cause)
 		a := ExplainedAs{ID: d.Cause, Link: c.Link, Summary: d.Summary, NextStep: d.NextStep, Terminal: c.Terminal, Details: d.Details}
@@ -114,11 +118,15 @@ func (o *Options) printExplanations(items []Explanation) error {
 	default:
 		return usageErrorf("explain prints text, json or yaml, not %q", o.Output.Format)
 	}
-	unknown := 0
+	unknown, normal := 0, 0
 	var b strings.Builder
 	for _, it := range items {
 		if len(it.Causes) == 0 {
-			unknown++
+			if it.Normal != "" {
+				normal++
+			} else {
+				unknown++
+			}
 			if len(items) > 1 {
 				continue
 			}
@@ -126,7 +134,11 @@ func (o *Options) printExplanations(items []Explanation) error {
 		if it.Object != "" {
 			fmt.Fprintf(&b, "%s %s: %s\n", it.Object, it.Reason, it.Message)
 		}
-		if len(it.Causes) == 0 {
+		switch {
+		case len(it.Causes) > 0:
+		case it.Normal != "":
+			b.WriteString("not a failure: " + it.Normal + "\n")
+		default:
 			b.WriteString("no known cause: kubectl chain causes lists what it decodes\n")
 		}
 		for _, c := range it.Causes {
@@ -140,7 +152,7 @@ func (o *Options) printExplanations(items []Explanation) error {
 		}
 	}
 	if len(items) > 1 {
-		fmt.Fprintf(&b, "%d events, %d without a known cause\n", len(items), unknown)
+		fmt.Fprintf(&b, "%d events, %d without a known cause, %d of a pod that goes well (not failures)\n", len(items), unknown, normal)
 	}
 	if _, err := io.WriteString(o.Out, b.String()); err != nil {
 		return err
@@ -152,7 +164,7 @@ func (o *Options) printExplanations(items []Explanation) error {
 // scripts can tell "decoded" (0) from "not known" (ExitUnexplained).
 func unexplained(items []Explanation) error {
 	for _, it := range items {
-		if len(it.Causes) > 0 {
+		if len(it.Causes) > 0 || it.Normal != "" {
 			return nil
 		}
 	}
