@@ -91,6 +91,12 @@ func ContainerStart(reason, message string) (d Decoded, ok bool) {
 	if d, ok := startExecError(message); ok {
 		return d, true
 	}
+	if strings.Contains(message, "container init was OOM-killed") {
+		// runc's words when the memory limit kills the container's init
+		// before the program runs (StartError, exit code 128): a memory
+		// limit too low to start, not a runtime failure.
+		return Decoded{Cause: OOMKilled, Summary: "the container was killed for memory while it started (container init was OOM-killed): its memory limit is too low for it to start"}, true
+	}
 	tail := rtOneLine(rtTail(message))
 	for _, w := range []string{"is already in use by container", "reserving container name", "error reserving ctr name"} {
 		if strings.Contains(message, w) {

@@ -117,3 +117,24 @@ func FuzzContainerStart(f *testing.F) {
 		rtFuzzCheck(t, ContainerStart, startCauses, reason, message)
 	})
 }
+
+// TestInitOOMKilled: runc's words when the memory limit kills the
+// container's init before the program runs (runc v1.5.3
+// libcontainer/process_linux.go: "container init was OOM-killed (memory
+// limit too low?)"), as containerd wraps them in a StartError, a
+// RunContainerError and the kubelet's Failed event, are OOMKilled: a
+// memory limit too low to start, not a runtime failure.
+func TestInitOOMKilled(t *testing.T) {
+	const msg = "failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: container init was OOM-killed (memory limit too low?): unknown"
+	for _, c := range []struct{ reason, message string }{
+		{"StartError", msg},
+		{"RunContainerError", msg},
+		{"Failed", "Error: " + msg},
+		{"", msg},
+	} {
+		ds := Explain(c.reason, c.message)
+		if len(ds) == 0 || ds[0].Cause != OOMKilled {
+			t.Errorf("%s %q: %v, want OOMKilled", c.reason, c.message, ds)
+		}
+	}
+}
