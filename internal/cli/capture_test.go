@@ -102,10 +102,7 @@ func TestCaptureEveryKindReadsBack(t *testing.T) {
 	kubeconfig(t, "https://127.0.0.1:1", "shop")
 	certs := schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: "certificates"}
 	kinds := map[schema.GroupVersionResource]string{certs: "CertificateList"}
-	for _, k := range []chain.Kind{chain.KindGateway, chain.KindHTTPRoute, chain.KindGRPCRoute, chain.KindTLSRoute, "GatewayClass"} {
-		kinds[chain.GatewayResource(k)] = string(k) + "List"
-	}
-	kinds[schema.GroupVersionResource{Group: chain.RolloutAPI.Group, Version: chain.RolloutAPI.Version, Resource: chain.RolloutAPI.Resource}] = "RolloutList"
+	listedKinds(kinds)
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), kinds)
 	if err := dyn.Tracker().Create(certs, readyObject("cert-manager.io/v1", "Certificate", "shop", "web-tls"), "shop"); err != nil {
 		t.Fatal(err)

@@ -27,6 +27,16 @@ type dynamicFake struct {
 
 func (d dynamicFake) Dynamic() dynamic.Interface { return d.dyn }
 
+// listedKinds adds to kinds the list kinds of what a namespace's read
+// lists through the dynamic client (the Gateway API's kinds, Argo
+// Rollouts), which the fake dynamic client must know to answer.
+func listedKinds(kinds map[schema.GroupVersionResource]string) {
+	for _, k := range []chain.Kind{chain.KindGateway, chain.KindHTTPRoute, chain.KindGRPCRoute, chain.KindTLSRoute, "GatewayClass"} {
+		kinds[chain.GatewayResource(k)] = string(k) + "List"
+	}
+	kinds[schema.GroupVersionResource{Group: chain.RolloutAPI.Group, Version: chain.RolloutAPI.Version, Resource: chain.RolloutAPI.Resource}] = "RolloutList"
+}
+
 // readyObject is an object of kind in ns (cluster-scoped when "") whose
 // Ready condition is True, as cert-manager writes it.
 func readyObject(apiVersion, kind, ns, name string) *unstructured.Unstructured {
@@ -93,11 +103,7 @@ func TestReleaseOtherKinds(t *testing.T) {
 	certs := schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: "certificates"}
 	issuers := schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: "clusterissuers"}
 	kinds := map[schema.GroupVersionResource]string{certs: "CertificateList", issuers: "ClusterIssuerList"}
-	// The namespace's read lists the Gateway API's kinds too.
-	for _, k := range []chain.Kind{chain.KindGateway, chain.KindHTTPRoute, chain.KindGRPCRoute, chain.KindTLSRoute, "GatewayClass"} {
-		kinds[chain.GatewayResource(k)] = string(k) + "List"
-	}
-	kinds[schema.GroupVersionResource{Group: chain.RolloutAPI.Group, Version: chain.RolloutAPI.Version, Resource: chain.RolloutAPI.Resource}] = "RolloutList"
+	listedKinds(kinds) // the namespace's read lists them too
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), kinds)
 	if err := dyn.Tracker().Create(certs, readyObject("cert-manager.io/v1", "Certificate", "shop", "web-tls"), "shop"); err != nil {
 		t.Fatal(err)
@@ -194,10 +200,7 @@ func TestReleaseWalksWhatItsObjectsOwn(t *testing.T) {
 	dir := t.TempDir()
 	certs := schema.GroupVersionResource{Group: "cert-manager.io", Version: "v1", Resource: "certificates"}
 	kinds := map[schema.GroupVersionResource]string{certs: "CertificateList"}
-	for _, k := range []chain.Kind{chain.KindGateway, chain.KindHTTPRoute, chain.KindGRPCRoute, chain.KindTLSRoute, "GatewayClass"} {
-		kinds[chain.GatewayResource(k)] = string(k) + "List"
-	}
-	kinds[schema.GroupVersionResource{Group: chain.RolloutAPI.Group, Version: chain.RolloutAPI.Version, Resource: chain.RolloutAPI.Resource}] = "RolloutList"
+	listedKinds(kinds)
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), kinds)
 	owner := readyObject("cert-manager.io/v1", "Certificate", "shop", "web-tls")
 	owner.SetUID("owner-uid")

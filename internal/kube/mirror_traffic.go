@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -33,19 +34,7 @@ func (r *Reader) trafficSources(ns, selector string) []source {
 		return out
 	}
 	gw := func(res chain.Resource, k chain.Kind, ns string, opts metav1.ListOptions, keep func(runtime.Object) (any, bool)) source {
-		ri := dc.Resource(chain.GatewayResource(k)).Namespace(ns)
-		list := func(ctx context.Context, o metav1.ListOptions) ([]runtime.Object, string, string, error) {
-			l, err := ri.List(ctx, o)
-			if err != nil {
-				return nil, "", "", err
-			}
-			items := make([]runtime.Object, len(l.Items))
-			for i := range l.Items {
-				items[i] = &l.Items[i]
-			}
-			return items, l.GetContinue(), l.GetResourceVersion(), nil
-		}
-		return source{res, chain.GatewayResource(k).Resource, list, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return ri.Watch(ctx, o) }, opts, keep}
+		return dynamicSource(dc, res, chain.GatewayResource(k), ns, opts, keep)
 	}
 	return append(out,
 		gw(chain.ResourceGatewayClasses, "GatewayClass", "", all, fromUnstructured[gatewayv1.GatewayClass]),
@@ -99,18 +88,7 @@ func (r *Reader) rolloutSources(ns, selector string) []source {
 		return nil
 	}
 	api := chain.RolloutAPI
-	ri := dc.Resource(schema.GroupVersionResource{Group: api.Group, Version: api.Version, Resource: api.Resource}).Namespace(ns)
-	list := func(ctx context.Context, o metav1.ListOptions) ([]runtime.Object, string, string, error) {
-		l, err := ri.List(ctx, o)
-		if err != nil {
-			return nil, "", "", err
-		}
-		items := make([]runtime.Object, len(l.Items))
-		for i := range l.Items {
-			items[i] = &l.Items[i]
-		}
-		return items, l.GetContinue(), l.GetResourceVersion(), nil
-	}
+	gvr := schema.GroupVersionResource{Group: api.Group, Version: api.Version, Resource: api.Resource}
 	keep := func(o runtime.Object) (any, bool) {
 		u, ok := o.(*unstructured.Unstructured)
 		if !ok {
@@ -123,6 +101,23 @@ func (r *Reader) rolloutSources(ns, selector string) []source {
 		ro.ManagedFields = nil
 		return ro, true
 	}
-	return []source{{chain.ResourceRollouts, api.Resource, list, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return ri.Watch(ctx, o) },
-		metav1.ListOptions{LabelSelector: selector}, keep}}
+	return []source{dynamicSource(dc, chain.ResourceRollouts, gvr, ns, metav1.ListOptions{LabelSelector: selector}, keep)}
+}
+
+// dynamicSource is a source of a resource read through the dynamic
+// client (the Gateway API's kinds, Argo Rollouts), kept by keep.
+func dynamicSource(dc dynamic.Interface, res chain.Resource, gvr schema.GroupVersionResource, ns string, opts metav1.ListOptions, keep func(runtime.Object) (any, bool)) source {
+	ri := dc.Resource(gvr).Namespace(ns)
+	list := func(ctx context.Context, o metav1.ListOptions) ([]runtime.Object, string, string, error) {
+		l, err := ri.List(ctx, o)
+		if err != nil {
+			return nil, "", "", err
+		}
+		items := make([]runtime.Object, len(l.Items))
+		for i := range l.Items {
+			items[i] = &l.Items[i]
+		}
+		return items, l.GetContinue(), l.GetResourceVersion(), nil
+	}
+	return source{res, gvr.Resource, list, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return ri.Watch(ctx, o) }, opts, keep}
 }

@@ -49,11 +49,7 @@ func TestResourceKinds(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "e2e-resource")
-	kubectl(ctx, t, widgetCRD, "apply", "-f", "-")
-	t.Cleanup(func() {
-		_ = exec.Command("kubectl", "--kubeconfig", kubeconfig, "delete", "crd", "widgets.e2e.kubectl-chain.io", "--wait=false").Run()
-	})
-	kubectl(ctx, t, "", "wait", "--for=condition=Established", "crd/widgets.e2e.kubectl-chain.io", "--timeout=60s")
+	installCRDs(ctx, t, widgetCRD, "widgets.e2e.kubectl-chain.io")
 	kubectl(ctx, t, "apiVersion: e2e.kubectl-chain.io/v1\nkind: Widget\nmetadata:\n  name: shop\n", "apply", "-n", ns, "-f", "-")
 	uid := strings.TrimSpace(kubectl(ctx, t, "", "get", "widget", "shop", "-n", ns, "-o", "jsonpath={.metadata.uid}"))
 
@@ -141,6 +137,21 @@ func TestResourceKinds(t *testing.T) {
 	}
 }
 
+// installCRDs applies the CRDs of manifest, waits until the API server
+// serves them, and deletes them after the test.
+func installCRDs(ctx context.Context, t *testing.T, manifest string, names ...string) {
+	t.Helper()
+	kubectl(ctx, t, manifest, "apply", "-f", "-")
+	t.Cleanup(func() {
+		_ = exec.Command("kubectl", append(append([]string{"--kubeconfig", kubeconfig, "delete", "crd"}, names...), "--wait=false")...).Run()
+	})
+	var crds []string
+	for _, n := range names {
+		crds = append(crds, "crd/"+n)
+	}
+	kubectl(ctx, t, "", append(append([]string{"wait", "--for=condition=Established"}, crds...), "--timeout=60s")...)
+}
+
 // kubectl runs kubectl on the lab with stdin, failing the test on error.
 func kubectl(ctx context.Context, t *testing.T, stdin string, args ...string) string {
 	t.Helper()
@@ -213,11 +224,7 @@ func TestCatalogueKinds(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "e2e-catalogue")
-	kubectl(ctx, t, cloneSetCRD, "apply", "-f", "-")
-	t.Cleanup(func() {
-		_ = exec.Command("kubectl", "--kubeconfig", kubeconfig, "delete", "crd", "clonesets.apps.kruise.io", "--wait=false").Run()
-	})
-	kubectl(ctx, t, "", "wait", "--for=condition=Established", "crd/clonesets.apps.kruise.io", "--timeout=60s")
+	installCRDs(ctx, t, cloneSetCRD, "clonesets.apps.kruise.io")
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
@@ -344,11 +351,7 @@ func TestReleaseGate(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "e2e-release-gate")
-	kubectl(ctx, t, certManagerCRDs, "apply", "-f", "-")
-	t.Cleanup(func() {
-		_ = exec.Command("kubectl", "--kubeconfig", kubeconfig, "delete", "crd", "certificates.cert-manager.io", "issuers.cert-manager.io", "--wait=false").Run()
-	})
-	kubectl(ctx, t, "", "wait", "--for=condition=Established", "crd/certificates.cert-manager.io", "crd/issuers.cert-manager.io", "--timeout=60s")
+	installCRDs(ctx, t, certManagerCRDs, "certificates.cert-manager.io", "issuers.cert-manager.io")
 	kubectl(ctx, t, "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: web-tls\nspec:\n  secretName: web-tls\n  dnsNames: [web.example.com]\n  issuerRef: {name: letsencrypt-prod}\n", "apply", "-n", ns, "-f", "-")
 	if v, out, code, err := diagnose(ctx, "certificate/web-tls", "-n", ns, "--grace", "1h"); err != nil || code != 2 || v.Cause != "CertificateIssuerNotFound" {
 		t.Errorf("within the grace: exit %d, verdict %+v (%v); want 2, CertificateIssuerNotFound progressing\n%s", code, v, err, out)
