@@ -105,8 +105,10 @@ func TestCatalogue(t *testing.T) {
 		}
 		// A traffic chain quotes the cause of the workload it selects,
 		// a resource's that of a workload it owns, a failed Job's the one
-		// its failed pods share.
-		if c.Link != sc.Link && sc.Link != chain.LinkWorkloads && sc.Link != chain.LinkOwned && sc.Link != chain.LinkCompletion {
+		// its failed pods share, pods the scheduler holds on an unbound
+		// claim that claim's.
+		claimHolds := sc.Link == chain.LinkNodeAssignment && c.Link == chain.LinkClaims
+		if c.Link != sc.Link && sc.Link != chain.LinkWorkloads && sc.Link != chain.LinkOwned && sc.Link != chain.LinkCompletion && !claimHolds {
 			t.Errorf("%s: link %q, but cause %s belongs to %q", sc.Name, sc.Link, sc.Cause, c.Link)
 		}
 	}
