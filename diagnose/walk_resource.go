@@ -203,6 +203,7 @@ func (w *walker) ownedLink() chain.Link {
 		l.Notes = append(l.Notes, "judged on their own, in the release: "+strings.Join(firstN(apart, 4), ", "))
 	}
 	if w.s.API != nil && !w.s.API.Namespaced {
+		l.Status = chain.StatusNotReached // not walked: its mark says so
 		l.Summary = "not looked for: the workloads a cluster-scoped object owns would take cluster-wide lists"
 		return l
 	}

@@ -35,7 +35,8 @@ func (w *walker) serving() chain.Link {
 	case w.s.Gap(chain.ResourceServices) != nil:
 		return unknown(id, w.s.Gap(chain.ResourceServices))
 	case !w.s.ServicesRead:
-		return chain.Link{ID: id, Status: chain.StatusOK, Summary: "no Service in the input: not judged"}
+		// Not judged, so not ok: its mark says the link was not walked.
+		return notReached(id, "no Service in the input: not judged")
 	case w.s.Gap(chain.ResourceEndpointSlices) != nil && len(w.s.EndpointSliceOwners()) > 0:
 		return unknown(id, w.s.Gap(chain.ResourceEndpointSlices))
 	}

@@ -76,7 +76,7 @@ func TestWalkServing(t *testing.T) {
 		note     string // a part of a note
 	}{
 		{name: "no service", status: chain.StatusOK, summary: "no Service selects the pods", note: "not every workload serves"},
-		{name: "not captured", unread: true, status: chain.StatusOK, summary: "not judged"},
+		{name: "not captured", unread: true, status: chain.StatusNotReached, summary: "not judged"},
 		{name: "selected and endpoint ready", services: []corev1.Service{service("web", map[string]string{"app": "web"}, byName)},
 			slices: []discoveryv1.EndpointSlice{slice("web", true, "web")}, status: chain.StatusOK, summary: "1 Service selects the pods", note: "1/1 ready pods are ready endpoints"},
 		{name: "selector mismatch by name", services: []corev1.Service{service("web", map[string]string{"app": "webapp"}, byName)},
