@@ -20,11 +20,17 @@ const SecretProducerNotReady chain.CauseID = "SecretProducerNotReady"
 // What the producers themselves say, pasted to explain: cert-manager's
 // CertificateRequest whose issuerRef names no Issuer or ClusterIssuer
 // ("Referenced %q not found: %v", its certificaterequests controllers),
-// and external-secrets' ExternalSecret that cannot read its provider
-// (reason SecretSyncedError, "could not get secret data from provider").
+// external-secrets' ExternalSecret that cannot read its provider
+// (reason SecretSyncedError, "could not get secret data from provider"),
+// and the sealed-secrets controller that holds no key for a SealedSecret
+// (its Synced False condition "no key could decrypt secret (KEYS)" and its
+// ErrUnsealFailed event "Failed to unseal: no key could decrypt secret
+// (KEYS)", as Argo CD's SealedSecret fixture and public event listings
+// quote them).
 const (
 	CertificateIssuerNotFound chain.CauseID = "CertificateIssuerNotFound"
 	ExternalSecretSyncFailed  chain.CauseID = "ExternalSecretSyncFailed"
+	SealedSecretUndecryptable chain.CauseID = "SealedSecretUndecryptable"
 )
 
 var producerCauses = []Cause{
@@ -40,10 +46,14 @@ var producerCauses = []Cause{
 		Summary:  "external-secrets cannot read the ExternalSecret's data from its provider (the store's credentials, the remote key or property), so the Secret it writes is not written",
 		NextStep: "kubectl describe externalsecret NAME -n NAMESPACE and its SecretStore (kubectl get secretstores,clustersecretstores -A); the external-secrets controller's log has the provider's error",
 		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: SealedSecretUndecryptable, Link: chain.LinkContainers,
+		Summary:  "the sealed-secrets controller holds no private key that opens this SealedSecret: it was sealed with another cluster's or an older controller's certificate, or for another name or namespace than it now has, so the Secret it writes never appears",
+		NextStep: "seal the Secret again with this cluster's certificate (kubeseal --fetch-cert, then kubeseal with that certificate), for the name and namespace it is applied in; or restore the controller's earlier sealing key (the Secrets labelled sealedsecrets.bitnami.com/sealed-secrets-key in its namespace)",
+		Terminal: TerminalRule{Mode: Immediate}},
 }
 
 // producerReasons are the reasons the producers' messages come with.
-var producerReasons = []string{"IssuerNotFound", "SecretSyncedError"}
+var producerReasons = []string{"IssuerNotFound", "SecretSyncedError", "ErrUnsealFailed"}
 
 var issuerNotFoundRE = regexp.MustCompile(`Referenced "(Issuer|ClusterIssuer)" not found: (?:cluster)?issuer\.cert-manager\.io "([^"]+)" not found`)
 
@@ -56,6 +66,9 @@ func producerWords(message string) (Decoded, bool) {
 	}
 	if strings.Contains(message, "could not get secret data from provider") {
 		return Decoded{Cause: ExternalSecretSyncFailed}, true
+	}
+	if strings.Contains(message, "no key could decrypt secret") {
+		return Decoded{Cause: SealedSecretUndecryptable, Summary: "the sealed-secrets controller cannot unseal it: " + rtOneLine(message)}, true
 	}
 	return Decoded{}, false
 }
@@ -153,6 +166,13 @@ func (w *walker) producerCause(l *chain.Link, f *chain.Finding, p chain.Produced
 		f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, has no status: no controller has acted on it (its operator is not installed, not running, or not watching %s)", p.Secret, ref, w.s.Namespace)
 		f.NextStep = strings.NewReplacer(NamespacePlaceholder, w.s.Namespace, "TYPE", p.API.Type(), "NAME", p.Object.GetName()).Replace(mustCause(ResourceNotReconciled).NextStep)
 		f.Terminal = f.Terminal || pastGrace
+	}
+	if known, ok := producerWords(message); ok && known.Cause != CertificateIssuerNotFound {
+		// The producer's own words name why (a SealedSecret no key
+		// opens, an ExternalSecret's provider).
+		f.Cause = known.Cause
+		f.NextStep = strings.ReplaceAll(mustCause(known.Cause).NextStep, NamespacePlaceholder, w.s.Namespace)
+		f.Terminal = f.Terminal || known.Cause == SealedSecretUndecryptable
 	}
 	if len(p.Missing) > 0 {
 		f.Cause = CertificateIssuerNotFound

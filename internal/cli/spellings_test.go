@@ -360,3 +360,22 @@ spec:
 		t.Errorf("svc/guestbook-canary over rollout/%s: exit %d\n%s%s", name, r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestSealedSecretUndecryptable: a SealedSecret the controller holds no
+// key for (Argo CD's fixture: Synced False, "no key could decrypt secret
+// (.dockerconfigjson)") is broken with that cause, where the check says
+// only Degraded; explain decodes the controller's ErrUnsealFailed event.
+func TestSealedSecretUndecryptable(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	file, name := catalogueObject(t, "bitnami.com/SealedSecret/testdata/degraded.yaml")
+	r := runWith(t, nil, "sealedsecret.bitnami.com/"+name, "-f", file, "-o", "json")
+	var rep chain.Report
+	decodeJSON(t, r.stdout, &rep)
+	if r.code != ExitBroken || rep.Verdict.Cause != "SealedSecretUndecryptable" || !rep.Verdict.Terminal {
+		t.Errorf("exit %d, verdict %+v; want SealedSecretUndecryptable, terminal", r.code, rep.Verdict)
+	}
+	r = runWith(t, nil, "explain", "--reason", "ErrUnsealFailed", "Failed to unseal: no key could decrypt secret (password)")
+	if !strings.HasPrefix(r.stdout, "SealedSecretUndecryptable ") {
+		t.Errorf("explain: %s", r.stdout)
+	}
+}
