@@ -101,6 +101,7 @@ func Walk(s *chain.Snapshot, o Options) *chain.Report {
 	}
 	w.producedBy(r.Links)
 	w.claimedBy(r.Links)
+	w.affinityNamed(r.Links)
 	w.autoscalerNotes(r.Links)
 	afterBroken(r.Links)
 	w.viaNote(r.Links)

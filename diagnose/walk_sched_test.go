@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -157,5 +158,27 @@ func TestWalkScaleUpPastDeadline(t *testing.T) {
 				t.Errorf("replicaset link = %s with notes %q; want the deadline as a note", rs.Status, rs.Notes)
 			}
 		})
+	}
+}
+
+// TestAffinityNamed: "didn't match Pod's node affinity/selector" (the
+// lab's scheduler, v1.37.2, capture node-selector-mismatch) names what
+// the pods ask for, and, where the nodes were read, the label none has.
+func TestAffinityNamed(t *testing.T) {
+	s := pendingSnapshot()
+	s.Pods[0].Status.Conditions[0].Message = "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+	s.Pods[0].Spec.NodeSelector = map[string]string{"disktype": "ssd"}
+	s.Pods[0].Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "topology.kubernetes.io/zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"a", "b"}}}}}}}}
+	s.Nodes = []corev1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "lab-node-1", Labels: map[string]string{"disktype": "hdd"}}}}
+	s.Now = walkT0.Add(time.Minute)
+	r := Walk(s, Options{})
+	for _, want := range []string{"nodeSelector disktype=ssd", "node affinity topology.kubernetes.io/zone In (a, b)", "no node has disktype=ssd"} {
+		if r.Verdict.Cause != NodeAffinityMismatch || !strings.Contains(r.Verdict.Summary, want) {
+			t.Errorf("verdict %s %q, want NodeAffinityMismatch saying %q", r.Verdict.Cause, r.Verdict.Summary, want)
+		}
+	}
+	if !strings.HasPrefix(r.Verdict.NextStep, "kubectl get nodes -l disktype=ssd") {
+		t.Errorf("next step %q", r.Verdict.NextStep)
 	}
 }
