@@ -44,14 +44,8 @@ func analysisFailure(obj *unstructured.Unstructured, ref string) (Decoded, chain
 	}
 	switch obj.GetKind() {
 	case "AnalysisRun":
-		results, _, _ := unstructured.NestedSlice(obj.Object, "status", "metricResults")
-		for _, raw := range results {
-			m, _ := raw.(map[string]any)
-			phase := str(m, "phase")
-			if phase != "Failed" && phase != "Error" {
-				continue
-			}
-			name := str(m, "name")
+		if m := firstFailed(obj, "metricResults"); m != nil {
+			phase, name := str(m, "phase"), str(m, "name")
 			counts := fmt.Sprintf("measurements: %d failed, %d erred, %d successful, %d inconclusive",
 				num(m, "failed"), num(m, "error"), num(m, "successful"), num(m, "inconclusive"))
 			last := ""
@@ -78,14 +72,8 @@ func analysisFailure(obj *unstructured.Unstructured, ref string) (Decoded, chain
 			return d, chain.Evidence{Source: chain.SourceObjectStatus, Object: ref, Field: fmt.Sprintf("status.metricResults[%s]", name), Reason: phase, Message: msg}, true
 		}
 	case "Experiment":
-		runs, _, _ := unstructured.NestedSlice(obj.Object, "status", "analysisRuns")
-		for _, raw := range runs {
-			m, _ := raw.(map[string]any)
-			phase := str(m, "phase")
-			if phase != "Failed" && phase != "Error" {
-				continue
-			}
-			name, run := str(m, "name"), str(m, "analysisRun")
+		if m := firstFailed(obj, "analysisRuns"); m != nil {
+			phase, name, run := str(m, "phase"), str(m, "name"), str(m, "analysisRun")
 			d := Decoded{Cause: ExperimentAnalysisFailed,
 				Summary:  fmt.Sprintf("%s: analysis %q %s (AnalysisRun %s)%s", ref, name, phase, run, colonMessage(str(m, "message"))),
 				NextStep: strings.NewReplacer(NamespacePlaceholder, obj.GetNamespace(), "RUN", run).Replace(mustCause(ExperimentAnalysisFailed).NextStep)}
@@ -93,6 +81,18 @@ func analysisFailure(obj *unstructured.Unstructured, ref string) (Decoded, chain
 		}
 	}
 	return Decoded{}, chain.Evidence{}, false
+}
+
+// firstFailed is the first entry of status.FIELD whose phase is Failed or
+// Error, nil when none is.
+func firstFailed(obj *unstructured.Unstructured, field string) map[string]any {
+	list, _, _ := unstructured.NestedSlice(obj.Object, "status", field)
+	for _, raw := range list {
+		if m, _ := raw.(map[string]any); str(m, "phase") == "Failed" || str(m, "phase") == "Error" {
+			return m
+		}
+	}
+	return nil
 }
 
 // str is a string field of a decoded object's map, "" when absent.

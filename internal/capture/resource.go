@@ -74,6 +74,13 @@ var shortNames = map[string]string{
 	"rc": "replicationcontroller", "ev": "event", "pc": "priorityclass",
 }
 
+// HasObjects says the input holds an object a KIND/NAME of any other kind
+// can name (whole), without making them whole.
+func (b *Bundle) HasObjects() bool {
+	return len(b.Objects) > 0 || b.Lone != nil || len(b.Claims) > 0 || len(b.Autoscalers) > 0 ||
+		len(b.IngressClasses) > 0 || len(b.GatewayClasses) > 0 || len(b.Nodes) > 0 || len(b.Policies) > 0
+}
+
 // whole is every object a KIND/NAME of any other kind can name: those of
 // other kinds, the input's only object whatever its kind, and the kinds
 // decoded into lists of their own that no chain of kubectl chain's walks

@@ -20,9 +20,8 @@ func (o *Options) loadFiles() (*capture.Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	others := len(all.Objects) > 0 || len(all.Claims) > 0 || len(all.Autoscalers) > 0
 	walkable := len(all.Workloads("")) > 0 || o.names(kindPod) ||
-		others && (o.names(kindResource) || all.Target.Name != "") || // a capture names what it was taken of
+		all.HasObjects() && (o.names(kindResource) || all.Target.Name != "") || // a capture names what it was taken of
 		all.Lone != nil && len(o.targets) > 0
 	if !walkable {
 		return nil, usageErrorf("no workload in %v: expected a kubectl chain capture, or the output of kubectl get deploy,rs,pods,events -o yaml (or -o json; for a StatefulSet sts,controllerrevisions,pvc,pods,events)", o.Files)
