@@ -12,17 +12,16 @@ const ResourceAutoscalers Resource = "horizontalpodautoscalers"
 // Scalable says the kind's replicas can be an autoscaler's: its read lists
 // the namespace's HorizontalPodAutoscalers.
 func Scalable(k Kind) bool {
-	return k == KindDeployment || k == KindStatefulSet || k == KindRollout
+	r, ok := RowOf(k)
+	return ok && r.Scales
 }
 
 // Targeting keeps the autoscalers whose scaleTargetRef is the workload of
 // kind k named name (its API group as the ref names it: apps, or
 // argoproj.io for a Rollout).
 func Targeting(all []autoscalingv2.HorizontalPodAutoscaler, k Kind, name string) []autoscalingv2.HorizontalPodAutoscaler {
-	group := "apps"
-	if k == KindRollout {
-		group = RolloutGroup
-	}
+	r, _ := RowOf(k)
+	group := r.Group
 	var out []autoscalingv2.HorizontalPodAutoscaler
 	for _, h := range all {
 		ref := h.Spec.ScaleTargetRef

@@ -79,53 +79,8 @@ func (s *Snapshot) Workload() metav1.Object {
 		}
 		return nil
 	}
-	switch s.KindOf() {
-	case KindService:
-		if s.Service != nil {
-			return s.Service
-		}
-	case KindIngress:
-		if s.Ingress != nil {
-			return s.Ingress
-		}
-	case KindGateway:
-		if s.Gateway != nil {
-			return s.Gateway
-		}
-	case KindHTTPRoute, KindGRPCRoute, KindTLSRoute:
-		if s.Route != nil {
-			return s.Route
-		}
-	case KindStatefulSet:
-		if s.StatefulSet != nil {
-			return s.StatefulSet
-		}
-	case KindDaemonSet:
-		if s.DaemonSet != nil {
-			return s.DaemonSet
-		}
-	case KindJob:
-		if s.Job != nil {
-			return s.Job
-		}
-	case KindCronJob:
-		if s.CronJob != nil {
-			return s.CronJob
-		}
-	case KindRollout:
-		if s.Rollout != nil {
-			return s.Rollout
-		}
-	case KindPod:
-		for i := range s.Pods {
-			if s.Pods[i].Name == s.Name {
-				return &s.Pods[i]
-			}
-		}
-	default:
-		if s.Deployment != nil {
-			return s.Deployment
-		}
+	if r, ok := RowOf(s.KindOf()); ok {
+		return r.Object(s)
 	}
 	return nil
 }

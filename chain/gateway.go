@@ -100,13 +100,8 @@ func RouteOf(obj metav1.Object) (*Route, error) {
 
 // NewRouteObject is an empty object of the route kind, to decode into.
 func NewRouteObject(k Kind) metav1.Object {
-	switch k {
-	case KindHTTPRoute:
-		return &gatewayv1.HTTPRoute{}
-	case KindGRPCRoute:
-		return &gatewayv1.GRPCRoute{}
-	case KindTLSRoute:
-		return &gatewayv1.TLSRoute{}
+	if r, ok := RowOf(k); ok && IsRoute(k) {
+		return r.New()
 	}
 	return nil
 }

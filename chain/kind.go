@@ -2,10 +2,8 @@ package chain
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,10 +25,14 @@ const (
 )
 
 // Serves says the kind's chain goes on past ready to the Services.
-func Serves(k Kind) bool { return slices.Contains(ChainOf(k), LinkServing) }
+func Serves(k Kind) bool {
+	r, ok := RowOf(k)
+	return ok && r.Serves()
+}
 
-// Kinds are the walked kinds, in the order a table of several lists them.
-var Kinds = []Kind{KindDeployment, KindStatefulSet, KindDaemonSet, KindJob, KindCronJob}
+// Kinds are the built-in workload kinds, in the order a table of several
+// lists them.
+var Kinds = KindsOf(ClassWorkload, true)
 
 // Resource is the kind's lower-case singular, as kubectl names objects
 // ("statefulset/db").
@@ -42,9 +44,9 @@ func ParseRef(s string) (Ref, bool) {
 	if !ok || name == "" {
 		return Ref{}, false
 	}
-	for _, k := range append(append([]Kind{KindPod}, Kinds...), KindService, KindIngress, KindGateway, KindHTTPRoute, KindGRPCRoute, KindTLSRoute, KindRollout) {
-		if k.Resource() == res {
-			return Ref{Kind: k, Name: name}, true
+	for _, r := range kindTable {
+		if r.Resource() == res {
+			return Ref{Kind: r.Kind, Name: name}, true
 		}
 	}
 	return Ref{}, false
@@ -94,27 +96,10 @@ func (s *Snapshot) KindOf() Kind {
 // every kind whose pods should keep running; a Job's pods should finish
 // instead, and serve no Service.
 func ChainOf(k Kind) []LinkID {
-	if c := trafficChain(k); c != nil {
-		return c
+	if r, ok := RowOf(k); ok {
+		return r.Links
 	}
-	if IsResource(k) {
-		return resourceChain
-	}
-	switch k {
-	case KindStatefulSet:
-		return []LinkID{LinkStored, LinkRevision, LinkPods, LinkClaims, LinkNodeAssignment, LinkContainers, LinkReady, LinkServing}
-	case KindDaemonSet:
-		return []LinkID{LinkStored, LinkNodes, LinkPods, LinkNodeAssignment, LinkContainers, LinkReady, LinkServing}
-	case KindJob:
-		return []LinkID{LinkStored, LinkPods, LinkNodeAssignment, LinkContainers, LinkCompletion}
-	case KindCronJob:
-		return []LinkID{LinkStored, LinkSchedule, LinkPods, LinkNodeAssignment, LinkContainers, LinkCompletion}
-	case KindPod:
-		return []LinkID{LinkStored, LinkNodeAssignment, LinkContainers, LinkReady, LinkServing}
-	case KindRollout:
-		return rolloutChain
-	}
-	return Links
+	return resourceChain
 }
 
 // AllLinks is every link ID in the order chains run them, so findings of
@@ -196,21 +181,11 @@ const JobPodsSelector = "job-name"
 // PodTemplate is the template of the workload's pods (a bare pod's own
 // metadata and spec), nil when the workload was not found.
 func (s *Snapshot) PodTemplate() *corev1.PodTemplateSpec {
-	switch w := s.Workload().(type) {
-	case *appsv1.Deployment:
-		return &w.Spec.Template
-	case *appsv1.StatefulSet:
-		return &w.Spec.Template
-	case *appsv1.DaemonSet:
-		return &w.Spec.Template
-	case *batchv1.Job:
-		return &w.Spec.Template
-	case *batchv1.CronJob:
-		return &w.Spec.JobTemplate.Spec.Template
-	case *corev1.Pod:
-		return &corev1.PodTemplateSpec{ObjectMeta: w.ObjectMeta, Spec: w.Spec}
-	case *Rollout:
-		return &w.Spec.Template
+	w := s.Workload()
+	for _, r := range kindTable {
+		if t := r.Template(w); t != nil {
+			return t
+		}
 	}
 	return nil
 }

@@ -49,17 +49,19 @@ func (l LinkID) TitleFor(k Kind) string {
 	if t, ok := resourceTitle(l, k); ok {
 		return t
 	}
+	row, ok := RowOf(k)
+	controller := row.Controller
+	if !ok {
+		controller = string(k)
+	}
 	switch l {
 	case LinkStored:
-		if k == KindPod || IsTraffic(k) {
+		if controller == "" {
 			return "stored (API server)"
 		}
-		if k == KindRollout {
-			return "stored (API server, Argo Rollouts controller observed it)"
-		}
-		return fmt.Sprintf("stored (API server, %s controller observed it)", k)
+		return fmt.Sprintf("stored (API server, %s controller observed it)", controller)
 	case LinkRevision:
-		return fmt.Sprintf("revision (%s controller, controller revisions)", k)
+		return fmt.Sprintf("revision (%s controller, controller revisions)", controller)
 	case LinkClaims:
 		return "claims (StatefulSet controller, volume provisioner)"
 	case LinkNodes:
@@ -69,18 +71,15 @@ func (l LinkID) TitleFor(k Kind) string {
 	case LinkCompletion:
 		return "completion (Job controller: succeeded, failed or past its deadline)"
 	case LinkPods:
-		switch k {
-		case KindStatefulSet, KindDaemonSet, KindJob:
-			return fmt.Sprintf("pods (%s controller, admission)", k)
-		case KindCronJob:
-			return "pods (the last Job's controller, admission)"
+		if row.PodsBy == "" {
+			return "pods (ReplicaSet controller, admission)"
 		}
-		return "pods (ReplicaSet controller, admission)"
+		return fmt.Sprintf("pods (%s, admission)", row.PodsBy)
 	case LinkReplicaSet:
-		if k == KindRollout {
-			return "replicaset (Argo Rollouts controller)"
+		if row.Controller == "" {
+			return "replicaset (Deployment controller)"
 		}
-		return "replicaset (Deployment controller)"
+		return fmt.Sprintf("replicaset (%s controller)", row.Controller)
 	case LinkRollout:
 		return "rollout (Argo Rollouts controller: steps, pauses, analysis, aborts)"
 	case LinkNodeAssignment:

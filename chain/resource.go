@@ -1,7 +1,6 @@
 package chain
 
 import (
-	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -58,7 +57,8 @@ func (a APIResource) Type() string {
 // IsResource says the kind is walked as any resource: neither a workload
 // kind, a pod, nor a traffic kind.
 func IsResource(k Kind) bool {
-	return k != "" && k != KindPod && k != KindRollout && !IsTraffic(k) && !slices.Contains(Kinds, k)
+	_, ok := RowOf(k)
+	return k != "" && !ok
 }
 
 // ownGroups are the API groups of the kinds kubectl chain walks by their

@@ -37,7 +37,8 @@ func EventTargets(s *Snapshot) []ObjectRef {
 	}
 	// A Job's pods end Succeeded; any other workload's pod that ended
 	// was stopped (evicted pods can end Succeeded too).
-	runs := s.KindOf() == KindJob || s.KindOf() == KindCronJob
+	row, _ := RowOf(s.KindOf())
+	runs := row.Completes()
 	for i := range s.Pods {
 		if len(out) == MaxEventTargets {
 			break

@@ -3,7 +3,6 @@ package chain
 import (
 	"sort"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -31,23 +30,7 @@ const (
 	LinkEndpoints LinkID = "endpoints"
 )
 
-// trafficKind is one row of the traffic kinds' table: its chain and the
-// title of each link that is its own.
-type trafficKind struct {
-	kind  Kind
-	chain []LinkID
-}
-
 var routeChain = []LinkID{LinkStored, LinkClass, LinkGateway, LinkParents, LinkBackends, LinkSelector, LinkWorkloads, LinkEndpoints}
-
-var trafficKinds = []trafficKind{
-	{KindService, []LinkID{LinkStored, LinkSelector, LinkWorkloads, LinkEndpoints}},
-	{KindIngress, []LinkID{LinkStored, LinkClass, LinkBackends, LinkSelector, LinkWorkloads, LinkEndpoints}},
-	{KindGateway, []LinkID{LinkStored, LinkClass, LinkGateway}},
-	{KindHTTPRoute, routeChain},
-	{KindGRPCRoute, routeChain},
-	{KindTLSRoute, routeChain},
-}
 
 // trafficTitles are the traffic links' titles with the component that owns
 // each step.
@@ -63,24 +46,12 @@ var trafficTitles = map[LinkID]string{
 
 // TrafficKinds are the traffic kinds, in the order a table of several
 // lists them (after the workload kinds).
-func TrafficKinds() []Kind {
-	out := make([]Kind, len(trafficKinds))
-	for i, t := range trafficKinds {
-		out[i] = t.kind
-	}
-	return out
-}
+func TrafficKinds() []Kind { return KindsOf(ClassTraffic, false) }
 
 // IsTraffic says the kind is a traffic kind.
-func IsTraffic(k Kind) bool { return trafficChain(k) != nil }
-
-func trafficChain(k Kind) []LinkID {
-	for _, t := range trafficKinds {
-		if t.kind == k {
-			return t.chain
-		}
-	}
-	return nil
+func IsTraffic(k Kind) bool {
+	r, ok := RowOf(k)
+	return ok && r.Class == ClassTraffic
 }
 
 // DefaultIngressClassAnnotation marks the IngressClass an Ingress without
@@ -170,21 +141,11 @@ type Template struct {
 // TemplateOf is the workload's Template, false for a kind without one
 // running pods a Service selects (Jobs, CronJobs).
 func TemplateOf(kind Kind, obj metav1.Object) (Template, bool) {
-	var s Snapshot
-	switch kind {
-	case KindDeployment:
-		s.Deployment, _ = obj.(*appsv1.Deployment)
-	case KindStatefulSet:
-		s.StatefulSet, _ = obj.(*appsv1.StatefulSet)
-	case KindDaemonSet:
-		s.DaemonSet, _ = obj.(*appsv1.DaemonSet)
-	case KindRollout:
-		s.Rollout, _ = obj.(*Rollout)
-	default:
+	r, ok := RowOf(kind)
+	if kind == "" || !ok || r.Class != ClassWorkload || !r.Serves() {
 		return Template{}, false
 	}
-	s.Kind = kind
-	t := s.PodTemplate()
+	t := r.Template(obj)
 	if t == nil {
 		return Template{}, false
 	}

@@ -83,8 +83,8 @@ func apiOf(mapping *meta.RESTMapping) chain.APIResource {
 // (a Deployment spelled "deployments.v1.apps", or by a short name a CRD
 // adds), "" for any other.
 func ownKind(api chain.APIResource) string {
-	kind, ok := resourceTypes[strings.ToLower(api.Kind)]
-	if ok && kindGroup(kind) == api.Group {
+	kind := kindOf(api.Kind)
+	if kind != "" && kindGroup(kind) == api.Group {
 		return kind
 	}
 	return ""
@@ -92,17 +92,13 @@ func ownKind(api chain.APIResource) string {
 
 // kindGroup is the API group of a kind kubectl chain walks itself.
 func kindGroup(kind string) string {
-	switch kind {
-	case kindDeployment, kindStatefulSet, kindDaemonSet, kindReplicaSet:
-		return "apps"
-	case kindJob, kindCronJob:
-		return "batch"
-	case kindIngress:
-		return "networking.k8s.io"
-	case kindGateway, kindHTTPRoute, kindGRPCRoute, kindTLSRoute:
-		return chain.GatewayGroup
-	case kindRollout:
-		return chain.RolloutGroup
+	if kind == kindReplicaSet {
+		return replicaSet.Group
+	}
+	for _, r := range chain.KindTable() {
+		if r.Resource() == kind {
+			return r.Group
+		}
 	}
 	return ""
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -38,71 +39,35 @@ const (
 	kindResource = "resource"
 )
 
-// workloadKinds are the targets walked as they are named.
-var workloadKinds = map[string]chain.Kind{
-	kindDeployment: chain.KindDeployment, kindStatefulSet: chain.KindStatefulSet, kindDaemonSet: chain.KindDaemonSet,
-	kindJob: chain.KindJob, kindCronJob: chain.KindCronJob, kindRollout: chain.KindRollout,
-	kindService: chain.KindService, kindIngress: chain.KindIngress,
-	kindGateway: chain.KindGateway, kindHTTPRoute: chain.KindHTTPRoute, kindGRPCRoute: chain.KindGRPCRoute, kindTLSRoute: chain.KindTLSRoute,
-}
-
-// resourceTypes are the spellings of each kind that kubectl itself accepts
-// (short name, singular, plural, with group and version). They are matched
-// locally: resolving them through discovery would cost a round trip on
-// every run.
-var resourceTypes = map[string]string{
-	"deploy": kindDeployment, "deployment": kindDeployment, "deployments": kindDeployment,
-	"deploy.apps": kindDeployment, "deployment.apps": kindDeployment, "deployments.apps": kindDeployment,
-	"deployment.v1.apps": kindDeployment, "deployments.v1.apps": kindDeployment,
-	"po": kindPod, "pod": kindPod, "pods": kindPod, "pod.v1": kindPod, "pods.v1": kindPod,
-	"rs": kindReplicaSet, "replicaset": kindReplicaSet, "replicasets": kindReplicaSet,
-	"rs.apps": kindReplicaSet, "replicaset.apps": kindReplicaSet, "replicasets.apps": kindReplicaSet,
-	"replicaset.v1.apps": kindReplicaSet, "replicasets.v1.apps": kindReplicaSet,
-	"sts": kindStatefulSet, "statefulset": kindStatefulSet, "statefulsets": kindStatefulSet,
-	"sts.apps": kindStatefulSet, "statefulset.apps": kindStatefulSet, "statefulsets.apps": kindStatefulSet,
-	"statefulset.v1.apps": kindStatefulSet, "statefulsets.v1.apps": kindStatefulSet,
-	"ds": kindDaemonSet, "daemonset": kindDaemonSet, "daemonsets": kindDaemonSet,
-	"ds.apps": kindDaemonSet, "daemonset.apps": kindDaemonSet, "daemonsets.apps": kindDaemonSet,
-	"daemonset.v1.apps": kindDaemonSet, "daemonsets.v1.apps": kindDaemonSet,
-	"job": kindJob, "jobs": kindJob, "job.batch": kindJob, "jobs.batch": kindJob,
-	"job.v1.batch": kindJob, "jobs.v1.batch": kindJob,
-	"cj": kindCronJob, "cronjob": kindCronJob, "cronjobs": kindCronJob,
-	"cj.batch": kindCronJob, "cronjob.batch": kindCronJob, "cronjobs.batch": kindCronJob,
-	"cronjob.v1.batch": kindCronJob, "cronjobs.v1.batch": kindCronJob,
-	"svc": kindService, "service": kindService, "services": kindService, "service.v1": kindService, "services.v1": kindService,
-	"ing": kindIngress, "ingress": kindIngress, "ingresses": kindIngress,
-	"ing.networking.k8s.io": kindIngress, "ingress.networking.k8s.io": kindIngress, "ingresses.networking.k8s.io": kindIngress,
-	"ingress.v1.networking.k8s.io": kindIngress, "ingresses.v1.networking.k8s.io": kindIngress,
-}
-
-// The Gateway API's kinds, spelled as kubectl accepts them once their CRDs
-// are installed (gtw is the CRD's short name for Gateways).
-func init() {
-	for kind, short := range map[string]string{kindGateway: "gtw", kindHTTPRoute: "", kindGRPCRoute: "", kindTLSRoute: ""} {
-		plural := chain.Kind(kind).Plural()
-		for _, s := range []string{short, kind, plural} {
-			if s == "" {
-				continue
-			}
-			resourceTypes[s] = kind
-			resourceTypes[s+"."+chain.GatewayGroup] = kind
-			resourceTypes[s+".v1."+chain.GatewayGroup] = kind
+// workloadKinds are the targets walked as they are named: every kind of
+// the kinds table but a pod, which is walked through its controller.
+var workloadKinds = func() map[string]chain.Kind {
+	out := map[string]chain.Kind{}
+	for _, r := range chain.KindTable() {
+		if r.Kind != chain.KindPod {
+			out[r.Resource()] = r.Kind
 		}
 	}
-}
+	return out
+}()
 
-// Argo Rollouts' Rollout, spelled as kubectl accepts it once its CRD is
-// installed (ro is the CRD's short name).
-func init() {
-	for _, s := range []string{"ro", kindRollout, "rollouts"} {
-		resourceTypes[s] = kindRollout
-		resourceTypes[s+"."+chain.RolloutGroup] = kindRollout
-		resourceTypes[s+".v1alpha1."+chain.RolloutGroup] = kindRollout
+// replicaSet is spelled as kubectl spells it; a ReplicaSet named is walked
+// as its Deployment.
+var replicaSet = chain.KindRow{Kind: "ReplicaSet", Group: "apps", Version: "v1", Short: "rs"}
+
+// kindOf resolves a resource type as typed, "" when unknown. The spellings
+// are kubectl's (short name, singular, plural, with group and version), as
+// the kinds table gives them. They are matched locally: resolving them
+// through discovery would cost a round trip on every run.
+func kindOf(typ string) string {
+	if k, ok := chain.KindBySpelling(typ); ok {
+		return k.Resource()
 	}
+	if slices.Contains(replicaSet.Spellings(), strings.ToLower(typ)) {
+		return kindReplicaSet
+	}
+	return ""
 }
-
-// kindOf resolves a resource type as typed, "" when unknown.
-func kindOf(typ string) string { return resourceTypes[strings.ToLower(typ)] }
 
 // parseTargets reads the arguments the way kubectl reads "TYPE/NAME",
 // "TYPE NAME..." and, here, a bare "NAME" meaning a Deployment.
