@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -47,75 +46,41 @@ type stream struct {
 // permission) so the caller can fall back to re-reading.
 func (r *Reader) Watch(ctx context.Context, snap *chain.Snapshot, changed chan<- struct{}) <-chan string {
 	ns, name := snap.Namespace, snap.Name
-	byName := metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()}
 	if snap.IsResource() && snap.API != nil {
 		// The object, and whatever it may own: the namespace's
 		// workloads, their ReplicaSets and pods, and events.
-		streams := []stream{r.apiStream(*snap.API, ns, byName)}
+		streams := []stream{r.apiStream(*snap.API, ns, byName(name))}
 		for _, res := range []string{"events", "deployments", "statefulsets", "daemonsets", "jobs", "cronjobs", "replicasets", "pods"} {
 			streams = append(streams, r.streamOf(res, ns, metav1.ListOptions{}, nil))
 		}
 		return r.start(ctx, streams, ns, changed)
 	}
-	if chain.IsTraffic(snap.KindOf()) {
-		// Whatever the Services select may change: the object, the
-		// namespace's Services, slices, workloads, pods and events.
-		streams := []stream{r.streamOf(resourceOf(snap.KindOf()), ns, byName, nil)}
-		for _, res := range trafficStreams(snap.KindOf()) {
-			streams = append(streams, r.streamOf(res, ns, metav1.ListOptions{}, nil))
-		}
-		return r.start(ctx, streams, ns, changed)
+	rec, err := recipeOf(snap.KindOf())
+	if err != nil {
+		return r.start(ctx, nil, ns, changed)
+	}
+	row, _ := chain.RowOf(snap.KindOf())
+	if row.Class == chain.ClassTraffic {
+		return r.start(ctx, rec.follow(r, snap, nil, nil), ns, changed)
 	}
 	keep := about([]string{name})
 	streams := []stream{r.streamOf("events", ns, metav1.ListOptions{}, keep)}
-	var sel *metav1.LabelSelector
-	switch snap.KindOf() {
-	case chain.KindDeployment:
-		if d := snap.Deployment; d != nil {
-			sel = d.Spec.Selector
-			if s, err := selectorOf(chain.KindDeployment, sel); err == nil {
-				streams = append(streams, r.streamOf("replicasets", ns, metav1.ListOptions{LabelSelector: s.String()}, nil))
-			}
-		}
-	case chain.KindRollout:
-		if ro := snap.Rollout; ro != nil {
-			sel = ro.Spec.Selector
-			if s, err := selectorOf(chain.KindRollout, sel); err == nil {
-				streams = append(streams, r.streamOf("replicasets", ns, metav1.ListOptions{LabelSelector: s.String()}, nil))
-			}
-		}
-	case chain.KindStatefulSet:
-		if set := snap.StatefulSet; set != nil {
-			sel = set.Spec.Selector
-			if sel != nil {
-				claims := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(sel.MatchLabels).String()}
-				streams = append(streams, r.streamOf("persistentvolumeclaims", ns, claims, nil))
-			}
-		}
-	case chain.KindDaemonSet:
-		if ds := snap.DaemonSet; ds != nil {
-			sel = ds.Spec.Selector
-		}
-	case chain.KindJob:
-		if j := snap.Job; j != nil {
-			sel = j.Spec.Selector
-		}
-	case chain.KindCronJob:
-		// A new run is a new Job with pods of a new selector: the jobs
-		// and the pods named after the CronJob are followed.
-		streams = append(streams, r.streamOf("jobs", ns, metav1.ListOptions{}, keep), r.streamOf("pods", ns, metav1.ListOptions{}, keep))
+	sel := row.Selector(snap.Workload())
+	if rec.follow != nil {
+		streams = append(streams, rec.follow(r, snap, sel, keep)...)
 	}
-	if snap.KindOf() == chain.KindRollout {
-		streams = append(streams, r.apiStream(chain.RolloutAPI, ns, byName))
-	} else if res := resourceOf(snap.KindOf()); snap.KindOf() != chain.KindPod {
-		streams = append(streams, r.streamOf(res, ns, byName, nil))
-	} else {
-		streams = append(streams, r.streamOf("pods", ns, byName, nil))
+	switch {
+	case row.CRD:
+		streams = append(streams, r.apiStream(row.API(), ns, byName(name)))
+	case row.Class == chain.ClassPod:
+		streams = append(streams, r.streamOf("pods", ns, byName(name), nil))
+	default:
+		streams = append(streams, r.streamOf(resourceOf(row.Kind), ns, byName(name), nil))
 	}
 	if s, err := usable(sel); err == nil {
 		streams = append(streams, r.streamOf("pods", ns, metav1.ListOptions{LabelSelector: s.String()}, nil))
 	}
-	if chain.Serves(snap.KindOf()) && snap.ServicesRead {
+	if row.Serves() && snap.ServicesRead {
 		// The serving link: a Service fixed or created, an EndpointSlice
 		// the controller writes.
 		streams = append(streams, r.streamOf("services", ns, metav1.ListOptions{}, nil))
@@ -124,6 +89,11 @@ func (r *Reader) Watch(ctx context.Context, snap *chain.Snapshot, changed chan<-
 		}
 	}
 	return r.start(ctx, streams, ns, changed)
+}
+
+// byName lists or watches one object by its name.
+func byName(name string) metav1.ListOptions {
+	return metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()}
 }
 
 // streamOf is a watch of one resource of the namespace.
@@ -243,13 +213,14 @@ func (r *Reader) WatchNamespace(ctx context.Context, ns, selector string, refs [
 	if len(refs) == 0 || kinds[chain.KindDeployment] {
 		streams = append(streams, r.streamOf("deployments", ns, metav1.ListOptions{LabelSelector: selector}, keep))
 	}
-	for _, k := range []chain.Kind{chain.KindStatefulSet, chain.KindDaemonSet, chain.KindJob, chain.KindCronJob} {
-		if kinds[k] {
-			streams = append(streams, r.streamOf(resourceOf(k), ns, metav1.ListOptions{}, keep))
+	for _, row := range chain.KindTable() {
+		switch {
+		case !kinds[row.Kind] || row.Class != chain.ClassWorkload || row.Kind == chain.KindDeployment:
+		case row.CRD:
+			streams = append(streams, r.apiStream(row.API(), ns, metav1.ListOptions{}))
+		default:
+			streams = append(streams, r.streamOf(resourceOf(row.Kind), ns, metav1.ListOptions{}, keep))
 		}
-	}
-	if kinds[chain.KindRollout] {
-		streams = append(streams, r.apiStream(chain.RolloutAPI, ns, metav1.ListOptions{}))
 	}
 	for _, key := range slices.Sorted(maps.Keys(apis)) {
 		streams = append(streams, r.apiStream(apis[key], ns, metav1.ListOptions{}))

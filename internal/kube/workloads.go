@@ -28,56 +28,25 @@ func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*ch
 	if ref.IsResource() {
 		return r.readResource(ctx, namespace, ref)
 	}
-	if ref.Kind == "" || ref.Kind == chain.KindDeployment {
-		return r.Snapshot(ctx, namespace, ref.Name)
+	rec, err := recipeOf(ref.Kind)
+	if err != nil {
+		return nil, err
 	}
-	if chain.IsTraffic(ref.Kind) {
-		return r.readTraffic(ctx, namespace, ref)
+	if rec.read != nil {
+		return rec.read(r, ctx, namespace, ref)
 	}
-	if ref.Kind == chain.KindRollout {
-		return r.readRollout(ctx, namespace, ref)
-	}
+	row, _ := chain.RowOf(ref.Kind)
 	snap := &chain.Snapshot{Kind: ref.Kind, Namespace: namespace, Name: ref.Name}
-	var (
-		obj metav1.Object
-		sel *metav1.LabelSelector
-		err error
-	)
-	apps, batch := r.Client.AppsV1(), r.Client.BatchV1()
 	var svcs <-chan listed[corev1.Service]
-	if chain.Serves(ref.Kind) {
+	if row.Serves() {
 		svcs = r.servicesAsync(ctx, namespace)
 	}
 	hpas := r.autoscalersAsync(ctx, namespace, ref.Kind)
-	switch ref.Kind {
-	case chain.KindStatefulSet:
-		snap.StatefulSet, err = apps.StatefulSets(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-		if err == nil {
-			obj, sel = snap.StatefulSet, snap.StatefulSet.Spec.Selector
-		}
-	case chain.KindDaemonSet:
-		snap.DaemonSet, err = apps.DaemonSets(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-		if err == nil {
-			obj, sel = snap.DaemonSet, snap.DaemonSet.Spec.Selector
-		}
-	case chain.KindJob:
-		snap.Job, err = batch.Jobs(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-		if err == nil {
-			obj, sel = snap.Job, snap.Job.Spec.Selector
-		}
-	case chain.KindCronJob:
-		snap.CronJob, err = batch.CronJobs(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-		if err == nil {
-			obj = snap.CronJob
-		}
-	case chain.KindPod:
-		var p *corev1.Pod
-		p, err = r.Client.CoreV1().Pods(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-		if err == nil {
-			obj, snap.Pods = p, []corev1.Pod{*p}
-		}
-	default:
-		return nil, fmt.Errorf("kubectl chain does not walk %s", ref.Kind)
+	obj, err := rec.get(r, ctx, namespace, ref.Name)
+	var sel *metav1.LabelSelector
+	if err == nil {
+		row.Store(snap, obj)
+		sel = row.Selector(obj)
 	}
 	snap.Requests++
 	if err != nil {
@@ -97,7 +66,7 @@ func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*ch
 	if err := settleAutoscalers(snap, hpas); err != nil {
 		return nil, err
 	}
-	if err := r.readOwned(ctx, snap, obj, sel); err != nil {
+	if err := r.readOwned(ctx, snap, rec, obj, sel); err != nil {
 		return nil, err
 	}
 	snap.Now = r.now()
@@ -108,16 +77,12 @@ func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*ch
 func resourceOf(k chain.Kind) string { return k.Plural() }
 
 // readOwned is the second round trip of Read (and, for a CronJob, the third).
-func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1.Object, sel *metav1.LabelSelector) error {
+func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, rec recipe, obj metav1.Object, sel *metav1.LabelSelector) error {
 	ns := snap.Namespace
 	var (
 		wg     sync.WaitGroup
 		pods   listed[corev1.Pod]
 		evs    listed[chain.Event]
-		revs   listed[appsv1.ControllerRevision]
-		claims listed[corev1.PersistentVolumeClaim]
-		nodes  listed[corev1.Node]
-		jobs   listed[batchv1.Job]
 		slices listed[discoveryv1.EndpointSlice]
 		errs   []error
 	)
@@ -133,7 +98,8 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1
 	if len(snap.NearMisses()) > 0 {
 		wg.Go(func() { others = r.listOtherPods(ctx, snap, podSel) })
 	}
-	ownPods := snap.Kind != chain.KindCronJob && snap.Kind != chain.KindPod
+	row, _ := chain.RowOf(snap.Kind)
+	ownPods := row.SelectsPods()
 	if !ownPods {
 		selErr = nil
 	}
@@ -150,63 +116,19 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1
 		wg.Go(func() { pods = r.listPods(ctx, ns, bySel) })
 	}
 	wg.Go(func() { evs = r.listEvents(ctx, ns, metav1.ListOptions{}) })
-	switch snap.Kind {
-	case chain.KindStatefulSet:
-		if selErr == nil {
-			wg.Go(func() {
-				revs = listing(func() ([]appsv1.ControllerRevision, string, error) {
-					l, err := r.Client.AppsV1().ControllerRevisions(ns).List(ctx, bySel)
-					return itemsOf(l, err, func(l *appsv1.ControllerRevisionList) []appsv1.ControllerRevision { return l.Items })
-				})
-			})
-		}
-		// The controller labels each claim with the selector's
-		// matchLabels (stateful_set_utils.go getPersistentVolumeClaims).
-		var claimSel metav1.ListOptions
-		if sel != nil {
-			claimSel.LabelSelector = labels.SelectorFromSet(sel.MatchLabels).String()
-		}
-		wg.Go(func() {
-			claims = listing(func() ([]corev1.PersistentVolumeClaim, string, error) {
-				l, err := r.Client.CoreV1().PersistentVolumeClaims(ns).List(ctx, claimSel)
-				return itemsOf(l, err, func(l *corev1.PersistentVolumeClaimList) []corev1.PersistentVolumeClaim { return l.Items })
-			})
-		})
-	case chain.KindDaemonSet:
-		if selErr == nil {
-			wg.Go(func() {
-				revs = listing(func() ([]appsv1.ControllerRevision, string, error) {
-					l, err := r.Client.AppsV1().ControllerRevisions(ns).List(ctx, bySel)
-					return itemsOf(l, err, func(l *appsv1.ControllerRevisionList) []appsv1.ControllerRevision { return l.Items })
-				})
-			})
-		}
-		wg.Go(func() {
-			nodes = listing(func() ([]corev1.Node, string, error) {
-				l, err := r.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
-				return itemsOf(l, err, func(l *corev1.NodeList) []corev1.Node { return l.Items })
-			})
-		})
-	case chain.KindCronJob:
-		// Which Jobs are its runs is known once they are listed, so the
-		// namespace's Job pods come in the same round trip and are kept
-		// after: those of its newest and last finished Jobs.
-		wg.Go(func() { pods = r.listPods(ctx, ns, metav1.ListOptions{LabelSelector: chain.JobPodsSelector}) })
-		wg.Go(func() {
-			jobs = listing(func() ([]batchv1.Job, string, error) {
-				l, err := r.Client.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{})
-				return itemsOf(l, err, func(l *batchv1.JobList) []batchv1.Job { return l.Items })
-			})
-		})
+	o := &ownedLists{wg: &wg, snap: snap, sel: sel, bySel: bySel, selErr: selErr, pods: &pods}
+	if rec.owned != nil {
+		rec.owned(r, ctx, o)
 	}
 	wg.Wait()
+	revs, claims, nodes, jobs := o.revs, o.claims, o.nodes, o.jobs
 	of := fmt.Sprintf("of %s %s/%s", snap.Kind.Resource(), ns, snap.Name)
-	if snap.Kind == chain.KindCronJob {
+	if o.runs {
 		errs = append(errs, settle(snap, chain.ResourceJobs, of, jobs.err))
 		snap.Jobs = ownedJobs(jobs.items, obj)
 		pods.items = chain.CronJobRunPods(snap.Jobs, pods.items)
 	}
-	if snap.Kind != chain.KindStatefulSet {
+	if !o.ownClaims {
 		// The claims its pods that wait to be scheduled use: a second
 		// round trip, only then.
 		claims = r.pendingClaims(ctx, ns, pods.items)
@@ -238,7 +160,7 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, obj metav1
 		slim(&snap.Nodes[i]) // images and managed fields: long, and not evidence
 	}
 	snap.Assemble(nil, pods.items, evs.items)
-	if snap.Kind != chain.KindDaemonSet {
+	if !o.allNodes {
 		r.readGoneNodes(ctx, snap)
 	}
 	return nil

@@ -1,0 +1,60 @@
+package kube
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// TestEveryKindHasARecipe: each row of the kinds table is read and
+// followed by a recipe, and nothing else is: a kind added to the table
+// without one fails here, not as a silent fall into the any-kind walk.
+func TestEveryKindHasARecipe(t *testing.T) {
+	table := map[chain.Kind]bool{}
+	for _, row := range chain.KindTable() {
+		table[row.Kind] = true
+		rec, err := recipeOf(row.Kind)
+		if err != nil {
+			t.Errorf("%s: %v", row.Kind, err)
+			continue
+		}
+		if (rec.read == nil) == (rec.get == nil) {
+			t.Errorf("%s: a recipe reads with a reader of its own or with a GET, not both or neither", row.Kind)
+		}
+		if row.Class == chain.ClassTraffic && rec.follow == nil {
+			t.Errorf("%s: a traffic kind's recipe names what it follows", row.Kind)
+		}
+	}
+	for k := range recipes() {
+		if !table[k] {
+			t.Errorf("recipe for %s, which is no row of the kinds table", k)
+		}
+	}
+	if _, err := recipeOf("Widget"); err == nil {
+		t.Error("a kind without a recipe is no error")
+	}
+}
+
+// TestEveryKindIsPermitted: each row of the kinds table's objects may be
+// got, listed and watched under Permissions (and so under the Role and
+// ClusterRole `kubectl chain rbac` prints).
+func TestEveryKindIsPermitted(t *testing.T) {
+	for _, row := range chain.KindTable() {
+		api := row.API()
+		found := false
+		for _, p := range Permissions {
+			if p.Group == api.Group && p.Resource == api.Resource {
+				found = true
+				for _, verb := range []string{"get", "list", "watch"} {
+					if !slices.Contains(p.Verbs, verb) {
+						t.Errorf("%s: no %s on %s", row.Kind, verb, api.Type())
+					}
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no permission on %s", row.Kind, api.Type())
+		}
+	}
+}
