@@ -18,26 +18,14 @@ import (
 // snapshots of the workloads it would have followed.
 func (b *Bundle) traffic(namespace string, ref chain.Ref) (*chain.Snapshot, error) {
 	s := &chain.Snapshot{Kind: ref.Kind, Name: ref.Name, Namespace: namespace}
-	var obj metav1.Object
-	switch ref.Kind {
-	case chain.KindService:
-		if s.Service = find(b.Services, namespace, ref.Name); s.Service != nil {
-			obj = s.Service
-		}
-	case chain.KindIngress:
-		if s.Ingress = find(b.Ingresses, namespace, ref.Name); s.Ingress != nil {
-			obj = s.Ingress
-		}
-	case chain.KindGateway:
-		if s.Gateway = find(b.Gateways, namespace, ref.Name); s.Gateway != nil {
-			obj = s.Gateway
-		}
-	default:
-		for _, r := range b.Routes {
-			if r.Kind == ref.Kind && r.Name == ref.Name && (namespace == "" || r.Namespace == namespace) {
-				s.Route, obj = r, r
-			}
-		}
+	sel, err := selectionOf(ref.Kind)
+	if err != nil {
+		return nil, err
+	}
+	obj := sel.find(b, namespace, ref.Name)
+	if obj != nil {
+		row, _ := chain.RowOf(ref.Kind)
+		row.Store(s, obj)
 	}
 	if obj == nil {
 		return nil, fmt.Errorf("no %s %q in the input", ref.Kind, ref.Name)
