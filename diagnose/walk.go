@@ -76,22 +76,8 @@ func Walk(s *chain.Snapshot, o Options) *chain.Report {
 	if s.IsResource() {
 		r.API = s.API
 		r.Links = w.resourceLinks()
-	} else if chain.IsTraffic(s.KindOf()) {
-		r.Links = w.trafficLinks()
-	} else if s.KindOf() == chain.KindDeployment {
-		// Each link is judged with what the ones before it established;
-		// the ready link also reads their statuses: it judges the rollout
-		// even with no pod running, unless an earlier link already
-		// explains why.
-		r.Links = []chain.Link{w.stored(), w.replicaSet(), w.podsLink(), w.nodeAssignment(), w.containers()}
-		r.Links = append(r.Links, w.ready(r.Links, w.deploymentRollout()))
-		w.progressDeadline(r.Links)
-		r.ReplicaSets = w.replicaSetSummaries()
-	} else if s.KindOf() == chain.KindRollout {
-		r.Links = w.rolloutLinks()
-		r.ReplicaSets = w.replicaSetSummaries()
 	} else {
-		r.Links = w.kindLinks()
+		w.walkKind(r)
 	}
 	if s.Alone && !s.IsResource() && s.Object != nil {
 		r.Links = w.alone(r.Links)

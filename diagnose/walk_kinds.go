@@ -14,29 +14,6 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
-// kindLinks walks the chain of a StatefulSet, DaemonSet, Job or CronJob.
-// Each kind has its own first links; the pods, node-assignment,
-// containers and ready links are the Deployment's, judged on the pods the
-// kind's own links picked.
-func (w *walker) kindLinks() []chain.Link {
-	if w.s.Workload() == nil {
-		return w.notFound(WorkloadNotFound)
-	}
-	switch w.s.KindOf() {
-	case chain.KindStatefulSet:
-		return w.statefulSetLinks()
-	case chain.KindDaemonSet:
-		return w.daemonSetLinks()
-	case chain.KindJob:
-		return w.jobLinks()
-	case chain.KindCronJob:
-		return w.cronJobLinks()
-	case chain.KindPod:
-		return w.podLinks()
-	}
-	return nil
-}
-
 // podLinks: a pod no controller owns has the pod-level links alone: the
 // API server stored it, the scheduler placed it, the kubelet started it,
 // and it turned ready. Nothing replaces it when it ends.
