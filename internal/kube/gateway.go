@@ -127,26 +127,23 @@ func getGatewayAPI(ctx context.Context, dc dynamic.Interface, kind chain.Kind, n
 	return nil
 }
 
-// getGatewayTarget GETs the Gateway or route the snapshot is for.
+// getGatewayTarget GETs the Gateway or route the snapshot is for, and
+// stores it where the kind's row reads it (a route as a chain.Route).
 func (r *Reader) getGatewayTarget(ctx context.Context, dc dynamic.Interface, snap *chain.Snapshot, ns string, ref chain.Ref) (metav1.Object, error) {
-	if ref.Kind == chain.KindGateway {
-		var g gatewayv1.Gateway
-		if err := getGatewayAPI(ctx, dc, ref.Kind, ns, ref.Name, &g); err != nil {
-			return nil, err
-		}
-		snap.Gateway = &g
-		return snap.Gateway, nil
-	}
-	obj := chain.NewRouteObject(ref.Kind)
+	row, _ := chain.RowOf(ref.Kind)
+	obj := row.New()
 	if err := getGatewayAPI(ctx, dc, ref.Kind, ns, ref.Name, obj); err != nil {
 		return nil, err
 	}
-	route, err := chain.RouteOf(obj)
-	if err != nil {
-		return nil, err
+	if chain.IsRoute(ref.Kind) {
+		route, err := chain.RouteOf(obj)
+		if err != nil {
+			return nil, err
+		}
+		obj = route
 	}
-	snap.Route = route
-	return route, nil
+	row.Store(snap, obj)
+	return obj, nil
 }
 
 // settleGateway files the Gateway API lists into the snapshot, then GETs,

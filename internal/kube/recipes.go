@@ -8,9 +8,11 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
@@ -32,12 +34,56 @@ type recipe struct {
 	// events (a Deployment's ReplicaSets, a StatefulSet's claims, a
 	// CronJob's Jobs); for a traffic kind, every watch.
 	follow func(r *Reader, snap *chain.Snapshot, sel *metav1.LabelSelector, keep func(watch.Event) bool) []stream
+	// traffic is what a traffic kind's read lists beside its object.
+	traffic *trafficRecipe
+}
+
+// trafficRecipe is the part of readTraffic that differs by traffic kind.
+// Whether it reads what Services select (EndpointSlices, pods, workloads)
+// is its chain's: only one with a selector link does.
+type trafficRecipe struct {
+	// get is the object's GET; dc is the dynamic client, for a Gateway
+	// API kind.
+	get func(r *Reader, ctx context.Context, dc dynamic.Interface, snap *chain.Snapshot, ns string, ref chain.Ref) (metav1.Object, error)
+	// self: the object is itself the one Service it sends to.
+	self bool
+	// ingressClasses: the cluster's IngressClasses are listed.
+	ingressClasses bool
+	// gatewayAPI: read through the dynamic client, with the Gateways and
+	// GatewayClasses.
+	gatewayAPI bool
+	// follows are what the verdict may change with beside the object.
+	follows []string
+}
+
+// servingStreams are what a verdict that reaches the pods through Services
+// may change with: the namespace's Services, slices, workloads, pods and
+// events.
+var servingStreams = []string{"services", "endpointslices", "deployments", "replicasets", "statefulsets", "daemonsets", "pods", "events"}
+
+func trafficOf(get func(r *Reader, ctx context.Context, dc dynamic.Interface, snap *chain.Snapshot, ns string, ref chain.Ref) (metav1.Object, error), t trafficRecipe) recipe {
+	t.get = get
+	return recipe{read: (*Reader).readTraffic, follow: followTraffic, traffic: &t}
+}
+
+// typedGet is a traffic recipe's GET through a typed client.
+func typedGet(get func(*Reader, context.Context, string, string) (metav1.Object, error)) func(*Reader, context.Context, dynamic.Interface, *chain.Snapshot, string, chain.Ref) (metav1.Object, error) {
+	return func(r *Reader, ctx context.Context, _ dynamic.Interface, snap *chain.Snapshot, ns string, ref chain.Ref) (metav1.Object, error) {
+		obj, err := get(r, ctx, ns, ref.Name)
+		if err == nil {
+			row, _ := chain.RowOf(ref.Kind)
+			row.Store(snap, obj)
+		}
+		return obj, err
+	}
 }
 
 // recipes are the read recipes, one per row of the kinds table. (A
 // function, not a variable: the traffic recipes read workloads through
 // Read, which looks recipes up.)
 func recipes() map[chain.Kind]recipe {
+	// A route follows its Gateways and classes too.
+	route := trafficRecipe{gatewayAPI: true, follows: append([]string{"gateways", "gatewayclasses"}, servingStreams...)}
 	return map[chain.Kind]recipe{
 		chain.KindDeployment: {
 			read: func(r *Reader, ctx context.Context, ns string, ref chain.Ref) (*chain.Snapshot, error) {
@@ -51,12 +97,13 @@ func recipes() map[chain.Kind]recipe {
 		chain.KindJob:         {get: getter((*Reader).jobs)},
 		chain.KindCronJob:     {get: getter((*Reader).cronJobs), owned: cronJobLists, follow: followRuns},
 		chain.KindPod:         {get: getter((*Reader).pods)},
-		chain.KindService:     {read: (*Reader).readTraffic, follow: followTraffic},
-		chain.KindIngress:     {read: (*Reader).readTraffic, follow: followTraffic},
-		chain.KindGateway:     {read: (*Reader).readTraffic, follow: followTraffic},
-		chain.KindHTTPRoute:   {read: (*Reader).readTraffic, follow: followTraffic},
-		chain.KindGRPCRoute:   {read: (*Reader).readTraffic, follow: followTraffic},
-		chain.KindTLSRoute:    {read: (*Reader).readTraffic, follow: followTraffic},
+		chain.KindService:     trafficOf(typedGet(getter((*Reader).services)), trafficRecipe{self: true, follows: servingStreams}),
+		chain.KindIngress:     trafficOf(typedGet(getter((*Reader).ingresses)), trafficRecipe{ingressClasses: true, follows: servingStreams}),
+		// A Gateway's chain ends at the Gateway: no Service, no pod.
+		chain.KindGateway:   trafficOf((*Reader).getGatewayTarget, trafficRecipe{gatewayAPI: true, follows: []string{"gatewayclasses", "events"}}),
+		chain.KindHTTPRoute: trafficOf((*Reader).getGatewayTarget, route),
+		chain.KindGRPCRoute: trafficOf((*Reader).getGatewayTarget, route),
+		chain.KindTLSRoute:  trafficOf((*Reader).getGatewayTarget, route),
 	}
 }
 
@@ -84,6 +131,12 @@ func (r *Reader) jobs(ns string) func(context.Context, string, metav1.GetOptions
 }
 func (r *Reader) cronJobs(ns string) func(context.Context, string, metav1.GetOptions) (*batchv1.CronJob, error) {
 	return r.Client.BatchV1().CronJobs(ns).Get
+}
+func (r *Reader) services(ns string) func(context.Context, string, metav1.GetOptions) (*corev1.Service, error) {
+	return r.Client.CoreV1().Services(ns).Get
+}
+func (r *Reader) ingresses(ns string) func(context.Context, string, metav1.GetOptions) (*networkingv1.Ingress, error) {
+	return r.Client.NetworkingV1().Ingresses(ns).Get
 }
 func (r *Reader) pods(ns string) func(context.Context, string, metav1.GetOptions) (*corev1.Pod, error) {
 	return r.Client.CoreV1().Pods(ns).Get
@@ -206,13 +259,13 @@ func followRuns(r *Reader, snap *chain.Snapshot, _ *metav1.LabelSelector, keep f
 	return []stream{r.streamOf("jobs", snap.Namespace, metav1.ListOptions{}, keep), r.streamOf("pods", snap.Namespace, metav1.ListOptions{}, keep)}
 }
 
-// followTraffic: whatever the Services select may change, so a traffic
-// object is followed with the namespace's Services, slices, workloads,
-// pods and events (trafficStreams).
+// followTraffic follows a traffic object with what its recipe says its
+// verdict may change with.
 func followTraffic(r *Reader, snap *chain.Snapshot, _ *metav1.LabelSelector, _ func(watch.Event) bool) []stream {
 	ns := snap.Namespace
 	streams := []stream{r.streamOf(resourceOf(snap.KindOf()), ns, byName(snap.Name), nil)}
-	for _, res := range trafficStreams(snap.KindOf()) {
+	rec, _ := recipeOf(snap.KindOf())
+	for _, res := range rec.traffic.follows {
 		streams = append(streams, r.streamOf(res, ns, metav1.ListOptions{}, nil))
 	}
 	return streams

@@ -22,8 +22,8 @@ func TestEveryKindHasARecipe(t *testing.T) {
 		if (rec.read == nil) == (rec.get == nil) {
 			t.Errorf("%s: a recipe reads with a reader of its own or with a GET, not both or neither", row.Kind)
 		}
-		if row.Class == chain.ClassTraffic && rec.follow == nil {
-			t.Errorf("%s: a traffic kind's recipe names what it follows", row.Kind)
+		if (row.Class == chain.ClassTraffic) != (rec.traffic != nil) || rec.traffic != nil && (rec.traffic.get == nil || len(rec.traffic.follows) == 0) {
+			t.Errorf("%s: a traffic kind's recipe, and only one, says how to GET it and what it follows", row.Kind)
 		}
 	}
 	for k := range recipes() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -36,7 +37,7 @@ func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Re
 	var (
 		wg      sync.WaitGroup
 		svcs    listed[corev1.Service]
-		slices  listed[discoveryv1.EndpointSlice]
+		eps     listed[discoveryv1.EndpointSlice]
 		pods    listed[corev1.Pod]
 		evs     listed[chain.Event]
 		deps    listed[appsv1.Deployment]
@@ -46,17 +47,21 @@ func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Re
 		gw      gatewayReads
 		dc      dynamic.Interface
 	)
-	if chain.IsGatewayAPI(ref.Kind) {
-		var err error
+	rec, err := recipeOf(ref.Kind)
+	if err != nil || rec.traffic == nil {
+		return nil, fmt.Errorf("kubectl chain does not walk %s as traffic", ref.Kind)
+	}
+	t := rec.traffic
+	if t.gatewayAPI {
 		if dc, err = r.dynamicOf(); err != nil {
 			return nil, err
 		}
 		r.startGatewayReads(ctx, &wg, dc, namespace, ref.Kind, &gw)
 	}
-	// A Gateway's chain ends at the Gateway: no Service, no pod.
-	serves := ref.Kind != chain.KindGateway
+	// Only a chain with a selector link reaches pods through Services.
+	serves := slices.Contains(chain.ChainOf(ref.Kind), chain.LinkSelector)
 	slicesOpts := metav1.ListOptions{}
-	if ref.Kind == chain.KindService {
+	if t.self {
 		slicesOpts = slicesOf([]string{ref.Name})
 	} else if serves {
 		wg.Go(func() {
@@ -66,7 +71,7 @@ func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Re
 			})
 		})
 	}
-	if ref.Kind == chain.KindIngress {
+	if t.ingressClasses {
 		wg.Go(func() {
 			classes = listing(func() ([]networkingv1.IngressClass, string, error) {
 				l, err := net.IngressClasses().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
@@ -76,31 +81,12 @@ func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Re
 	}
 	wg.Go(func() { evs = r.listEvents(ctx, namespace, metav1.ListOptions{}) })
 	if serves {
-		r.startServingReads(ctx, &wg, namespace, slicesOpts, &slices, &pods, &deps, &stss, &dss)
+		r.startServingReads(ctx, &wg, namespace, slicesOpts, &eps, &pods, &deps, &stss, &dss)
 	}
-	var (
-		obj metav1.Object
-		err error
-	)
-	switch {
-	case ref.Kind == chain.KindService:
-		snap.Service, err = core.Services(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-		if err == nil {
-			obj = snap.Service
-		}
-	case ref.Kind == chain.KindIngress:
-		snap.Ingress, err = net.Ingresses(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-		if err == nil {
-			obj = snap.Ingress
-		}
-	case dc != nil:
-		obj, err = r.getGatewayTarget(ctx, dc, snap, namespace, ref)
-	default:
-		return nil, fmt.Errorf("kubectl chain does not walk %s as traffic", ref.Kind)
-	}
+	obj, err := t.get(r, ctx, dc, snap, namespace, ref)
 	snap.Requests++
 	wg.Wait()
-	snap.Requests += svcs.requests + slices.requests + pods.requests + evs.requests + deps.requests + stss.requests + dss.requests + classes.requests
+	snap.Requests += svcs.requests + eps.requests + pods.requests + evs.requests + deps.requests + stss.requests + dss.requests + classes.requests
 	var ns *NotServedError
 	if errors.As(err, &ns) {
 		return nil, err
@@ -128,21 +114,21 @@ func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Re
 	errs := []error{settle(snap, chain.ResourceEvents, of, evs.err)}
 	if serves {
 		errs = append(errs,
-			settleServing(snap, chain.ResourceEndpointSlices, slices.err),
+			settleServing(snap, chain.ResourceEndpointSlices, eps.err),
 			settle(snap, chain.ResourcePods, of, pods.err),
 			settleServing(snap, chain.ResourceDeployments, deps.err),
 			settleServing(snap, chain.ResourceStatefulSets, stss.err),
 			settleServing(snap, chain.ResourceDaemonSets, dss.err))
 	}
 	switch {
-	case ref.Kind == chain.KindService:
+	case t.self:
 		snap.Services, snap.ServicesRead = []corev1.Service{*snap.Service}, true
 	case serves:
 		errs = append(errs, settleServing(snap, chain.ResourceServices, svcs.err))
 		snap.Services, snap.ServicesRead = svcs.items, svcs.err == nil
 		r.read.note("services", svcs.rv)
 	}
-	if ref.Kind == chain.KindIngress {
+	if t.ingressClasses {
 		errs = append(errs, settleCluster(snap, chain.ResourceIngressClasses, "ingressclasses.networking.k8s.io", classes.err))
 		snap.IngressClasses = classes.items
 	}
@@ -152,10 +138,10 @@ func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Re
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	r.read.note("endpointslices", slices.rv)
+	r.read.note("endpointslices", eps.rv)
 	r.read.note("pods", pods.rv)
 	r.read.note("events", evs.rv)
-	snap.EndpointSlices = slices.items
+	snap.EndpointSlices = eps.items
 	snap.Templates = templatesOf(deps.items, stss.items, dss.items)
 	snap.Templates = append(snap.Templates, r.rolloutTemplates(ctx, snap)...)
 	snap.AssembleTraffic(pods.items, evs.items)

@@ -361,17 +361,3 @@ func signal(changed chan<- struct{}) {
 	}
 }
 
-// trafficStreams are what a traffic object's verdict may change with,
-// beside the object itself: a Gateway's class and events; a route's
-// Gateways and classes too, and, as for a Service or an Ingress, the
-// namespace's Services, slices, workloads, pods and events.
-func trafficStreams(k chain.Kind) []string {
-	serving := []string{"services", "endpointslices", "deployments", "replicasets", "statefulsets", "daemonsets", "pods", "events"}
-	switch {
-	case k == chain.KindGateway:
-		return []string{"gatewayclasses", "events"}
-	case chain.IsRoute(k):
-		return append([]string{"gateways", "gatewayclasses"}, serving...)
-	}
-	return serving
-}
