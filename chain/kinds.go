@@ -58,12 +58,30 @@ type KindRow struct {
 	// PodsBy names who creates the kind's pods, for the pods link's title.
 	PodsBy string
 
+	// creates is how the kind's controller creates pods; wanted, for one
+	// that creates them itself, how many it wants (nil: its own events
+	// matter whatever its pods, as a Job's).
+	creates creates
+	wanted  func(metav1.Object) (int32, bool)
+
 	object   func(*Snapshot) metav1.Object
 	store    func(*Snapshot, metav1.Object)
 	template func(metav1.Object) *corev1.PodTemplateSpec
 	selector func(metav1.Object) *metav1.LabelSelector
 	empty    func() metav1.Object
 }
+
+// creates is how a kind's controller creates its pods, which says whose
+// events explain missing pods (Snapshot.EventTargets).
+type creates int
+
+const (
+	createsNone creates = iota
+	// createsThroughReplicaSets: through its current ReplicaSet.
+	createsThroughReplicaSets
+	// createsItself: the kind's own controller creates its pods.
+	createsItself
+)
 
 // Object is the snapshot's object of the row's kind, nil when it was not
 // found.
@@ -174,7 +192,7 @@ func templateOf[T metav1.Object](at func(T) *corev1.PodTemplateSpec) func(metav1
 }
 
 func workloadRow[T metav1.Object](k Kind, group, short string, at func(*Snapshot) *T, sel func(T) *metav1.LabelSelector, tmpl func(T) *corev1.PodTemplateSpec, empty func() metav1.Object) KindRow {
-	r := KindRow{Kind: k, Class: ClassWorkload, Group: group, Version: "v1", Short: short, Controller: string(k), PodsBy: string(k) + " controller"}
+	r := KindRow{Kind: k, Class: ClassWorkload, Group: group, Version: "v1", Short: short, Controller: string(k), PodsBy: string(k) + " controller", creates: createsItself}
 	r.object, r.store, r.selector = field(at, sel)
 	r.template, r.empty = templateOf(tmpl), empty
 	return r
@@ -209,19 +227,29 @@ var kindTable = func() []KindRow {
 		func(d *appsv1.Deployment) *metav1.LabelSelector { return d.Spec.Selector },
 		func(d *appsv1.Deployment) *corev1.PodTemplateSpec { return &d.Spec.Template },
 		func() metav1.Object { return &appsv1.Deployment{} })
-	deploy.Links, deploy.Scales, deploy.PodsBy = Links, true, "ReplicaSet controller"
+	deploy.Links, deploy.Scales, deploy.PodsBy, deploy.creates = Links, true, "ReplicaSet controller", createsThroughReplicaSets
 
 	sts := workloadRow(KindStatefulSet, "apps", "sts", func(s *Snapshot) **appsv1.StatefulSet { return &s.StatefulSet },
 		func(d *appsv1.StatefulSet) *metav1.LabelSelector { return d.Spec.Selector },
 		func(d *appsv1.StatefulSet) *corev1.PodTemplateSpec { return &d.Spec.Template },
 		func() metav1.Object { return &appsv1.StatefulSet{} })
 	sts.Links, sts.Scales = []LinkID{LinkStored, LinkRevision, LinkPods, LinkClaims, LinkNodeAssignment, LinkContainers, LinkReady, LinkServing}, true
+	sts.wanted = func(obj metav1.Object) (int32, bool) {
+		r := obj.(*appsv1.StatefulSet).Spec.Replicas
+		if r == nil {
+			return 0, false
+		}
+		return *r, true
+	}
 
 	ds := workloadRow(KindDaemonSet, "apps", "ds", func(s *Snapshot) **appsv1.DaemonSet { return &s.DaemonSet },
 		func(d *appsv1.DaemonSet) *metav1.LabelSelector { return d.Spec.Selector },
 		func(d *appsv1.DaemonSet) *corev1.PodTemplateSpec { return &d.Spec.Template },
 		func() metav1.Object { return &appsv1.DaemonSet{} })
 	ds.Links = []LinkID{LinkStored, LinkNodes, LinkPods, LinkNodeAssignment, LinkContainers, LinkReady, LinkServing}
+	ds.wanted = func(obj metav1.Object) (int32, bool) {
+		return obj.(*appsv1.DaemonSet).Status.DesiredNumberScheduled, true
+	}
 
 	job := workloadRow(KindJob, "batch", "", func(s *Snapshot) **batchv1.Job { return &s.Job },
 		func(d *batchv1.Job) *metav1.LabelSelector { return d.Spec.Selector },
@@ -240,7 +268,7 @@ var kindTable = func() []KindRow {
 		func(d *Rollout) *corev1.PodTemplateSpec { return &d.Spec.Template },
 		func() metav1.Object { return &Rollout{} })
 	ro.Version, ro.CRD, ro.Links, ro.Scales = RolloutAPI.Version, true, rolloutChain, true
-	ro.Controller, ro.PodsBy = "Argo Rollouts", "ReplicaSet controller"
+	ro.Controller, ro.PodsBy, ro.creates = "Argo Rollouts", "ReplicaSet controller", createsThroughReplicaSets
 
 	pod := KindRow{Kind: KindPod, Class: ClassPod, Version: "v1", Short: "po", PodsBy: "ReplicaSet controller",
 		Links: []LinkID{LinkStored, LinkNodeAssignment, LinkContainers, LinkReady, LinkServing}}

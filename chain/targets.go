@@ -60,36 +60,30 @@ func (s *Snapshot) podCreator() *ObjectRef {
 	ref := func(kind string, name string, uid types.UID) *ObjectRef {
 		return &ObjectRef{Kind: kind, Name: name, UID: uid}
 	}
-	switch s.KindOf() {
-	case KindDeployment, KindRollout:
-		owner := s.Workload()
-		if owner == nil {
-			return nil
-		}
-		if rs := s.CurrentReplicaSet(); rs != nil {
-			creator = ref("ReplicaSet", rs.Name, rs.UID)
-			if rs.Spec.Replicas != nil {
-				want = *rs.Spec.Replicas
-			}
-		} else {
+	row, _ := RowOf(s.KindOf())
+	owner := s.Workload()
+	if owner == nil || row.creates == createsNone {
+		return nil
+	}
+	switch {
+	case row.creates == createsThroughReplicaSets:
+		rs := s.CurrentReplicaSet()
+		if rs == nil {
 			return ref(string(s.KindOf()), owner.GetName(), owner.GetUID())
 		}
-	case KindStatefulSet:
-		if s.StatefulSet != nil && s.StatefulSet.Spec.Replicas != nil {
-			want, creator = *s.StatefulSet.Spec.Replicas, ref(string(KindStatefulSet), s.StatefulSet.Name, s.StatefulSet.UID)
+		creator = ref("ReplicaSet", rs.Name, rs.UID)
+		if rs.Spec.Replicas != nil {
+			want = *rs.Spec.Replicas
 		}
-	case KindDaemonSet:
-		if s.DaemonSet != nil {
-			want, creator = s.DaemonSet.Status.DesiredNumberScheduled, ref(string(KindDaemonSet), s.DaemonSet.Name, s.DaemonSet.UID)
+	case row.wanted == nil:
+		// A Job's own events say why it failed, whatever its pods.
+		return ref(string(s.KindOf()), owner.GetName(), owner.GetUID())
+	default:
+		w, ok := row.wanted(owner)
+		if !ok {
+			return nil
 		}
-	case KindJob:
-		if s.Job != nil {
-			return ref(string(KindJob), s.Job.Name, s.Job.UID) // a Job's own events say why it failed
-		}
-	case KindCronJob:
-		if s.CronJob != nil {
-			return ref(string(KindCronJob), s.CronJob.Name, s.CronJob.UID)
-		}
+		want, creator = w, ref(string(s.KindOf()), owner.GetName(), owner.GetUID())
 	}
 	live := int32(0)
 	for i := range s.Pods {
