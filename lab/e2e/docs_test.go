@@ -217,3 +217,85 @@ func cleanupExamples(block []example, env []string) {
 		}
 	}
 }
+
+// TestReadmeInstallAndRun runs the README's build-install-and-run line as
+// a newcomer pastes it, from the checkout: both binaries installed with go
+// install into a GOPATH of its own (the module and build caches are the
+// machine's, so nothing is downloaded or compiled twice), a lab of its own
+// started with kubectl chain lab up in a labs' home of its own, a
+// Deployment created there and its rollout followed with --wait. It checks
+// the line ends healthy with exit 0, then takes that lab down.
+func TestReadmeInstallAndRun(t *testing.T) {
+	t.Parallel()
+	line := readmeBlock(t, "## From a checkout: build, install and run")
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := func(name string) string {
+		out, err := exec.Command("go", "env", name).Output()
+		if err != nil {
+			t.Fatalf("go env %s: %v", name, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	gopath := t.TempDir()
+	env := append(os.Environ(), "GOPATH="+gopath, "GOCACHE="+cache("GOCACHE"), "GOMODCACHE="+cache("GOMODCACHE"),
+		"KUBECTL_CHAIN_LAB_HOME="+filepath.Dir(readmeDir), "KUBECONFIG=")
+	down := func() {
+		cmd := exec.Command(filepath.Join(gopath, "bin", "kubectl-chain-lab"), "down")
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("kubectl chain lab down: %v\n%s", err, out)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-o", "pipefail", "-c", line)
+	cmd.Dir, cmd.Env = filepath.Dir(root), env
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("the README's line ran in %.0fs", time.Since(start).Seconds())
+	if _, statErr := os.Stat(readmeDir); statErr == nil {
+		defer down()
+	}
+	if err != nil {
+		t.Fatalf("the README's line: %v\n%s", err, out)
+	}
+	for _, bin := range []string{"kubectl-chain", "kubectl-chain-lab"} {
+		if _, err := os.Stat(filepath.Join(gopath, "bin", bin)); err != nil {
+			t.Errorf("go install put no %s in GOPATH/bin: %v", bin, err)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^deployment default/web at .*\n(?:.*\n)?HEALTHY: 3/3 pods ready`).Match(out) {
+		t.Errorf("the README's line did not end with deployment/web healthy:\n%s", out)
+	}
+}
+
+// readmeBlock is the one line of the first sh block after heading in
+// README.md.
+func readmeBlock(t *testing.T, heading string) string {
+	t.Helper()
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(b), "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("README.md has no heading %q", heading)
+	}
+	_, block, ok := strings.Cut(after, "```sh\n")
+	if !ok {
+		t.Fatalf("README.md has no sh block after %q", heading)
+	}
+	block, _, _ = strings.Cut(block, "```")
+	lines := strings.Split(strings.TrimSpace(block), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("the block after %q is %d lines; the README promises one line", heading, len(lines))
+	}
+	return lines[0]
+}

@@ -41,6 +41,9 @@ var (
 	// restartDir is the lab whose API server
 	// TestWaitThroughAPIServerRestart kills.
 	restartDir string
+	// readmeDir is the lab TestReadmeInstallAndRun starts with the
+	// README's line, in a labs' home of its own.
+	readmeDir  string
 	kubeconfig string
 	client     kubernetes.Interface
 )
@@ -71,6 +74,7 @@ func run(m *testing.M) int {
 	labBin, chainBin = filepath.Join(tmp, "kubectl-chain-lab"), filepath.Join(tmp, "kubectl-chain")
 	stateDir, faultsDir, realDir = filepath.Join(tmp, "lab"), filepath.Join(tmp, "faults"), filepath.Join(tmp, "real")
 	restartDir = filepath.Join(tmp, "restart")
+	readmeDir = filepath.Join(tmp, "readme-labs", "lab")
 	trafficBin := filepath.Join(tmp, traffic.Program)
 	trafficBuilt, rolloutsBuilt := make(chan error, 1), make(chan error, 1)
 	go func() { trafficBuilt <- buildTrafficController(trafficBin) }()
@@ -88,7 +92,7 @@ func run(m *testing.M) int {
 	// Components run detached from this process. The reaper tears the lab
 	// down when this process is gone, however it ends (a panic in a test, a
 	// -timeout, a kill); the deferred down covers the normal path.
-	if err := startReaper(tmp, stateDir, faultsDir, realDir, restartDir); err != nil {
+	if err := startReaper(tmp, stateDir, faultsDir, realDir, restartDir, readmeDir); err != nil {
 		return fail("starting the lab reaper: %v", err)
 	}
 	defer lab("down")
@@ -96,7 +100,7 @@ func run(m *testing.M) int {
 	// left up is taken down here, while the lab binary the reaper would
 	// use is still in tmp (the deferred RemoveAll deletes it).
 	defer func() {
-		for _, d := range []string{faultsDir, realDir, restartDir} {
+		for _, d := range []string{faultsDir, realDir, restartDir, readmeDir} {
 			if _, err := os.Stat(d); err == nil {
 				_, _ = labAt(d, "down")
 			}
