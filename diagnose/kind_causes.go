@@ -131,3 +131,17 @@ var kindCauses = []Cause{
 		NextStep: "kubectl describe job/NAME -n NAMESPACE",
 		Terminal: TerminalRule{Mode: Immediate}},
 }
+
+// DaemonSetTaintNotTolerated: the DaemonSet asks for nodes by its
+// nodeSelector or node affinity, and a taint it does not tolerate keeps it
+// off some of them: the nodes it was written for run no pod (a GPU pool
+// tainted nvidia.com/gpu, NVIDIA/gpu-operator#2717 and dcgm-exporter#731;
+// node-group taints, nebari#3074).
+const DaemonSetTaintNotTolerated chain.CauseID = "DaemonSetTaintNotTolerated"
+
+var daemonTaintCauses = []Cause{
+	{ID: DaemonSetTaintNotTolerated, Link: chain.LinkNodes,
+		Summary:  "nodes the DaemonSet's nodeSelector or node affinity selects carry a taint it does not tolerate, so the nodes it was written for run no pod",
+		NextStep: "add the toleration to spec.template.spec.tolerations (kubectl describe nodes | grep Taints), or remove the taint if it was put there by mistake",
+		Terminal: TerminalRule{Mode: Immediate}},
+}

@@ -124,3 +124,30 @@ func explainRollout(reason, message string) []Decoded {
 	}
 	return nil
 }
+
+// An Argo Rollouts AnalysisRun fails when one of its metrics does: its
+// measurements breached the metric's failure condition past its
+// failureLimit (Failed), or its provider could not measure past its
+// consecutiveErrorLimit (Error). An Experiment fails when one of its
+// analyses does. The catalogue's checks say only "Analysis run failed";
+// these name the metric, or the analysis and its run.
+const (
+	AnalysisMetricFailed     chain.CauseID = "AnalysisMetricFailed"
+	AnalysisMetricError      chain.CauseID = "AnalysisMetricError"
+	ExperimentAnalysisFailed chain.CauseID = "ExperimentAnalysisFailed"
+)
+
+var analysisCauses = []Cause{
+	{ID: AnalysisMetricFailed, Link: chain.LinkStatus,
+		Summary:  "a metric of the AnalysisRun failed: its measurements breached the metric's failure condition (or missed its success condition) more often than its failureLimit allows",
+		NextStep: "read the metric's measurements: kubectl get analysisrun NAME -n NAMESPACE -o jsonpath='{.status.metricResults}'; a bad release is fixed in the release, a wrong condition in the AnalysisTemplate; then retry the rollout (kubectl argo rollouts retry rollout ROLLOUT -n NAMESPACE)",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: AnalysisMetricError, Link: chain.LinkStatus,
+		Summary:  "a metric of the AnalysisRun could not be measured: its provider (a query, a job, a web call) erred more often in a row than its consecutiveErrorLimit allows",
+		NextStep: "the measurement's message says why the provider failed: fix its address, query or credentials in the AnalysisTemplate (kubectl get analysisrun NAME -n NAMESPACE -o jsonpath='{.status.metricResults}'), then retry the rollout",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: ExperimentAnalysisFailed, Link: chain.LinkStatus,
+		Summary:  "an analysis of the Experiment failed or erred, which ends the Experiment",
+		NextStep: "walk its AnalysisRun for the metric: kubectl chain analysisrun.argoproj.io/RUN -n NAMESPACE",
+		Terminal: TerminalRule{Mode: Immediate}},
+}

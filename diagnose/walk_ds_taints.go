@@ -11,20 +11,6 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
-// DaemonSetTaintNotTolerated: the DaemonSet asks for nodes by its
-// nodeSelector or node affinity, and a taint it does not tolerate keeps it
-// off some of them: the nodes it was written for run no pod (a GPU pool
-// tainted nvidia.com/gpu, NVIDIA/gpu-operator#2717 and dcgm-exporter#731;
-// node-group taints, nebari#3074).
-const DaemonSetTaintNotTolerated chain.CauseID = "DaemonSetTaintNotTolerated"
-
-var daemonTaintCauses = []Cause{
-	{ID: DaemonSetTaintNotTolerated, Link: chain.LinkNodes,
-		Summary:  "nodes the DaemonSet's nodeSelector or node affinity selects carry a taint it does not tolerate, so the nodes it was written for run no pod",
-		NextStep: "add the toleration to spec.template.spec.tolerations (kubectl describe nodes | grep Taints), or remove the taint if it was put there by mistake",
-		Terminal: TerminalRule{Mode: Immediate}},
-}
-
 // selectsNodes says the template asks for nodes: a nodeSelector or a
 // required node affinity.
 func selectsNodes(t *corev1.PodTemplateSpec) bool {
