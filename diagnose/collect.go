@@ -17,7 +17,7 @@ type collector struct {
 	byKey map[string]*chain.Finding
 	order []string
 	// nodes is, per finding, the most nodes a scheduler reason was given
-	// by: it ranks reasons seen on as many pods (after schedBefore's rule
+	// by: it ranks reasons seen on as many pods (after SchedBefore's rule
 	// that reasons of nodes the pod never asked for come last, so "1
 	// Insufficient memory, 4 node(s) didn't match Pod's node
 	// affinity/selector" leads with the memory). It stays out of
@@ -119,7 +119,7 @@ func (c *collector) findings(of int) []chain.Finding {
 		if len(a.f.Objects) != len(b.f.Objects) {
 			return len(a.f.Objects) > len(b.f.Objects)
 		}
-		if before, ok := schedBefore(a.f.Cause, a.nodes, b.f.Cause, b.nodes); ok {
+		if before, ok := SchedBefore(a.f.Cause, a.nodes, b.f.Cause, b.nodes); ok {
 			return before
 		}
 		return a.f.Cause < b.f.Cause

@@ -179,7 +179,7 @@ const (
 func DeploymentCondition(c appsv1.DeploymentCondition) (d Decoded, ok bool) {
 	switch {
 	case c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == reasonTimedOut:
-		return decodeProgressDeadline(c.Message), true
+		return ProgressDeadline(c.Message), true
 	case c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == reasonFailedRSCreate:
 		return ReplicaSetCreateError(c.Message), true
 	case c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue && c.Reason != reasonFailedDelete:
@@ -193,7 +193,11 @@ func DeploymentCondition(c appsv1.DeploymentCondition) (d Decoded, ok bool) {
 // 'Deployment %q has timed out progressing.'.
 var timedOutRE = regexp.MustCompile(`^(ReplicaSet|Deployment) "([^"]*)" has timed out progressing\.$`)
 
-func decodeProgressDeadline(message string) Decoded {
+// ProgressDeadline decodes the Deployment controller's words for a
+// rollout past its progressDeadlineSeconds. The walk asks it about an Argo
+// Rollout's Progressing condition too, which the Rollouts controller words
+// as the Deployment controller does.
+func ProgressDeadline(message string) Decoded {
 	d := Decoded{Cause: ProgressDeadlineExceeded}
 	m := timedOutRE.FindStringSubmatch(strings.TrimSpace(message))
 	if m == nil {

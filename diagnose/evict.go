@@ -220,7 +220,7 @@ func kubeletRejected(reason, message string) bool {
 
 func admissionRejected(reason, message string) Decoded {
 	msg := strings.TrimSpace(message)
-	if sd, ok := securityWords(msg); ok {
+	if sd, ok := SecurityWords(msg); ok {
 		// A security admission of the kubelet (AppArmor, 1.30 on: pod
 		// Failed with reason AppArmor, "Pod was rejected: Cannot enforce
 		// AppArmor: ..."): its own cause says what to fix.

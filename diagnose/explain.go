@@ -81,7 +81,7 @@ func explainPair(reason, message string) []Decoded {
 	if len(with) > 0 {
 		return with
 	}
-	if d, ok := reasonWord(reason); ok {
+	if d, ok := ReasonWord(reason); ok {
 		return []Decoded{d}
 	}
 	return nil
@@ -160,6 +160,22 @@ func strength(id chain.CauseID) int {
 	return strong
 }
 
+// Strong says a cause names what to fix: it is not a wait, a family's
+// catch-all or a symptom. Where the walk holds a cause that is not, it
+// looks further (the last termination, the kubelet's events), as explain
+// prefers the message's wording to a reason that says less.
+func Strong(id chain.CauseID) bool { return strength(id) >= strong }
+
+// Stronger says a names more than b, in the order explain ranks a paste's
+// causes: the walk lets a container's last termination replace a waiting
+// reason that says less.
+func Stronger(a, b chain.CauseID) bool { return strength(a) > strength(b) }
+
+// Weak says a cause only says that something else did not happen in time
+// (a volume mount that timed out) or is under way: the walk names it only
+// when no failure beside it says more.
+func Weak(id chain.CauseID) bool { return timeouts[id] }
+
 // rank orders decoded causes strongest first, scheduler reasons by how
 // many nodes gave them; ties keep their order.
 func rank(ds []Decoded) []Decoded {
@@ -171,7 +187,7 @@ func rank(ds []Decoded) []Decoded {
 		if before, ok := schedOverRefusal(ds[i].Cause, ds[j].Cause); ok {
 			return before
 		}
-		before, _ := schedBefore(ds[i].Cause, ds[i].Nodes, ds[j].Cause, ds[j].Nodes)
+		before, _ := SchedBefore(ds[i].Cause, ds[i].Nodes, ds[j].Cause, ds[j].Nodes)
 		return before
 	})
 	return ds

@@ -16,7 +16,7 @@ func explainMessage(message string) []Decoded {
 	if message == "" {
 		return nil
 	}
-	if d, ok := reasonWord(message); ok {
+	if d, ok := ReasonWord(message); ok {
 		return []Decoded{d}
 	}
 	// Before validation's: Contour's route status wraps its cache's
@@ -25,7 +25,7 @@ func explainMessage(message string) []Decoded {
 	if d, ok := gatewayWords(message); ok {
 		return []Decoded{d}
 	}
-	if d, ok := producerWords(message); ok {
+	if d, ok := ProducerWords(message); ok {
 		return []Decoded{d}
 	}
 	// Before validation's and the scheduler's: the StatefulSet controller
@@ -126,7 +126,7 @@ func schedulerWords(m string) bool {
 func controllerMessage(m string) (Decoded, bool) {
 	switch {
 	case strings.Contains(m, "has timed out progressing") || strings.Contains(m, "exceeded its progress deadline"):
-		return decodeProgressDeadline(progressDeadlineText(m)), true
+		return ProgressDeadline(progressDeadlineText(m)), true
 	case strings.Contains(m, "Failed to create new replica set"):
 		return ReplicaSetCreateError(m[strings.Index(m, "Failed to create new replica set"):]), true
 	}
@@ -288,9 +288,10 @@ var reasonWords = map[string]chain.CauseID{
 	"DeploymentPaused": DeploymentPaused,
 }
 
-// reasonWord decodes a bare reason, as a `kubectl get pods` STATUS or a
-// state's reason pasted alone.
-func reasonWord(s string) (Decoded, bool) {
+// ReasonWord decodes a bare reason, as a `kubectl get pods` STATUS or a
+// state's reason pasted alone. The walk asks it too, about a container's
+// waiting reason that came without words the decoders know.
+func ReasonWord(s string) (Decoded, bool) {
 	s = strings.TrimSpace(s)
 	id, ok := reasonWords[s]
 	if !ok && strings.HasPrefix(s, "OutOf") && !strings.ContainsAny(s, " \t") {

@@ -53,8 +53,11 @@ var producerReasons = []string{"IssuerNotFound", "SecretSyncedError", "ErrUnseal
 
 var issuerNotFoundRE = regexp.MustCompile(`Referenced "(Issuer|ClusterIssuer)" not found: (?:cluster)?issuer\.cert-manager\.io "([^"]+)" not found`)
 
-// producerWords decodes what cert-manager and external-secrets write.
-func producerWords(message string) (Decoded, bool) {
+// ProducerWords decodes what cert-manager, external-secrets and the
+// sealed-secrets controller write. The walk asks it about the condition
+// of the object meant to write a missing Secret, and of its newest
+// attempt, to name why it did not.
+func ProducerWords(message string) (Decoded, bool) {
 	if m := issuerNotFoundRE.FindStringSubmatch(message); m != nil {
 		return Decoded{Cause: CertificateIssuerNotFound,
 			Summary: fmt.Sprintf("%s %q not found: cert-manager cannot issue the certificate", m[1], m[2]),
@@ -70,7 +73,7 @@ func producerWords(message string) (Decoded, bool) {
 }
 
 func explainProducer(_, message string) []Decoded {
-	if d, ok := producerWords(message); ok {
+	if d, ok := ProducerWords(message); ok {
 		return []Decoded{d}
 	}
 	return nil

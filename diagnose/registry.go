@@ -116,6 +116,14 @@ func firstClaim(decs []func(string, string) (Decoded, bool), reason, message str
 	return Decoded{}, false
 }
 
+// CreatingDecoders are the registry's entries marked creating, in its
+// order: the walk asks them about a pod's Warning events before its
+// containers exist, and counts an event's repeats with the decoder that
+// claimed it.
+func CreatingDecoders() []func(reason, message string) (Decoded, bool) {
+	return slices.Clone(creatingDecoders)
+}
+
 // explainReasoned decodes a message with the decoders its reason selects:
 // the entry that names the reason, else the first that claims it.
 func explainReasoned(reason, message string) []Decoded {
@@ -140,8 +148,9 @@ func explainKubelet(reason, message string) (Decoded, bool) {
 	return firstClaim(kubeletDecoders, reason, message)
 }
 
-// decodeKubelet decodes a container's waiting state or one of its
-// Warning events.
-func decodeKubelet(reason, message string) (Decoded, bool) {
+// Waiting decodes a container's waiting state or one of its Warning
+// events, with the registry's entries marked waiting: the walk's
+// containers link asks it, so the walk and explain agree on the causes.
+func Waiting(reason, message string) (Decoded, bool) {
 	return firstClaim(waitingDecoders, reason, message)
 }

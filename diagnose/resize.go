@@ -100,10 +100,11 @@ func resizeWhy(message, word string) string {
 // kubelet's resize events (pkg/kubelet/events/event.go).
 var resizeReasons = []string{"Infeasible", "Deferred", "ResizeInfeasible", "ResizeDeferred"}
 
-// explainResize decodes a resize reason with its message; the reason alone
+// Resize decodes a resize reason with its message; the reason alone
 // tells the two apart when the message is the kubelet's admission wording
-// ("Node didn't have enough resource" is also a pod it refused).
-func explainResize(reason, message string) []Decoded {
+// ("Node didn't have enough resource" is also a pod it refused). The walk
+// asks it about a pod's PodResizePending condition or status.resize.
+func Resize(reason, message string) Decoded {
 	d, ok := resizeWords(message)
 	deferred := reason == "Deferred" || reason == "ResizeDeferred"
 	switch {
@@ -116,5 +117,9 @@ func explainResize(reason, message string) []Decoded {
 	if m := resizeFitRE.FindStringSubmatch(message); m != nil && d.Details == nil {
 		d.Details = []chain.Detail{{Key: "resource", Value: m[1]}, {Key: "requested", Value: m[2]}, {Key: "capacity", Value: m[4]}}
 	}
-	return []Decoded{d}
+	return d
+}
+
+func explainResize(reason, message string) []Decoded {
+	return []Decoded{Resize(reason, message)}
 }

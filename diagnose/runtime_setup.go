@@ -75,7 +75,7 @@ var nvidiaHookRE = regexp.MustCompile(`nvidia-container-cli(?:\.real)?: initiali
 // nodeSetupWords is what the runtime says about the node's setup rather
 // than the container's: security profiles, user namespaces, devices, shims.
 func nodeSetupWords(message string) (Decoded, bool) {
-	if d, ok := securityWords(message); ok {
+	if d, ok := SecurityWords(message); ok {
 		return d, true
 	}
 	return runtimeSetupWords(message)

@@ -48,9 +48,11 @@ const (
 // rank after every other reason, whatever their node counts.
 var schedExclusions = map[chain.CauseID]bool{NodeAffinityMismatch: true, UntoleratedTaint: true, PodAffinityUnsatisfied: true, NodeNameMismatch: true}
 
-// schedBefore orders two reasons of one pod: other reasons before
-// exclusions, then by how many nodes gave them.
-func schedBefore(a chain.CauseID, an int, b chain.CauseID, bn int) (before, decided bool) {
+// SchedBefore orders two reasons of one pod: other reasons before
+// exclusions, then by how many nodes gave them. explain ranks a pasted
+// message's reasons by it, and the walk the findings seen on as many
+// pods: one rule for both.
+func SchedBefore(a chain.CauseID, an int, b chain.CauseID, bn int) (before, decided bool) {
 	if family(a) != "scheduler" || family(b) != "scheduler" {
 		return false, false
 	}

@@ -58,10 +58,11 @@ var (
 	blockedRowRE = regexp.MustCompile(`\s\d+/\d+\s+Blocked(?:\s|$)`)
 )
 
-// securityWords decodes the kubelet's and the runtimes' words for a profile
+// SecurityWords decodes the kubelet's and the runtimes' words for a profile
 // or user namespace the node cannot apply, wherever they appear: a waiting
 // state, a Failed or FailedCreatePodSandBox event, a pod status, a log.
-func securityWords(message string) (Decoded, bool) {
+// Exported for the walk, which asks it about a pod's status message.
+func SecurityWords(message string) (Decoded, bool) {
 	lower := strings.ToLower(message)
 	has := func(words ...string) bool {
 		for _, w := range words {

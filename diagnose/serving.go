@@ -61,7 +61,7 @@ func Serving(reason, message string) (Decoded, bool) {
 	}
 	switch {
 	case lbFailedRE.MatchString(message) || reason == "SyncLoadBalancerFailed" || reason == "CreatingLoadBalancerFailed":
-		return Decoded{Cause: LoadBalancerFailed, Summary: "the load balancer failed: " + cloudWords(message)}, true
+		return Decoded{Cause: LoadBalancerFailed, Summary: "the load balancer failed: " + CloudWords(message)}, true
 	case strings.Contains(message, "Ensuring load balancer") || reason == "EnsuringLoadBalancer":
 		return Decoded{Cause: LoadBalancerPending, Progressing: true}, true
 	case lbPendingGetRE.MatchString(message),
@@ -85,10 +85,11 @@ func Serving(reason, message string) (Decoded, bool) {
 	return Decoded{}, false
 }
 
-// cloudWords is what the cloud said, past the service controller's
+// CloudWords is what the cloud said, past the service controller's
 // wrapping ("Error syncing load balancer: failed to ensure load balancer:
-// ").
-func cloudWords(message string) string {
+// "). The walk quotes it in the summary of a Service's failed load
+// balancer, as LoadBalancerFailed's decoder does.
+func CloudWords(message string) string {
 	msg := firstLine(message)
 	for _, wrap := range []string{"failed to ensure load balancer", "Failed to ensure load balancer", "Failed to create load balancer", "Error syncing load balancer", "Error creating load balancer (will retry)"} {
 		if i := strings.LastIndex(msg, wrap); i >= 0 {

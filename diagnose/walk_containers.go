@@ -111,7 +111,7 @@ func goneAt(p *corev1.Pod) time.Time {
 // podContainers decodes one pod's containers and says whether all run.
 func (pc *podCtx) podContainers() bool {
 	p := pc.p
-	if d, ok := securityWords(p.Status.Message); ok && p.Status.Reason != "" {
+	if d, ok := SecurityWords(p.Status.Message); ok && p.Status.Reason != "" {
 		// The kubelet would not run the pod (before 1.30 it kept it
 		// Pending with reason AppArmor and its containers Blocked).
 		pc.add(d, scheduledAt(p), 0, chain.Evidence{Source: chain.SourceObjectStatus, Object: pc.obj, Field: "status.reason",
@@ -258,18 +258,18 @@ func (pc *podCtx) container(st corev1.ContainerStatus, init bool) bool {
 // kubelet's "Failed to pull image" event).
 func (pc *podCtx) waiting(st corev1.ContainerStatus, init bool, wt *corev1.ContainerStateWaiting, ev chain.Evidence) {
 	name := st.Name
-	d, ok := decodeKubelet(wt.Reason, wt.Message)
+	d, ok := Waiting(wt.Reason, wt.Message)
 	if !ok {
-		d, ok = reasonWord(wt.Reason)
+		d, ok = ReasonWord(wt.Reason)
 	}
 	if !ok {
 		d = Decoded{Cause: ContainerStartFailed, Summary: fmt.Sprintf("container %q waiting: %s %s", name, wt.Reason, wt.Message)}
 	}
 	evidence := []chain.Evidence{ev}
-	if t := st.LastTerminationState.Terminated; t != nil && strength(d.Cause) < strong && wt.Message == "" {
+	if t := st.LastTerminationState.Terminated; t != nil && !Strong(d.Cause) && wt.Message == "" {
 		// A waiting reason without words (RunContainerError after a
 		// failed start) repeats what the last run's termination says.
-		if td := Termination(name, *t); strength(td.Cause) > strength(d.Cause) {
+		if td := Termination(name, *t); Stronger(td.Cause, d.Cause) {
 			d = td
 			evidence = append(evidence, terminatedEvidence(pc.obj, fmt.Sprintf("status.containerStatuses[%s].lastState.terminated", name), *t))
 		}
@@ -280,7 +280,7 @@ func (pc *podCtx) waiting(st corev1.ContainerStatus, init bool, wt *corev1.Conta
 		if e.Type != corev1.EventTypeWarning {
 			continue
 		}
-		ed, ok := decodeKubelet(e.Reason, eventMessage(e))
+		ed, ok := Waiting(e.Reason, eventMessage(e))
 		if !ok {
 			continue
 		}
@@ -313,10 +313,10 @@ func (pc *podCtx) creating(name string) {
 	for i := len(pc.evs) - 1; i >= 0; i-- {
 		e := pc.evs[i]
 		if e.Type == corev1.EventTypeWarning && !movedOn {
-			for _, decode := range creatingDecoders {
-				if d, ok := decode(e.Reason, eventMessage(e)); ok {
-					since, last, repeats := pc.repeated(e, d.Cause, decode)
-					if timeouts[d.Cause] {
+			for _, dec := range CreatingDecoders() {
+				if d, ok := dec(e.Reason, eventMessage(e)); ok {
+					since, last, repeats := pc.repeated(e, d.Cause, dec)
+					if Weak(d.Cause) {
 						// The kubelet's give-up names no cause; the
 						// volume's own error, if any, is older.
 						if timedOut == nil {

@@ -75,7 +75,7 @@ func (pc *podCtx) crashed(st corev1.ContainerStatus, t corev1.ContainerStateTerm
 		}
 	}
 	d := Termination(st.Name, t)
-	if strength(d.Cause) < strong && pc.fromEvents(st, false, ev...) {
+	if !Strong(d.Cause) && pc.fromEvents(st, false, ev...) {
 		return
 	}
 	pc.add(d, t.StartedAt.Time, st.RestartCount, ev...)
@@ -93,7 +93,7 @@ func (pc *podCtx) fromEvents(st corev1.ContainerStatus, init bool, ev ...chain.E
 		// Only the start errors and hooks: an older image or mount
 		// failure that was overcome did not make it exit.
 		ed, ok := ContainerStart(e.Reason, eventMessage(e))
-		if !ok || strength(ed.Cause) < strong {
+		if !ok || !Strong(ed.Cause) {
 			ed, ok = Hook(e.Reason, eventMessage(e))
 		}
 		if ok {
@@ -110,7 +110,7 @@ func (pc *podCtx) fromEvents(st corev1.ContainerStatus, init bool, ev ...chain.E
 // caught it between two restarts with its last state gone.
 func (pc *podCtx) probeKills(st corev1.ContainerStatus, init bool) bool {
 	for _, e := range pc.containerEvents(st.Name, init) {
-		d, ok := probeKilled(eventMessage(e))
+		d, ok := Probe(e.Reason, eventMessage(e))
 		if !ok || e.Reason != reasonKilling || e.Count < 2 || pc.w.s.Now.Sub(e.Last) > recentCrash {
 			continue
 		}

@@ -29,13 +29,13 @@ func eventMessage(e chain.Event) string {
 // the same cause) began and last happened, and how often they happened. Failures whose message
 // names a fresh object each time (a new sandbox ID per attempt) are
 // separate events, not one with a count.
-func (pc *podCtx) repeated(newest chain.Event, cause chain.CauseID, decode func(string, string) (Decoded, bool)) (since, last time.Time, repeats int32) {
+func (pc *podCtx) repeated(newest chain.Event, cause chain.CauseID, dec func(string, string) (Decoded, bool)) (since, last time.Time, repeats int32) {
 	since, last = newest.First, newest.Last
 	for _, e := range pc.evs {
 		if e.Reason != newest.Reason || e.Type != newest.Type {
 			continue
 		}
-		if d, ok := decode(e.Reason, eventMessage(e)); ok && d.Cause == cause {
+		if d, ok := dec(e.Reason, eventMessage(e)); ok && d.Cause == cause {
 			repeats += e.Count
 			if e.First.Before(since) {
 				since = e.First

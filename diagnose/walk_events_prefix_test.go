@@ -22,7 +22,7 @@ func TestEventMessageFieldPathPrefix(t *testing.T) {
 			t.Errorf("eventMessage(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
-	d, ok := decodeKubelet("Failed", eventMessage(chain.Event{Message: "spec.containers{kube-bench}: " + pull}))
+	d, ok := Waiting("Failed", eventMessage(chain.Event{Message: "spec.containers{kube-bench}: " + pull}))
 	if !ok || d.Cause != ImageNotFound {
 		t.Errorf("decoded %v %+v, want ImageNotFound", ok, d)
 	}

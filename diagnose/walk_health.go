@@ -76,7 +76,7 @@ func (w *walker) checkedStatus(obj *unstructured.Unstructured, ks *status.Result
 	if failed, ev, ok := analysisFailure(obj, ref); ok && res.Status == health.Degraded {
 		d, first = failed, []chain.Evidence{ev}
 	} else if !d.Progressing {
-		if known, ok := producerWords(res.Message); ok {
+		if known, ok := ProducerWords(res.Message); ok {
 			// The check quotes words a decoder knows (cert-manager's,
 			// external-secrets'): their cause says more than "Degraded".
 			d.Cause, d.NextStep = known.Cause, known.NextStep

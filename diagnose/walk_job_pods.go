@@ -25,7 +25,7 @@ func podsFailure(failed []*corev1.Pod) (Decoded, bool) {
 	var out Decoded
 	for i, p := range failed {
 		d, ok := podFailure(p)
-		if !ok || strength(d.Cause) < strong || d.Cause == InitContainerFailed || i > 0 && d.Cause != out.Cause {
+		if !ok || !Strong(d.Cause) || d.Cause == InitContainerFailed || i > 0 && d.Cause != out.Cause {
 			return Decoded{}, false
 		}
 		if i == 0 {

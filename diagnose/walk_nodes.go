@@ -22,7 +22,7 @@ func (w *walker) nodeGone(c *collector, p *corev1.Pod) {
 	obj := objectName("pod", p.Name)
 	node := p.Spec.NodeName
 	add := func(msg string, since time.Time, ev chain.Evidence) {
-		d, _ := nodeGoneWords(msg)
+		d, _ := NodeGoneWords(msg)
 		d.Summary = fmt.Sprintf("node %s went away under the pod: %s", node, d.Summary)
 		d.Details = append([]chain.Detail{{Key: "node", Value: node}}, d.Details...)
 		d.Progressing = true

@@ -192,7 +192,7 @@ func (w *walker) ended(p *corev1.Pod) deadPod {
 		}
 	}
 	dp.why, dp.evicted = Eviction(reason, msg)
-	if d, ok := securityWords(msg); ok && !dp.evicted && p.Status.Phase == corev1.PodFailed {
+	if d, ok := SecurityWords(msg); ok && !dp.evicted && p.Status.Phase == corev1.PodFailed {
 		// The kubelet refused it for a profile it cannot enforce (reason
 		// AppArmor, 1.30+): a refusal with a cause to fix, as OutOfcpu is.
 		dp.why, dp.evicted = d, true

@@ -98,7 +98,7 @@ func (w *walker) producerCause(l *chain.Link, f *chain.Finding, p chain.Produced
 		f.NextStep = strings.NewReplacer(NamespacePlaceholder, w.s.Namespace, "TYPE", p.API.Type(), "NAME", p.Object.GetName()).Replace(mustCause(ResourceNotReconciled).NextStep)
 		f.Terminal = f.Terminal || pastGrace
 	}
-	if known, ok := producerWords(message); ok && known.Cause != CertificateIssuerNotFound {
+	if known, ok := ProducerWords(message); ok && known.Cause != CertificateIssuerNotFound {
 		// The producer's own words name why (a SealedSecret no key
 		// opens, an ExternalSecret's provider).
 		f.Cause = known.Cause
@@ -142,7 +142,7 @@ func (w *walker) attemptCause(f *chain.Finding, p chain.Produced, ref string) {
 		if cd.Type != "Ready" || cd.Status != "False" {
 			continue
 		}
-		d, ok := producerWords(cd.Message)
+		d, ok := ProducerWords(cd.Message)
 		if !ok {
 			return
 		}

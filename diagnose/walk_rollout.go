@@ -247,7 +247,7 @@ func (w *walker) rolloutDeadline(links []chain.Link) {
 	if !ok {
 		// "ReplicaSet %q has timed out progressing.", in the Deployment
 		// controller's words
-		d = decodeProgressDeadline(cd.Message)
+		d = ProgressDeadline(cd.Message)
 		d.Cause, d.NextStep = RolloutProgressDeadline, ""
 	}
 	c := &collector{}

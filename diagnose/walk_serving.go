@@ -267,7 +267,7 @@ func (w *walker) loadBalancer(c *collector, svc *corev1.Service) {
 	switch {
 	case failed != nil:
 		c.add(sighting{d: Decoded{Cause: LoadBalancerFailed,
-			Summary:  fmt.Sprintf("Service %s: the load balancer failed: %s", svc.Name, cloudWords(failed.Message)),
+			Summary:  fmt.Sprintf("Service %s: the load balancer failed: %s", svc.Name, CloudWords(failed.Message)),
 			NextStep: serviceStep(LoadBalancerFailed, svc.Name)},
 			object: obj, since: w.later(failed.First), repeats: failed.Count, evidence: []chain.Evidence{eventEvidence(*failed)}})
 	case ensuring != nil:

@@ -53,7 +53,7 @@ func WorkloadWords(message string) (Decoded, bool) {
 	if d, ok := ClaimWords(m); ok {
 		return d, true
 	}
-	if d, ok := nodeGoneWords(m); ok {
+	if d, ok := NodeGoneWords(m); ok {
 		return d, true
 	}
 	if sm := daemonFailedRE.FindStringSubmatch(m); sm != nil {
@@ -92,10 +92,11 @@ func daemonPlacement(node, why string) Decoded {
 	return d
 }
 
-// nodeGoneWords decodes the node lifecycle controller's words about a node
+// NodeGoneWords decodes the node lifecycle controller's words about a node
 // that stopped reporting or is NotReady: its conditions' message, the pods'
-// NodeNotReady event and NodeLost status, the node's own event.
-func nodeGoneWords(m string) (Decoded, bool) {
+// NodeNotReady event and NodeLost status, the node's own event. The walk
+// asks it about the node a pod was on.
+func NodeGoneWords(m string) (Decoded, bool) {
 	gone := func(summary string, details ...chain.Detail) (Decoded, bool) {
 		return Decoded{Cause: NodeNotReady, Summary: summary, Details: details}, true
 	}
