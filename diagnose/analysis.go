@@ -7,13 +7,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // analysisFailure names what failed a Degraded AnalysisRun or Experiment,
 // false for any other object or when its status names nothing.
-func analysisFailure(obj *unstructured.Unstructured, ref string) (Decoded, chain.Evidence, bool) {
+func analysisFailure(obj *unstructured.Unstructured, ref string) (decode.Decoded, chain.Evidence, bool) {
 	if obj.GroupVersionKind().Group != chain.RolloutGroup {
-		return Decoded{}, chain.Evidence{}, false
+		return decode.Decoded{}, chain.Evidence{}, false
 	}
 	switch obj.GetKind() {
 	case "AnalysisRun":
@@ -36,24 +37,24 @@ func analysisFailure(obj *unstructured.Unstructured, ref string) (Decoded, chain
 			if s := str(m, "message"); s != "" {
 				msg = s + "; " + msg
 			}
-			cause := AnalysisMetricFailed
+			cause := decode.AnalysisMetricFailed
 			if phase == "Error" {
-				cause = AnalysisMetricError
+				cause = decode.AnalysisMetricError
 			}
-			d := Decoded{Cause: cause, Summary: fmt.Sprintf("%s: metric %q %s (%s)", ref, name, phase, msg),
-				NextStep: strings.NewReplacer(NamespacePlaceholder, obj.GetNamespace(), "NAME", obj.GetName()).Replace(mustCause(cause).NextStep)}
+			d := decode.Decoded{Cause: cause, Summary: fmt.Sprintf("%s: metric %q %s (%s)", ref, name, phase, msg),
+				NextStep: strings.NewReplacer(decode.NamespacePlaceholder, obj.GetNamespace(), "NAME", obj.GetName()).Replace(mustCause(cause).NextStep)}
 			return d, chain.Evidence{Source: chain.SourceObjectStatus, Object: ref, Field: fmt.Sprintf("status.metricResults[%s]", name), Reason: phase, Message: msg}, true
 		}
 	case "Experiment":
 		if m := firstFailed(obj, "analysisRuns"); m != nil {
 			phase, name, run := str(m, "phase"), str(m, "name"), str(m, "analysisRun")
-			d := Decoded{Cause: ExperimentAnalysisFailed,
+			d := decode.Decoded{Cause: decode.ExperimentAnalysisFailed,
 				Summary:  fmt.Sprintf("%s: analysis %q %s (AnalysisRun %s)%s", ref, name, phase, run, colonMessage(str(m, "message"))),
-				NextStep: strings.NewReplacer(NamespacePlaceholder, obj.GetNamespace(), "RUN", run).Replace(mustCause(ExperimentAnalysisFailed).NextStep)}
+				NextStep: strings.NewReplacer(decode.NamespacePlaceholder, obj.GetNamespace(), "RUN", run).Replace(mustCause(decode.ExperimentAnalysisFailed).NextStep)}
 			return d, chain.Evidence{Source: chain.SourceObjectStatus, Object: ref, Field: fmt.Sprintf("status.analysisRuns[%s]", name), Reason: phase, Message: str(m, "message")}, true
 		}
 	}
-	return Decoded{}, chain.Evidence{}, false
+	return decode.Decoded{}, chain.Evidence{}, false
 }
 
 // firstFailed is the first entry of status.FIELD whose phase is Failed or

@@ -9,25 +9,26 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // hpaFailing is the autoscaler's condition that says it cannot compute or
 // scale, decoded; ok is false when it can. A back-off (AbleToScale False,
 // BackoffBoth ...) is the controller waiting on purpose.
-func hpaFailing(h *autoscalingv2.HorizontalPodAutoscaler) (Decoded, autoscalingv2.HorizontalPodAutoscalerCondition, bool) {
+func hpaFailing(h *autoscalingv2.HorizontalPodAutoscaler) (decode.Decoded, autoscalingv2.HorizontalPodAutoscalerCondition, bool) {
 	for _, c := range h.Status.Conditions {
 		failing := c.Type == autoscalingv2.ScalingActive && c.Status == corev1.ConditionFalse && c.Reason != "ScalingDisabled" ||
 			c.Type == autoscalingv2.AbleToScale && c.Status == corev1.ConditionFalse && (c.Reason == "FailedGetScale" || c.Reason == "FailedUpdateScale")
 		if !failing {
 			continue
 		}
-		d, ok := HPAWords(c.Reason, c.Message)
+		d, ok := decode.HPAWords(c.Reason, c.Message)
 		if !ok {
-			d = Decoded{Cause: HPACannotScale}
+			d = decode.Decoded{Cause: decode.HPACannotScale}
 		}
 		return d, c, true
 	}
-	return Decoded{}, autoscalingv2.HorizontalPodAutoscalerCondition{}, false
+	return decode.Decoded{}, autoscalingv2.HorizontalPodAutoscalerCondition{}, false
 }
 
 // atMaximum is the autoscaler's ScalingLimited condition when it holds the
@@ -58,7 +59,7 @@ func (w *walker) autoscalerNotes(links []chain.Link) {
 		}
 		if c, ok := atMaximum(h); ok && !settled(links) {
 			stored.Notes = append(stored.Notes, fmt.Sprintf("HorizontalPodAutoscaler %s is held at its maximum of %d replicas (%s): %s",
-				h.Name, h.Spec.MaxReplicas, HPAAtMaximum, c.Message))
+				h.Name, h.Spec.MaxReplicas, decode.HPAAtMaximum, c.Message))
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // hpa is autoscaler shop/web of Deployment web with the conditions of
@@ -62,7 +63,7 @@ func TestAutoscalerStatus(t *testing.T) {
 		return Walk(&chain.Snapshot{Kind: chain.Kind(api.Kind), Namespace: "shop", Name: "web", API: &api, Object: obj}, Options{})
 	}
 	r := walk(hpa())
-	if r.Verdict.Health != chain.Broken || r.Verdict.Link != chain.LinkStatus || r.Verdict.Cause != HPAMissingRequest {
+	if r.Verdict.Health != chain.Broken || r.Verdict.Link != chain.LinkStatus || r.Verdict.Cause != decode.HPAMissingRequest {
 		t.Errorf("verdict %s at %s (%s), want broken at status (HPAMissingRequest)", r.Verdict.Health, r.Verdict.Link, r.Verdict.Cause)
 	}
 	backoff := hpa()

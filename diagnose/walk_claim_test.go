@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // TestWalkClaimStorageClassNotFound: a StatefulSet's claim whose class does
@@ -29,7 +30,7 @@ func TestWalkClaimStorageClassNotFound(t *testing.T) {
 		StatefulSet: set, Claims: []corev1.PersistentVolumeClaim{pvc}}
 	s.Assemble(nil, []corev1.Pod{pod}, []chain.Event{ev})
 	r := Walk(s, Options{})
-	if r.Verdict.Link != chain.LinkClaims || r.Verdict.Cause != ClaimStorageClassNotFound {
+	if r.Verdict.Link != chain.LinkClaims || r.Verdict.Cause != decode.ClaimStorageClassNotFound {
 		t.Fatalf("verdict %s at %s (%s), want at claims (ClaimStorageClassNotFound)\n%s", r.Verdict.Health, r.Verdict.Link, r.Verdict.Cause, linkLines(r))
 	}
 }
@@ -55,8 +56,8 @@ func TestWalkClaimExternalProvisioner(t *testing.T) {
 		events []chain.Event
 		want   chain.CauseID
 	}{
-		{[]chain.Event{wait}, ClaimPending},
-		{[]chain.Event{failed, wait}, ClaimProvisionerUnauthorized},
+		{[]chain.Event{wait}, decode.ClaimPending},
+		{[]chain.Event{failed, wait}, decode.ClaimProvisionerUnauthorized},
 	} {
 		s := &chain.Snapshot{Kind: chain.KindStatefulSet, Namespace: "shop", Name: "web", Now: walkT0.Add(3 * time.Minute),
 			StatefulSet: set, Claims: []corev1.PersistentVolumeClaim{pvc}}

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // selectsNodes says the template asks for nodes: a nodeSelector or a
@@ -41,7 +42,7 @@ func (w *walker) taintedOut(c *collector, ds *appsv1.DaemonSet, excluded map[str
 	sort.Strings(taints)
 	sort.Strings(nodes)
 	obj := objectName("daemonset", ds.Name)
-	c.add(sighting{d: Decoded{Cause: DaemonSetTaintNotTolerated,
+	c.add(sighting{d: decode.Decoded{Cause: decode.DaemonSetTaintNotTolerated,
 		Summary: fmt.Sprintf("no pod on %s its nodeSelector or affinity selects: taint %s, not tolerated (%s)",
 			plural(int32(len(nodes)), "node"), strings.Join(taints, ", "), someNames(nodes)),
 		Details: []chain.Detail{{Key: "taints", Value: strings.Join(taints, ", ")}, {Key: "nodes", Value: someNames(nodes)}}},

@@ -8,12 +8,13 @@ import (
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 	"github.com/kubectl-chain/kubectl-chain/internal/health"
 )
 
 // missingSecretCauses are the causes that name a Secret that does not
 // exist (Details kind=secret, name=NAME).
-var missingSecretCauses = []chain.CauseID{SecretNotFound, VolumeSecretNotFound}
+var missingSecretCauses = []chain.CauseID{decode.SecretNotFound, decode.VolumeSecretNotFound}
 
 // MissingSecrets are the Secrets the report says pods wait for, for the
 // reader to look for their producers.
@@ -85,7 +86,7 @@ func (w *walker) producerCause(l *chain.Link, f *chain.Finding, p chain.Produced
 		l.Notes = append(l.Notes, fmt.Sprintf("%s writes Secret %s and is ready (%s): the Secret should appear; if it was deleted, the producer writes it again on its next reconcile", ref, p.Secret, message))
 		return
 	}
-	f.Cause = SecretProducerNotReady
+	f.Cause = decode.SecretProducerNotReady
 	f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, is %s%s", p.Secret, ref, state, colonMessage(message))
 	f.NextStep = fmt.Sprintf("kubectl describe %s %s -n %s for its conditions and events, then its controller's logs", p.API.Type(), p.Object.GetName(), w.s.Namespace)
 	f.Evidence = append(conditionsEvidence(ref, p.Object), f.Evidence...)
@@ -95,20 +96,20 @@ func (w *walker) producerCause(l *chain.Link, f *chain.Finding, p chain.Produced
 	f.Terminal = f.Terminal || failed
 	if !hasStatus(p.Object) {
 		f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, has no status: no controller has acted on it (its operator is not installed, not running, or not watching %s)", p.Secret, ref, w.s.Namespace)
-		f.NextStep = strings.NewReplacer(NamespacePlaceholder, w.s.Namespace, "TYPE", p.API.Type(), "NAME", p.Object.GetName()).Replace(mustCause(ResourceNotReconciled).NextStep)
+		f.NextStep = strings.NewReplacer(decode.NamespacePlaceholder, w.s.Namespace, "TYPE", p.API.Type(), "NAME", p.Object.GetName()).Replace(mustCause(decode.ResourceNotReconciled).NextStep)
 		f.Terminal = f.Terminal || pastGrace
 	}
-	if known, ok := ProducerWords(message); ok && known.Cause != CertificateIssuerNotFound {
+	if known, ok := decode.ProducerWords(message); ok && known.Cause != decode.CertificateIssuerNotFound {
 		// The producer's own words name why (a SealedSecret no key
 		// opens, an ExternalSecret's provider).
 		f.Cause = known.Cause
-		f.NextStep = strings.ReplaceAll(mustCause(known.Cause).NextStep, NamespacePlaceholder, w.s.Namespace)
-		f.Terminal = f.Terminal || known.Cause == SealedSecretUndecryptable
+		f.NextStep = strings.ReplaceAll(mustCause(known.Cause).NextStep, decode.NamespacePlaceholder, w.s.Namespace)
+		f.Terminal = f.Terminal || known.Cause == decode.SealedSecretUndecryptable
 	}
 	if len(p.Missing) > 0 {
-		f.Cause = CertificateIssuerNotFound
+		f.Cause = decode.CertificateIssuerNotFound
 		f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, names %s, which does not exist", p.Secret, ref, strings.Join(p.Missing, ", "))
-		f.NextStep = strings.ReplaceAll(mustCause(CertificateIssuerNotFound).NextStep, NamespacePlaceholder, w.s.Namespace)
+		f.NextStep = strings.ReplaceAll(mustCause(decode.CertificateIssuerNotFound).NextStep, decode.NamespacePlaceholder, w.s.Namespace)
 		f.Evidence = append([]chain.Evidence{{Source: chain.SourceObjectStatus, Object: ref, Field: "spec.issuerRef", Message: strings.Join(p.Missing, ", ") + " not found"}}, f.Evidence...)
 		f.Terminal = f.Terminal || pastGrace
 		return
@@ -142,15 +143,15 @@ func (w *walker) attemptCause(f *chain.Finding, p chain.Produced, ref string) {
 		if cd.Type != "Ready" || cd.Status != "False" {
 			continue
 		}
-		d, ok := ProducerWords(cd.Message)
+		d, ok := decode.ProducerWords(cd.Message)
 		if !ok {
 			return
 		}
-		c, _ := Lookup(d.Cause)
+		c, _ := decode.Lookup(d.Cause)
 		aref := chain.ResourceRef(chain.APIResource{Group: p.API.Group, Kind: a.GetKind()}, a.GetName()).String()
 		f.Cause = d.Cause
 		f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, is not ready; its %s %s: %s", p.Secret, ref, a.GetKind(), a.GetName(), d.Summary)
-		f.NextStep = strings.ReplaceAll(c.NextStep, NamespacePlaceholder, w.s.Namespace)
+		f.NextStep = strings.ReplaceAll(c.NextStep, decode.NamespacePlaceholder, w.s.Namespace)
 		f.Evidence = append([]chain.Evidence{conditionEvidence(aref, cd.Type, cd.Status, cd.Reason, cd.Message)}, f.Evidence...)
 		// d's kind and name details are the Issuer's: the finding's keep
 		// naming the missing Secret.
