@@ -7,40 +7,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
-
-// An Argo Rollouts AnalysisRun fails when one of its metrics does: its
-// measurements breached the metric's failure condition past its
-// failureLimit (Failed), or its provider could not measure past its
-// consecutiveErrorLimit (Error). An Experiment fails when one of its
-// analyses does. The catalogue's checks say only "Analysis run failed";
-// these name the metric, or the analysis and its run.
-const (
-	AnalysisMetricFailed     chain.CauseID = "AnalysisMetricFailed"
-	AnalysisMetricError      chain.CauseID = "AnalysisMetricError"
-	ExperimentAnalysisFailed chain.CauseID = "ExperimentAnalysisFailed"
-)
-
-var analysisCauses = []Cause{
-	{ID: AnalysisMetricFailed, Link: chain.LinkStatus,
-		Summary:  "a metric of the AnalysisRun failed: its measurements breached the metric's failure condition (or missed its success condition) more often than its failureLimit allows",
-		NextStep: "read the metric's measurements: kubectl get analysisrun NAME -n NAMESPACE -o jsonpath='{.status.metricResults}'; a bad release is fixed in the release, a wrong condition in the AnalysisTemplate; then retry the rollout (kubectl argo rollouts retry rollout ROLLOUT -n NAMESPACE)",
-		Terminal: TerminalRule{Mode: Immediate}},
-	{ID: AnalysisMetricError, Link: chain.LinkStatus,
-		Summary:  "a metric of the AnalysisRun could not be measured: its provider (a query, a job, a web call) erred more often in a row than its consecutiveErrorLimit allows",
-		NextStep: "the measurement's message says why the provider failed: fix its address, query or credentials in the AnalysisTemplate (kubectl get analysisrun NAME -n NAMESPACE -o jsonpath='{.status.metricResults}'), then retry the rollout",
-		Terminal: TerminalRule{Mode: Immediate}},
-	{ID: ExperimentAnalysisFailed, Link: chain.LinkStatus,
-		Summary:  "an analysis of the Experiment failed or erred, which ends the Experiment",
-		NextStep: "walk its AnalysisRun for the metric: kubectl chain analysisrun.argoproj.io/RUN -n NAMESPACE",
-		Terminal: TerminalRule{Mode: Immediate}},
-}
 
 // analysisFailure names what failed a Degraded AnalysisRun or Experiment,
 // false for any other object or when its status names nothing.
-func analysisFailure(obj *unstructured.Unstructured, ref string) (Decoded, chain.Evidence, bool) {
+func analysisFailure(obj *unstructured.Unstructured, ref string) (decode.Decoded, chain.Evidence, bool) {
 	if obj.GroupVersionKind().Group != chain.RolloutGroup {
-		return Decoded{}, chain.Evidence{}, false
+		return decode.Decoded{}, chain.Evidence{}, false
 	}
 	switch obj.GetKind() {
 	case "AnalysisRun":
@@ -63,24 +37,24 @@ func analysisFailure(obj *unstructured.Unstructured, ref string) (Decoded, chain
 			if s := str(m, "message"); s != "" {
 				msg = s + "; " + msg
 			}
-			cause := AnalysisMetricFailed
+			cause := decode.AnalysisMetricFailed
 			if phase == "Error" {
-				cause = AnalysisMetricError
+				cause = decode.AnalysisMetricError
 			}
-			d := Decoded{Cause: cause, Summary: fmt.Sprintf("%s: metric %q %s (%s)", ref, name, phase, msg),
-				NextStep: strings.NewReplacer(NamespacePlaceholder, obj.GetNamespace(), "NAME", obj.GetName()).Replace(mustCause(cause).NextStep)}
+			d := decode.Decoded{Cause: cause, Summary: fmt.Sprintf("%s: metric %q %s (%s)", ref, name, phase, msg),
+				NextStep: strings.NewReplacer(decode.NamespacePlaceholder, obj.GetNamespace(), "NAME", obj.GetName()).Replace(mustCause(cause).NextStep)}
 			return d, chain.Evidence{Source: chain.SourceObjectStatus, Object: ref, Field: fmt.Sprintf("status.metricResults[%s]", name), Reason: phase, Message: msg}, true
 		}
 	case "Experiment":
 		if m := firstFailed(obj, "analysisRuns"); m != nil {
 			phase, name, run := str(m, "phase"), str(m, "name"), str(m, "analysisRun")
-			d := Decoded{Cause: ExperimentAnalysisFailed,
+			d := decode.Decoded{Cause: decode.ExperimentAnalysisFailed,
 				Summary:  fmt.Sprintf("%s: analysis %q %s (AnalysisRun %s)%s", ref, name, phase, run, colonMessage(str(m, "message"))),
-				NextStep: strings.NewReplacer(NamespacePlaceholder, obj.GetNamespace(), "RUN", run).Replace(mustCause(ExperimentAnalysisFailed).NextStep)}
+				NextStep: strings.NewReplacer(decode.NamespacePlaceholder, obj.GetNamespace(), "RUN", run).Replace(mustCause(decode.ExperimentAnalysisFailed).NextStep)}
 			return d, chain.Evidence{Source: chain.SourceObjectStatus, Object: ref, Field: fmt.Sprintf("status.analysisRuns[%s]", name), Reason: phase, Message: str(m, "message")}, true
 		}
 	}
-	return Decoded{}, chain.Evidence{}, false
+	return decode.Decoded{}, chain.Evidence{}, false
 }
 
 // firstFailed is the first entry of status.FIELD whose phase is Failed or

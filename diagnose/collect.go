@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // collector merges the findings of many objects: the same cause with the
@@ -17,7 +18,7 @@ type collector struct {
 	byKey map[string]*chain.Finding
 	order []string
 	// nodes is, per finding, the most nodes a scheduler reason was given
-	// by: it ranks reasons seen on as many pods (after schedBefore's rule
+	// by: it ranks reasons seen on as many pods (after SchedBefore's rule
 	// that reasons of nodes the pod never asked for come last, so "1
 	// Insufficient memory, 4 node(s) didn't match Pod's node
 	// affinity/selector" leads with the memory). It stays out of
@@ -27,7 +28,7 @@ type collector struct {
 
 // sighting is one object's decoded cause with what it was decoded from.
 type sighting struct {
-	d        Decoded
+	d        decode.Decoded
 	object   string
 	evidence []chain.Evidence
 	since    time.Time
@@ -75,8 +76,8 @@ func (c *collector) add(s sighting) {
 }
 
 // newFinding fills a finding from a decoded message and the catalogue.
-func newFinding(d Decoded) *chain.Finding {
-	c, _ := Lookup(d.Cause)
+func newFinding(d decode.Decoded) *chain.Finding {
+	c, _ := decode.Lookup(d.Cause)
 	f := &chain.Finding{
 		Cause:       d.Cause,
 		Summary:     d.Summary,
@@ -119,7 +120,7 @@ func (c *collector) findings(of int) []chain.Finding {
 		if len(a.f.Objects) != len(b.f.Objects) {
 			return len(a.f.Objects) > len(b.f.Objects)
 		}
-		if before, ok := schedBefore(a.f.Cause, a.nodes, b.f.Cause, b.nodes); ok {
+		if before, ok := decode.SchedBefore(a.f.Cause, a.nodes, b.f.Cause, b.nodes); ok {
 			return before
 		}
 		return a.f.Cause < b.f.Cause
@@ -147,6 +148,14 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// appendUnique appends s to list unless list holds it already.
+func appendUnique(list []string, s string) []string {
+	if contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
 func hasEvidence(list []chain.Evidence, e chain.Evidence) bool {
 	for _, x := range list {
 		if x.Source == e.Source && x.Reason == e.Reason && x.Message == e.Message && x.Field == e.Field {
@@ -158,16 +167,16 @@ func hasEvidence(list []chain.Evidence, e chain.Evidence) bool {
 
 // isTerminal applies a cause's rule to a finding at the snapshot's time.
 func isTerminal(f *chain.Finding, now time.Time, grace time.Duration) bool {
-	c, ok := Lookup(f.Cause)
+	c, ok := decode.Lookup(f.Cause)
 	if !ok {
 		return false
 	}
 	switch c.Terminal.Mode {
-	case Immediate:
+	case decode.Immediate:
 		return true
-	case AfterRepeats:
+	case decode.AfterRepeats:
 		return f.Repeats >= c.Terminal.Repeats
-	case AfterGrace:
+	case decode.AfterGrace:
 		wait := max(grace, c.Terminal.Window)
 		if f.Since.IsZero() || now.Sub(f.Since) < wait {
 			return false

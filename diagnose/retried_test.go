@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // TestRetriedAfterGrace: a Secret volume that does not exist is retried
@@ -17,7 +18,7 @@ import (
 func TestRetriedAfterGrace(t *testing.T) {
 	start := time.Date(2026, 12, 5, 1, 23, 55, 0, time.UTC)
 	grace := 30 * time.Second
-	f := &chain.Finding{Cause: VolumeSecretNotFound, Since: start, Last: start.Add(15500 * time.Millisecond)}
+	f := &chain.Finding{Cause: decode.VolumeSecretNotFound, Since: start, Last: start.Add(15500 * time.Millisecond)}
 	if isTerminal(f, start.Add(30*time.Second), grace) {
 		t.Error("terminal at 30 s with no failure seen after the grace: the retry at 31.5 s may mount it")
 	}
@@ -34,7 +35,7 @@ func TestRetriedAfterGrace(t *testing.T) {
 		t.Error("not terminal after the grace with no last time to go by")
 	}
 	// ConfigMapNotFound is a container state, judged by the clock alone.
-	c := &chain.Finding{Cause: ConfigMapNotFound, Since: start, Last: start.Add(time.Second)}
+	c := &chain.Finding{Cause: decode.ConfigMapNotFound, Since: start, Last: start.Add(time.Second)}
 	if !isTerminal(c, start.Add(30*time.Second), grace) {
 		t.Error("a cause without Retried waits for a failure after the grace")
 	}

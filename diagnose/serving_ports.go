@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // servicePorts mirrors the EndpointSlice controller's FindPort
@@ -32,9 +33,9 @@ func (w *walker) servicePorts(c *collector, svc *corev1.Service, tmpl *corev1.Po
 				continue
 			}
 			c.add(sighting{
-				d: Decoded{Cause: ServiceTargetPortNotFound,
+				d: decode.Decoded{Cause: decode.ServiceTargetPortNotFound,
 					Summary:  fmt.Sprintf("Service %s port %s: targetPort %q is no %s port of the pods (they declare %s)", svc.Name, portLabel(p), name, proto, declared),
-					NextStep: serviceStep(ServiceTargetPortNotFound, svc.Name)},
+					NextStep: serviceStep(decode.ServiceTargetPortNotFound, svc.Name)},
 				object: obj, since: w.later(svc.CreationTimestamp.Time),
 				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: field,
 					Message: fmt.Sprintf("targetPort %s (%s); declared container ports: %s", name, proto, declared)}},

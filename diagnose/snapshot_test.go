@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // TestWalkClaimSnapshot: a StatefulSet's claim restored from a
@@ -31,7 +32,7 @@ func TestWalkClaimSnapshot(t *testing.T) {
 		StatefulSet: set, Claims: []corev1.PersistentVolumeClaim{pvc}}
 	s.Assemble(nil, []corev1.Pod{pod}, []chain.Event{ev})
 	r := Walk(s, Options{})
-	if r.Verdict.Link != chain.LinkClaims || r.Verdict.Cause != ClaimSnapshotNotFound {
+	if r.Verdict.Link != chain.LinkClaims || r.Verdict.Cause != decode.ClaimSnapshotNotFound {
 		t.Fatalf("verdict %s at %s (%s), want broken at claims (ClaimSnapshotNotFound)\n%s", r.Verdict.Health, r.Verdict.Link, r.Verdict.Cause, linkLines(r))
 	}
 }

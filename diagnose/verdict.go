@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // verdict names the first broken link; with none broken, the first link
@@ -76,7 +77,7 @@ func (w *walker) progressDeadline(links []chain.Link) {
 			return
 		}
 	}
-	d, ok := DeploymentCondition(cond)
+	d, ok := decode.DeploymentCondition(cond)
 	if !ok {
 		return
 	}

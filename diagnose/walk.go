@@ -1,3 +1,7 @@
+// Package diagnose walks the chain over a snapshot: link by link, from the
+// stored object through its controllers and pods to what serves them, it
+// gathers the evidence, asks package decode what each condition, state and
+// event means, merges the findings and judges the verdict.
 package diagnose
 
 import (
@@ -10,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 	"github.com/kubectl-chain/kubectl-chain/internal/health"
 )
 
@@ -111,7 +116,7 @@ func (w *walker) finish(id chain.LinkID, summary string, c *collector, of int) c
 	for i := range l.Findings {
 		f := &l.Findings[i]
 		// Admission messages do not name the namespace; the walk knows it.
-		f.NextStep = strings.ReplaceAll(f.NextStep, NamespacePlaceholder, w.s.Namespace)
+		f.NextStep = strings.ReplaceAll(f.NextStep, decode.NamespacePlaceholder, w.s.Namespace)
 		// Nor does the catalogue name the Deployment.
 		f.NextStep = deploymentPlaceholder.ReplaceAllString(f.NextStep, "${1}/"+w.s.Name)
 		if len(f.Objects) > 0 && strings.HasPrefix(f.Objects[0], "pod/") {
@@ -176,13 +181,13 @@ func notReached(id chain.LinkID, why string) chain.Link {
 func unknown(id chain.LinkID, g *chain.Gap) chain.Link {
 	msg := fmt.Sprintf("cannot %s %s: %s", g.Verb, g.Resource, g.Message)
 	f := chain.Finding{
-		Cause:    EvidenceForbidden,
+		Cause:    decode.EvidenceForbidden,
 		Summary:  msg,
 		NextStep: g.Check,
 		Evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: string(g.Resource), Message: g.Message}},
 	}
 	if !g.Forbidden {
-		f.Cause = EvidenceUnavailable
+		f.Cause = decode.EvidenceUnavailable
 		f.NextStep = "retry; if it persists, check the API server"
 	}
 	return chain.Link{ID: id, Status: chain.StatusUnknown, Summary: msg, Findings: []chain.Finding{f}}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // affinityNamed says what the pods ask for when the scheduler found no
@@ -21,7 +22,7 @@ func (w *walker) affinityNamed(links []chain.Link) {
 	for i := range links {
 		for j := range links[i].Findings {
 			f := &links[i].Findings[j]
-			if f.Cause != NodeAffinityMismatch || len(f.Objects) == 0 {
+			if f.Cause != decode.NodeAffinityMismatch || len(f.Objects) == 0 {
 				continue
 			}
 			p := w.podNamed(strings.TrimPrefix(f.Objects[0], "pod/"))

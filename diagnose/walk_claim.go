@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // claimStatus is a PersistentVolumeClaim's status link (pvc/NAME), judged
@@ -56,7 +57,7 @@ func (w *walker) claimedBy(links []chain.Link) {
 	for i := range links {
 		changed := false
 		for j := range links[i].Findings {
-			if f := &links[i].Findings[j]; f.Cause == UnboundPVC {
+			if f := &links[i].Findings[j]; f.Cause == decode.UnboundPVC {
 				changed = w.claimCause(f) || changed
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // containers: the kubelet on each pod's node started its init containers
@@ -34,7 +35,7 @@ func (w *walker) containers() chain.Link {
 			// Not running, and nothing said why (a container status with
 			// no state, as partial captures have): still being created,
 			// never silently ok.
-			pc.add(Decoded{Cause: ContainersCreating, Progressing: true,
+			pc.add(decode.Decoded{Cause: decode.ContainersCreating, Progressing: true,
 				Summary: "containers are not running and no state says why"}, scheduledAt(p), 0,
 				chain.Evidence{Source: chain.SourceObjectStatus, Object: pc.obj, Field: "status.phase", Message: string(p.Status.Phase)})
 		}
@@ -61,7 +62,7 @@ func (w *walker) containers() chain.Link {
 func (w *walker) evictedAgain() bool {
 	n := 0
 	for _, dp := range w.gone {
-		if dp.why.Cause == EphemeralStorageLimitExceeded && w.s.Now.Sub(goneAt(dp.pod)) < recentCrash {
+		if dp.why.Cause == decode.EphemeralStorageLimitExceeded && w.s.Now.Sub(goneAt(dp.pod)) < recentCrash {
 			n++
 		}
 	}
@@ -111,7 +112,7 @@ func goneAt(p *corev1.Pod) time.Time {
 // podContainers decodes one pod's containers and says whether all run.
 func (pc *podCtx) podContainers() bool {
 	p := pc.p
-	if d, ok := securityWords(p.Status.Message); ok && p.Status.Reason != "" {
+	if d, ok := decode.SecurityWords(p.Status.Message); ok && p.Status.Reason != "" {
 		// The kubelet would not run the pod (before 1.30 it kept it
 		// Pending with reason AppArmor and its containers Blocked).
 		pc.add(d, scheduledAt(p), 0, chain.Evidence{Source: chain.SourceObjectStatus, Object: pc.obj, Field: "status.reason",
@@ -169,12 +170,12 @@ type podCtx struct {
 	sidecar string
 }
 
-func (pc *podCtx) add(d Decoded, since time.Time, repeats int32, ev ...chain.Evidence) {
+func (pc *podCtx) add(d decode.Decoded, since time.Time, repeats int32, ev ...chain.Evidence) {
 	pc.addSeen(d, since, time.Time{}, repeats, ev...)
 }
 
 // addSeen is add with when the evidence last showed it.
-func (pc *podCtx) addSeen(d Decoded, since, last time.Time, repeats int32, ev ...chain.Evidence) {
+func (pc *podCtx) addSeen(d decode.Decoded, since, last time.Time, repeats int32, ev ...chain.Evidence) {
 	if since.IsZero() && pc.p.Status.StartTime != nil {
 		since = pc.p.Status.StartTime.Time
 	}
@@ -199,7 +200,7 @@ func (pc *podCtx) initContainer(st corev1.ContainerStatus) {
 		// exit, not this run, says what is wrong.
 		pc.initFailed(st, *st.LastTerminationState.Terminated, field+".lastState.terminated")
 	case st.State.Running != nil:
-		pc.add(Decoded{Cause: ContainersCreating, Progressing: true,
+		pc.add(decode.Decoded{Cause: decode.ContainersCreating, Progressing: true,
 			Summary: fmt.Sprintf("init container %q is running", st.Name)}, startedAt(st), 0,
 			chain.Evidence{Source: chain.SourceContainerState, Object: pc.obj, Field: field + ".state.running", Message: "running"})
 	default:
@@ -208,7 +209,7 @@ func (pc *podCtx) initContainer(st corev1.ContainerStatus) {
 }
 
 func (pc *podCtx) initFailed(st corev1.ContainerStatus, t corev1.ContainerStateTerminated, field string) {
-	d, ok := InitTermination(st.Name, t)
+	d, ok := decode.InitTermination(st.Name, t)
 	if !ok {
 		return
 	}
@@ -243,7 +244,7 @@ func (pc *podCtx) container(st corev1.ContainerStatus, init bool) bool {
 				pc.crashed(st, *t, field+".lastState.terminated", ev)
 			} else if pc.fromEvents(st, init, ev) {
 				// The last run's state is gone; the events still say why.
-			} else if d, ok := BackOff(wt.Reason, wt.Message); ok {
+			} else if d, ok := decode.BackOff(wt.Reason, wt.Message); ok {
 				pc.add(d, time.Time{}, st.RestartCount, ev)
 			}
 		default:
@@ -258,18 +259,18 @@ func (pc *podCtx) container(st corev1.ContainerStatus, init bool) bool {
 // kubelet's "Failed to pull image" event).
 func (pc *podCtx) waiting(st corev1.ContainerStatus, init bool, wt *corev1.ContainerStateWaiting, ev chain.Evidence) {
 	name := st.Name
-	d, ok := decodeKubelet(wt.Reason, wt.Message)
+	d, ok := decode.Waiting(wt.Reason, wt.Message)
 	if !ok {
-		d, ok = reasonWord(wt.Reason)
+		d, ok = decode.ReasonWord(wt.Reason)
 	}
 	if !ok {
-		d = Decoded{Cause: ContainerStartFailed, Summary: fmt.Sprintf("container %q waiting: %s %s", name, wt.Reason, wt.Message)}
+		d = decode.Decoded{Cause: decode.ContainerStartFailed, Summary: fmt.Sprintf("container %q waiting: %s %s", name, wt.Reason, wt.Message)}
 	}
 	evidence := []chain.Evidence{ev}
-	if t := st.LastTerminationState.Terminated; t != nil && strength(d.Cause) < strong && wt.Message == "" {
+	if t := st.LastTerminationState.Terminated; t != nil && !decode.Strong(d.Cause) && wt.Message == "" {
 		// A waiting reason without words (RunContainerError after a
 		// failed start) repeats what the last run's termination says.
-		if td := Termination(name, *t); strength(td.Cause) > strength(d.Cause) {
+		if td := decode.Termination(name, *t); decode.Stronger(td.Cause, d.Cause) {
 			d = td
 			evidence = append(evidence, terminatedEvidence(pc.obj, fmt.Sprintf("status.containerStatuses[%s].lastState.terminated", name), *t))
 		}
@@ -280,7 +281,7 @@ func (pc *podCtx) waiting(st corev1.ContainerStatus, init bool, wt *corev1.Conta
 		if e.Type != corev1.EventTypeWarning {
 			continue
 		}
-		ed, ok := decodeKubelet(e.Reason, eventMessage(e))
+		ed, ok := decode.Waiting(e.Reason, eventMessage(e))
 		if !ok {
 			continue
 		}
@@ -313,10 +314,10 @@ func (pc *podCtx) creating(name string) {
 	for i := len(pc.evs) - 1; i >= 0; i-- {
 		e := pc.evs[i]
 		if e.Type == corev1.EventTypeWarning && !movedOn {
-			for _, decode := range creatingDecoders {
-				if d, ok := decode(e.Reason, eventMessage(e)); ok {
-					since, last, repeats := pc.repeated(e, d.Cause, decode)
-					if timeouts[d.Cause] {
+			for _, dec := range decode.CreatingDecoders() {
+				if d, ok := dec(e.Reason, eventMessage(e)); ok {
+					since, last, repeats := pc.repeated(e, d.Cause, dec)
+					if decode.Weak(d.Cause) {
 						// The kubelet's give-up names no cause; the
 						// volume's own error, if any, is older.
 						if timedOut == nil {
@@ -334,7 +335,7 @@ func (pc *podCtx) creating(name string) {
 		}
 		if e.Reason == "Pulling" {
 			if _, done := pulling[e.FieldPath]; !done {
-				if d, ok := ImagePull(e.Reason, eventMessage(e)); ok {
+				if d, ok := decode.ImagePull(e.Reason, eventMessage(e)); ok {
 					pc.add(d, e.First, 0, eventEvidence(e))
 					return
 				}
@@ -353,7 +354,7 @@ func (pc *podCtx) creating(name string) {
 	if name != "" {
 		s = fmt.Sprintf("container %q is being created", name)
 	}
-	pc.add(Decoded{Cause: ContainersCreating, Progressing: true, Summary: s}, scheduledAt(pc.p), 0,
+	pc.add(decode.Decoded{Cause: decode.ContainersCreating, Progressing: true, Summary: s}, scheduledAt(pc.p), 0,
 		chain.Evidence{Source: chain.SourceObjectStatus, Object: pc.obj, Field: "status.phase", Message: string(pc.p.Status.Phase)})
 }
 

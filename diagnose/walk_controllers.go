@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // stored: the API server holds the Deployment and its controller has seen
@@ -16,7 +17,7 @@ func (w *walker) stored() chain.Link {
 	obj := objectName("deployment", w.s.Name)
 	c := &collector{}
 	if d == nil {
-		c.add(sighting{d: Decoded{Cause: DeploymentNotFound,
+		c.add(sighting{d: decode.Decoded{Cause: decode.DeploymentNotFound,
 			Summary: fmt.Sprintf("deployment %q not found in namespace %q", w.s.Name, w.s.Namespace)},
 			object:   obj,
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Message: fmt.Sprintf("no Deployment %s/%s in the snapshot", w.s.Namespace, w.s.Name)}}})
@@ -28,11 +29,11 @@ func (w *walker) stored() chain.Link {
 	var notes []string
 	switch {
 	case d.DeletionTimestamp != nil:
-		c.add(sighting{d: Decoded{Cause: DeploymentDeleting}, object: obj, since: d.DeletionTimestamp.Time,
+		c.add(sighting{d: decode.Decoded{Cause: decode.DeploymentDeleting}, object: obj, since: d.DeletionTimestamp.Time,
 			evidence: ev("metadata.deletionTimestamp", d.DeletionTimestamp.UTC().Format("2006-01-02T15:04:05Z"))})
 	case d.Spec.Paused && w.rolloutIncomplete():
 		// Paused with a change not rolled out: nothing moves until resume.
-		c.add(sighting{d: Decoded{Cause: DeploymentPaused,
+		c.add(sighting{d: decode.Decoded{Cause: decode.DeploymentPaused,
 			NextStep: fmt.Sprintf("kubectl rollout resume deployment/%s -n %s", d.Name, d.Namespace)},
 			object: obj, evidence: ev("spec.paused", "true")})
 	case d.Spec.Paused:
@@ -44,10 +45,10 @@ func (w *walker) stored() chain.Link {
 		// Complete by kubectl rollout status's rules, and often on purpose
 		// (HPA, KEDA): said, not blamed.
 		notes = append(notes, fmt.Sprintf("scaled to zero (%s): spec.replicas is 0, nothing is asked to run; to run it, kubectl scale deployment/%s -n %s --replicas=N, or check the HorizontalPodAutoscaler or KEDA ScaledObject that targets it",
-			ScaledToZero, d.Name, d.Namespace))
+			decode.ScaledToZero, d.Name, d.Namespace))
 	}
 	if d.Status.ObservedGeneration < d.Generation {
-		s := sighting{d: Decoded{Cause: GenerationNotObserved, Progressing: true,
+		s := sighting{d: decode.Decoded{Cause: decode.GenerationNotObserved, Progressing: true,
 			Summary: fmt.Sprintf("generation %d not observed yet (observed %d)", d.Generation, d.Status.ObservedGeneration)},
 			object: obj, evidence: ev("status.observedGeneration", fmt.Sprintf("%d < metadata.generation %d", d.Status.ObservedGeneration, d.Generation))}
 		if d.Generation <= 1 {
@@ -93,7 +94,7 @@ func (w *walker) replicaSet() chain.Link {
 		for _, cond := range w.ownerConditions() {
 			failed := cond.Type == appsv1.DeploymentReplicaFailure ||
 				cond.Type == appsv1.DeploymentProgressing && cond.Reason == "ReplicaSetCreateError"
-			if d, ok := DeploymentCondition(cond); ok && failed {
+			if d, ok := decode.DeploymentCondition(cond); ok && failed {
 				c.add(sighting{d: d, object: dobj, since: cond.LastTransitionTime.Time, evidence: []chain.Evidence{conditionEvidence(dobj, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)}})
 			}
 		}
@@ -102,7 +103,7 @@ func (w *walker) replicaSet() chain.Link {
 			if w.ro != nil {
 				msg = fmt.Sprintf("none of the %d ReplicaSets owned by the Rollout has its status.currentPodHash %q", len(w.s.OwnedReplicaSets()), w.ro.Status.CurrentPodHash)
 			}
-			s := sighting{d: Decoded{Cause: ReplicaSetNotCreated, Progressing: true}, object: dobj,
+			s := sighting{d: decode.Decoded{Cause: decode.ReplicaSetNotCreated, Progressing: true}, object: dobj,
 				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: dobj, Message: msg}}}
 			if owner.GetGeneration() <= 1 {
 				s.since = owner.GetCreationTimestamp().Time

@@ -8,6 +8,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
+)
+
+// Event reasons of the prober and the kill it causes
+// (pkg/kubelet/events/event.go).
+const (
+	reasonUnhealthy = "Unhealthy"
+	reasonKilling   = "Killing"
 )
 
 // recentCrash is how long ago a container's last termination still counts as
@@ -34,11 +42,11 @@ func (pc *podCtx) crashed(st corev1.ContainerStatus, t corev1.ContainerStateTerm
 		if !duringRun(e, t) {
 			continue // about an earlier run: it did not end this one
 		}
-		if d, ok := Probe(e.Reason, eventMessage(e)); ok && d.Cause != ReadinessProbeFailed {
+		if d, ok := decode.Probe(e.Reason, eventMessage(e)); ok && d.Cause != decode.ReadinessProbeFailed {
 			pc.add(d, e.First, st.RestartCount, append(ev, eventEvidence(e))...)
 			return
 		}
-		if d, ok := Hook(e.Reason, eventMessage(e)); ok {
+		if d, ok := decode.Hook(e.Reason, eventMessage(e)); ok {
 			pc.add(d, e.First, st.RestartCount, append(ev, eventEvidence(e))...)
 			return
 		}
@@ -52,12 +60,12 @@ func (pc *podCtx) crashed(st corev1.ContainerStatus, t corev1.ContainerStateTerm
 	// so each failure may be an event of its own: their counts add up.
 	if killedBySignal(t) || t.ExitCode == 0 {
 		var last *chain.Event
-		var d Decoded
+		var d decode.Decoded
 		n := int32(0)
 		for i, e := range events {
-			ed, ok := Probe(e.Reason, eventMessage(e))
-			if !ok || ed.Cause == ReadinessProbeFailed {
-				ed, ok = Hook(e.Reason, eventMessage(e))
+			ed, ok := decode.Probe(e.Reason, eventMessage(e))
+			if !ok || ed.Cause == decode.ReadinessProbeFailed {
+				ed, ok = decode.Hook(e.Reason, eventMessage(e))
 			}
 			if ok {
 				last, d, n = &events[i], ed, n+max(e.Count, 1)
@@ -69,13 +77,13 @@ func (pc *podCtx) crashed(st corev1.ContainerStatus, t corev1.ContainerStateTerm
 		}
 	}
 	if t.Reason == "StartError" || t.Reason == "ContainerCannotRun" {
-		if d, ok := ContainerStart(t.Reason, t.Message); ok && !isGeneric(d.Cause) {
+		if d, ok := decode.ContainerStart(t.Reason, t.Message); ok && !isGeneric(d.Cause) {
 			pc.add(d, t.StartedAt.Time, st.RestartCount+1, ev...)
 			return
 		}
 	}
-	d := Termination(st.Name, t)
-	if strength(d.Cause) < strong && pc.fromEvents(st, false, ev...) {
+	d := decode.Termination(st.Name, t)
+	if !decode.Strong(d.Cause) && pc.fromEvents(st, false, ev...) {
 		return
 	}
 	pc.add(d, t.StartedAt.Time, st.RestartCount, ev...)
@@ -92,9 +100,9 @@ func (pc *podCtx) fromEvents(st corev1.ContainerStatus, init bool, ev ...chain.E
 		}
 		// Only the start errors and hooks: an older image or mount
 		// failure that was overcome did not make it exit.
-		ed, ok := ContainerStart(e.Reason, eventMessage(e))
-		if !ok || strength(ed.Cause) < strong {
-			ed, ok = Hook(e.Reason, eventMessage(e))
+		ed, ok := decode.ContainerStart(e.Reason, eventMessage(e))
+		if !ok || !decode.Strong(ed.Cause) {
+			ed, ok = decode.Hook(e.Reason, eventMessage(e))
 		}
 		if ok {
 			pc.add(ed, e.First, st.RestartCount+1, append(ev, eventEvidence(e))...)
@@ -110,13 +118,13 @@ func (pc *podCtx) fromEvents(st corev1.ContainerStatus, init bool, ev ...chain.E
 // caught it between two restarts with its last state gone.
 func (pc *podCtx) probeKills(st corev1.ContainerStatus, init bool) bool {
 	for _, e := range pc.containerEvents(st.Name, init) {
-		d, ok := probeKilled(eventMessage(e))
+		d, ok := decode.Probe(e.Reason, eventMessage(e))
 		if !ok || e.Reason != reasonKilling || e.Count < 2 || pc.w.s.Now.Sub(e.Last) > recentCrash {
 			continue
 		}
 		ev := []chain.Evidence{eventEvidence(e)}
 		for _, u := range pc.containerEvents(st.Name, init) {
-			if pd, ok := Probe(u.Reason, eventMessage(u)); ok && u.Reason == reasonUnhealthy && pd.Cause == d.Cause {
+			if pd, ok := decode.Probe(u.Reason, eventMessage(u)); ok && u.Reason == reasonUnhealthy && pd.Cause == d.Cause {
 				d = pd
 				ev = append(ev, eventEvidence(u))
 				break

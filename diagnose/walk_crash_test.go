@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // TestWalkHookKilledCompleted: a postStart hook that keeps failing makes
@@ -48,8 +49,8 @@ func TestWalkHookKilledCompleted(t *testing.T) {
 		evs  []chain.Event
 		want chain.CauseID
 	}{
-		{"two earlier hook failures", []chain.Event{hookEvent(5 * time.Second), hookEvent(20 * time.Second)}, PostStartHookFailed},
-		{"no hook event", nil, ContainerCompleted},
+		{"two earlier hook failures", []chain.Event{hookEvent(5 * time.Second), hookEvent(20 * time.Second)}, decode.PostStartHookFailed},
+		{"no hook event", nil, decode.ContainerCompleted},
 	} {
 		s := walkSnapshot(tt.evs...)
 		s.Now = now

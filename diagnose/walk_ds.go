@@ -10,6 +10,7 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // daemonSetLinks: stored, nodes (which should run a pod, which are
@@ -121,7 +122,7 @@ func (w *walker) nodesLink(ds *appsv1.DaemonSet) chain.Link {
 		// Without the nodes, the controller's own count says how many.
 		summary := fmt.Sprintf("%d nodes should run a pod (by the DaemonSet's status; the nodes were not read)", ds.Status.DesiredNumberScheduled)
 		if ds.Status.DesiredNumberScheduled == 0 && ds.Status.ObservedGeneration >= ds.Generation {
-			c.add(sighting{d: Decoded{Cause: NoEligibleNodes, Progressing: true}, object: obj, since: ds.CreationTimestamp.Time,
+			c.add(sighting{d: decode.Decoded{Cause: decode.NoEligibleNodes, Progressing: true}, object: obj, since: ds.CreationTimestamp.Time,
 				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.desiredNumberScheduled", Message: "0"}}})
 		}
 		l := w.finish(chain.LinkNodes, summary, c, 0)
@@ -156,14 +157,14 @@ func (w *walker) nodesLink(ds *appsv1.DaemonSet) chain.Link {
 	}
 	// Nodes it selects but a taint keeps it off say more than "no node".
 	if !w.taintedOut(c, ds, excluded) && eligible == 0 {
-		c.add(sighting{d: Decoded{Cause: NoEligibleNodes, Progressing: true,
+		c.add(sighting{d: decode.Decoded{Cause: decode.NoEligibleNodes, Progressing: true,
 			Summary: fmt.Sprintf("no node should run the pod: %s", someNames(reasons))}, object: obj, since: ds.CreationTimestamp.Time,
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.desiredNumberScheduled",
 				Message: fmt.Sprint(ds.Status.DesiredNumberScheduled)}}})
 	}
 	for _, n := range notReady {
 		nobj := objectName("node", n.Name)
-		s := sighting{d: Decoded{Cause: DaemonNodesNotReady, Progressing: true,
+		s := sighting{d: decode.Decoded{Cause: decode.DaemonNodesNotReady, Progressing: true,
 			NextStep: fmt.Sprintf("look at the node, not the DaemonSet: kubectl describe node %s", n.Name)}, object: nobj,
 			evidence: []chain.Evidence{{Source: chain.SourceCondition, Object: nobj, Field: "status.conditions[Ready]", Message: "no Ready condition"}}}
 		if cond := nodeReady(n); cond != nil {

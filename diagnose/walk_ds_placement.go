@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // daemonPlacementFailures: until 1.12 the DaemonSet controller placed its
@@ -23,7 +24,7 @@ func (w *walker) daemonPlacementFailures(c *collector, ds *appsv1.DaemonSet, new
 		if e.Reason != "FailedPlacement" || !newestPod.IsZero() && e.Last.Before(newestPod) {
 			continue
 		}
-		d, ok := WorkloadWords(eventMessage(e))
+		d, ok := decode.WorkloadWords(eventMessage(e))
 		if !ok {
 			continue
 		}

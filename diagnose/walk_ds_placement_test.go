@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // TestDaemonSetFailedPlacement: the 1.6 DaemonSet controller could not
@@ -37,12 +38,12 @@ func TestDaemonSetFailedPlacement(t *testing.T) {
 			Object: chain.ObjectRef{Kind: "DaemonSet", Name: "web", UID: "ds-uid"}, First: walkT0.Add(10 * time.Second), Last: last, Source: "daemonset-controller"}}
 		v := Walk(s, Options{}).Verdict
 		if stale {
-			if v.Cause == InsufficientMemory {
+			if v.Cause == decode.InsufficientMemory {
 				t.Errorf("a placement failure older than the newest pod: verdict %+v, want it ignored", v)
 			}
 			continue
 		}
-		if v.Link != chain.LinkPods || v.Cause != InsufficientMemory || !strings.Contains(v.Summary, "ip-10-0-0-3") {
+		if v.Link != chain.LinkPods || v.Cause != decode.InsufficientMemory || !strings.Contains(v.Summary, "ip-10-0-0-3") {
 			t.Errorf("verdict %+v, want InsufficientMemory at pods naming the node", v)
 		}
 	}

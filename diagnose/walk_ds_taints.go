@@ -9,21 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
-
-// DaemonSetTaintNotTolerated: the DaemonSet asks for nodes by its
-// nodeSelector or node affinity, and a taint it does not tolerate keeps it
-// off some of them: the nodes it was written for run no pod (a GPU pool
-// tainted nvidia.com/gpu, NVIDIA/gpu-operator#2717 and dcgm-exporter#731;
-// node-group taints, nebari#3074).
-const DaemonSetTaintNotTolerated chain.CauseID = "DaemonSetTaintNotTolerated"
-
-var daemonTaintCauses = []Cause{
-	{ID: DaemonSetTaintNotTolerated, Link: chain.LinkNodes,
-		Summary:  "nodes the DaemonSet's nodeSelector or node affinity selects carry a taint it does not tolerate, so the nodes it was written for run no pod",
-		NextStep: "add the toleration to spec.template.spec.tolerations (kubectl describe nodes | grep Taints), or remove the taint if it was put there by mistake",
-		Terminal: TerminalRule{Mode: Immediate}},
-}
 
 // selectsNodes says the template asks for nodes: a nodeSelector or a
 // required node affinity.
@@ -55,7 +42,7 @@ func (w *walker) taintedOut(c *collector, ds *appsv1.DaemonSet, excluded map[str
 	sort.Strings(taints)
 	sort.Strings(nodes)
 	obj := objectName("daemonset", ds.Name)
-	c.add(sighting{d: Decoded{Cause: DaemonSetTaintNotTolerated,
+	c.add(sighting{d: decode.Decoded{Cause: decode.DaemonSetTaintNotTolerated,
 		Summary: fmt.Sprintf("no pod on %s its nodeSelector or affinity selects: taint %s, not tolerated (%s)",
 			plural(int32(len(nodes)), "node"), strings.Join(taints, ", "), someNames(nodes)),
 		Details: []chain.Detail{{Key: "taints", Value: strings.Join(taints, ", ")}, {Key: "nodes", Value: someNames(nodes)}}},

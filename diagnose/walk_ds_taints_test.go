@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // TestDaemonSetTaintNotTolerated: a GPU agent's DaemonSet selects the GPU
@@ -46,7 +47,7 @@ func TestDaemonSetTaintNotTolerated(t *testing.T) {
 		r := Walk(s, Options{})
 		l := r.Link(chain.LinkNodes)
 		if selector != nil {
-			if r.Verdict.Link != chain.LinkNodes || r.Verdict.Cause != DaemonSetTaintNotTolerated || !r.Verdict.Terminal ||
+			if r.Verdict.Link != chain.LinkNodes || r.Verdict.Cause != decode.DaemonSetTaintNotTolerated || !r.Verdict.Terminal ||
 				!strings.Contains(r.Verdict.Summary, "gpu-1") || !strings.Contains(r.Verdict.Summary, "nvidia.com/gpu=present:NoSchedule") {
 				t.Errorf("selecting: verdict %+v, want DaemonSetTaintNotTolerated at nodes naming gpu-1 and the taint", r.Verdict)
 			}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // combinedPrefix is what client-go's event correlator puts before the
@@ -25,17 +26,30 @@ func eventMessage(e chain.Event) string {
 	return fieldPathPrefix.ReplaceAllString(strings.TrimPrefix(e.Message, combinedPrefix), "")
 }
 
+// oneLine keeps a message quoted in a detail on one line, as the decoders
+// keep their summaries: the runtime joins registry errors with newlines.
+func oneLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); l != "" {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "; ")
+}
+
 // repeated is when the pod's events like newest (same reason, decoding to
 // the same cause) began and last happened, and how often they happened. Failures whose message
 // names a fresh object each time (a new sandbox ID per attempt) are
 // separate events, not one with a count.
-func (pc *podCtx) repeated(newest chain.Event, cause chain.CauseID, decode func(string, string) (Decoded, bool)) (since, last time.Time, repeats int32) {
+func (pc *podCtx) repeated(newest chain.Event, cause chain.CauseID, dec func(string, string) (decode.Decoded, bool)) (since, last time.Time, repeats int32) {
 	since, last = newest.First, newest.Last
 	for _, e := range pc.evs {
 		if e.Reason != newest.Reason || e.Type != newest.Type {
 			continue
 		}
-		if d, ok := decode(e.Reason, eventMessage(e)); ok && d.Cause == cause {
+		if d, ok := dec(e.Reason, eventMessage(e)); ok && d.Cause == cause {
 			repeats += e.Count
 			if e.First.Before(since) {
 				since = e.First

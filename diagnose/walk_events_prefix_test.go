@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // TestEventMessageFieldPathPrefix: a 2026 kubelet event that starts with
@@ -22,8 +23,8 @@ func TestEventMessageFieldPathPrefix(t *testing.T) {
 			t.Errorf("eventMessage(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
-	d, ok := decodeKubelet("Failed", eventMessage(chain.Event{Message: "spec.containers{kube-bench}: " + pull}))
-	if !ok || d.Cause != ImageNotFound {
+	d, ok := decode.Waiting("Failed", eventMessage(chain.Event{Message: "spec.containers{kube-bench}: " + pull}))
+	if !ok || d.Cause != decode.ImageNotFound {
 		t.Errorf("decoded %v %+v, want ImageNotFound", ok, d)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // TestWalkEvictedAgain: pods evicted for their own ephemeral-storage limit
@@ -54,7 +55,7 @@ func TestWalkEvictedAgain(t *testing.T) {
 		objects int
 	}{
 		{"one eviction", []time.Duration{30 * time.Second}, chain.Healthy, "", 0},
-		{"two recent evictions", []time.Duration{40 * time.Second, 20 * time.Second}, chain.Broken, EphemeralStorageLimitExceeded, 2},
+		{"two recent evictions", []time.Duration{40 * time.Second, 20 * time.Second}, chain.Broken, decode.EphemeralStorageLimitExceeded, 2},
 		{"two evictions long ago", []time.Duration{8 * time.Minute, 7 * time.Minute}, chain.Healthy, "", 0},
 	} {
 		s := walkSnapshot()

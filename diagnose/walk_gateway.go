@@ -11,6 +11,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // gatewayLinks walks a Gateway's or a route's chain: the class of each
@@ -74,7 +75,7 @@ func (w *walker) gatewayClassLink() chain.Link {
 			for _, gc := range w.s.GatewayClasses {
 				have = append(have, gc.Name)
 			}
-			c.add(sighting{d: Decoded{Cause: GatewayClassNotFound,
+			c.add(sighting{d: decode.Decoded{Cause: decode.GatewayClassNotFound,
 				Summary: fmt.Sprintf("Gateway %s names GatewayClass %s, which does not exist (the cluster has %s)", gw.Name, name, orNone(have))},
 				object: gobj, since: gw.CreationTimestamp.Time,
 				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: gobj, Field: "spec.gatewayClassName", Message: fmt.Sprintf("gatewayClassName %s; GatewayClasses: %s", name, orNone(have))}}})
@@ -82,18 +83,18 @@ func (w *walker) gatewayClassLink() chain.Link {
 			continue
 		}
 		cobj := objectName("gatewayclass", class.Name)
-		next := strings.ReplaceAll(mustCause(GatewayClassNoController).NextStep, "CLASS", class.Name)
+		next := strings.ReplaceAll(mustCause(decode.GatewayClassNoController).NextStep, "CLASS", class.Name)
 		switch acc := meta.FindStatusCondition(class.Status.Conditions, string(gatewayv1.GatewayClassConditionStatusAccepted)); {
 		case acc == nil || acc.Status == metav1.ConditionUnknown:
-			c.add(sighting{d: Decoded{Cause: GatewayClassNoController, Progressing: true,
+			c.add(sighting{d: decode.Decoded{Cause: decode.GatewayClassNoController, Progressing: true,
 				Summary:  fmt.Sprintf("GatewayClass %s: no controller has accepted it; %s does not seem to run", class.Name, class.Spec.ControllerName),
 				NextStep: next},
 				object: cobj, since: class.CreationTimestamp.Time, evidence: []chain.Evidence{condEvidence(cobj, acc, "Accepted")}})
 			parts = append(parts, fmt.Sprintf("class %s not accepted yet", class.Name))
 		case acc.Status == metav1.ConditionFalse:
-			c.add(sighting{d: Decoded{Cause: GatewayClassNotAccepted,
+			c.add(sighting{d: decode.Decoded{Cause: decode.GatewayClassNotAccepted,
 				Summary:  fmt.Sprintf("GatewayClass %s refused by %s: %s", class.Name, class.Spec.ControllerName, cmp.Or(acc.Message, acc.Reason)),
-				NextStep: strings.ReplaceAll(mustCause(GatewayClassNotAccepted).NextStep, "CLASS", class.Name)},
+				NextStep: strings.ReplaceAll(mustCause(decode.GatewayClassNotAccepted).NextStep, "CLASS", class.Name)},
 				object: cobj, since: acc.LastTransitionTime.Time, evidence: []chain.Evidence{condEvidence(cobj, acc, "Accepted")}})
 			parts = append(parts, fmt.Sprintf("class %s refused", class.Name))
 		default:
@@ -126,7 +127,7 @@ func (w *walker) gatewayLink() chain.Link {
 		add := func(cause chain.CauseID, progressing bool, summary string, cond *metav1.Condition, field string) {
 			ev := condEvidence(gobj, cond, field)
 			ev.Field = "status." + field
-			c.add(sighting{d: Decoded{Cause: cause, Progressing: progressing, Summary: summary, NextStep: next(cause)},
+			c.add(sighting{d: decode.Decoded{Cause: cause, Progressing: progressing, Summary: summary, NextStep: next(cause)},
 				object: gobj, since: conditionSince(cond, gw), evidence: []chain.Evidence{ev}})
 		}
 		before := len(c.order)
@@ -135,14 +136,14 @@ func (w *walker) gatewayLink() chain.Link {
 		prog := meta.FindStatusCondition(gw.Status.Conditions, string(gatewayv1.GatewayConditionProgrammed))
 		switch {
 		case acc != nil && acc.Status == metav1.ConditionFalse && len(c.order) == before:
-			add(GatewayNotAccepted, false, fmt.Sprintf("Gateway %s not accepted (%s): %s", gw.Name, acc.Reason, acc.Message), acc, "conditions[Accepted]")
+			add(decode.GatewayNotAccepted, false, fmt.Sprintf("Gateway %s not accepted (%s): %s", gw.Name, acc.Reason, acc.Message), acc, "conditions[Accepted]")
 		case acc != nil && acc.Status == metav1.ConditionFalse:
 			// ListenersNotValid: the listeners' own conditions say which.
 		case prog != nil && prog.Status == metav1.ConditionFalse:
 			progressing := prog.Reason == string(gatewayv1.GatewayReasonPending) || prog.Reason == string(gatewayv1.GatewayReasonAddressNotAssigned)
-			add(GatewayNotProgrammed, progressing, fmt.Sprintf("Gateway %s not programmed (%s): %s", gw.Name, prog.Reason, prog.Message), prog, "conditions[Programmed]")
+			add(decode.GatewayNotProgrammed, progressing, fmt.Sprintf("Gateway %s not programmed (%s): %s", gw.Name, prog.Reason, prog.Message), prog, "conditions[Programmed]")
 		case acc == nil || acc.Status == metav1.ConditionUnknown || prog == nil || prog.Status == metav1.ConditionUnknown:
-			add(GatewayNotProgrammed, true, fmt.Sprintf("Gateway %s: its class's controller has not programmed it yet", gw.Name), cmp.Or(prog, acc), "conditions[Programmed]")
+			add(decode.GatewayNotProgrammed, true, fmt.Sprintf("Gateway %s: its class's controller has not programmed it yet", gw.Name), cmp.Or(prog, acc), "conditions[Programmed]")
 		}
 		if len(c.order) > before {
 			parts = append(parts, fmt.Sprintf("%s not ready", gw.Name))
@@ -186,20 +187,20 @@ func (w *walker) listeners(gw *gatewayv1.Gateway, add func(chain.CauseID, bool, 
 			return fmt.Sprintf("listener %s of Gateway %s: %s %s (%s): %s", ls.Name, gw.Name, c.Type, c.Status, c.Reason, c.Message)
 		}
 		if c := cond(string(gatewayv1.ListenerConditionConflicted)); c != nil && c.Status == metav1.ConditionTrue {
-			add(GatewayListenerConflicted, false, say(c), c, field+"[Conflicted]")
+			add(decode.GatewayListenerConflicted, false, say(c), c, field+"[Conflicted]")
 			continue
 		}
 		if c := cond(string(gatewayv1.ListenerConditionResolvedRefs)); c != nil && c.Status == metav1.ConditionFalse {
-			cause := GatewayListenerInvalid
+			cause := decode.GatewayListenerInvalid
 			if c.Reason == string(gatewayv1.ListenerReasonInvalidCertificateRef) || c.Reason == string(gatewayv1.ListenerReasonRefNotPermitted) {
-				cause = GatewayListenerCertificateInvalid
+				cause = decode.GatewayListenerCertificateInvalid
 			}
 			add(cause, false, say(c), c, field+"[ResolvedRefs]")
 			continue
 		}
 		for _, t := range []string{string(gatewayv1.ListenerConditionAccepted), string(gatewayv1.ListenerConditionProgrammed)} {
 			if c := cond(t); c != nil && c.Status == metav1.ConditionFalse {
-				add(GatewayListenerInvalid, c.Reason == string(gatewayv1.ListenerReasonPending), say(c), c, field+"["+t+"]")
+				add(decode.GatewayListenerInvalid, c.Reason == string(gatewayv1.ListenerReasonPending), say(c), c, field+"["+t+"]")
 				break
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // The API's default status of a GatewayClass and a Gateway no controller
@@ -107,53 +108,53 @@ func TestWalkGateway(t *testing.T) {
 		note     string
 	}{
 		{name: "gateway healthy", gateway: &gw[0], classes: ok, health: chain.Healthy},
-		{name: "gateway not found", health: chain.Broken, link: chain.LinkStored, cause: TrafficObjectNotFound},
-		{name: "gateway class missing", gateway: &gw[0], after: time.Minute, health: chain.Broken, link: chain.LinkClass, cause: GatewayClassNotFound,
+		{name: "gateway not found", health: chain.Broken, link: chain.LinkStored, cause: decode.TrafficObjectNotFound},
+		{name: "gateway class missing", gateway: &gw[0], after: time.Minute, health: chain.Broken, link: chain.LinkClass, cause: decode.GatewayClassNotFound,
 			summary: "names GatewayClass edge, which does not exist"},
 		{name: "class without a controller, within grace", gateway: ptr.To(gateway(waitingForController("Accepted", "Programmed"))),
-			classes: []gatewayv1.GatewayClass{gatewayClass(waitingForController("Accepted")...)}, health: chain.Progressing, link: chain.LinkClass, cause: GatewayClassNoController},
+			classes: []gatewayv1.GatewayClass{gatewayClass(waitingForController("Accepted")...)}, health: chain.Progressing, link: chain.LinkClass, cause: decode.GatewayClassNoController},
 		{name: "class without a controller, past grace", gateway: ptr.To(gateway(waitingForController("Accepted", "Programmed"))),
 			classes: []gatewayv1.GatewayClass{gatewayClass(waitingForController("Accepted")...)}, after: time.Minute,
-			health: chain.Broken, link: chain.LinkClass, cause: GatewayClassNoController, summary: "example.net/edge does not seem to run"},
+			health: chain.Broken, link: chain.LinkClass, cause: decode.GatewayClassNoController, summary: "example.net/edge does not seem to run"},
 		{name: "class refused", gateway: &gw[0], classes: []gatewayv1.GatewayClass{gatewayClass(cond("Accepted", metav1.ConditionFalse, "InvalidParameters", msgContourParams))},
-			health: chain.Broken, link: chain.LinkClass, cause: GatewayClassNotAccepted},
+			health: chain.Broken, link: chain.LinkClass, cause: decode.GatewayClassNotAccepted},
 		{name: "gateway not programmed yet", gateway: ptr.To(gateway([]metav1.Condition{cond("Accepted", metav1.ConditionTrue, "Accepted", ""),
-			cond("Programmed", metav1.ConditionFalse, "AddressNotAssigned", "")})), classes: ok, health: chain.Progressing, link: chain.LinkGateway, cause: GatewayNotProgrammed},
+			cond("Programmed", metav1.ConditionFalse, "AddressNotAssigned", "")})), classes: ok, health: chain.Progressing, link: chain.LinkGateway, cause: decode.GatewayNotProgrammed},
 		{name: "gateway not programmed, past grace", gateway: ptr.To(gateway([]metav1.Condition{cond("Accepted", metav1.ConditionTrue, "Accepted", ""),
 			cond("Programmed", metav1.ConditionFalse, "AddressNotAssigned", "")})), classes: ok, after: time.Minute,
-			health: chain.Broken, link: chain.LinkGateway, cause: GatewayNotProgrammed},
+			health: chain.Broken, link: chain.LinkGateway, cause: decode.GatewayNotProgrammed},
 		{name: "listener conflicted", gateway: ptr.To(gateway([]metav1.Condition{cond("Accepted", metav1.ConditionFalse, "ListenersNotValid", "")},
 			gatewayv1.ListenerStatus{Name: "http", Conditions: []metav1.Condition{cond("Conflicted", metav1.ConditionTrue, "ProtocolConflict", msgEnvoyProtocolConflict)}})),
-			classes: ok, health: chain.Broken, after: time.Minute, link: chain.LinkGateway, cause: GatewayListenerConflicted, summary: "listener http of Gateway web"},
+			classes: ok, health: chain.Broken, after: time.Minute, link: chain.LinkGateway, cause: decode.GatewayListenerConflicted, summary: "listener http of Gateway web"},
 		{name: "listener certificate", gateway: ptr.To(gateway(programmed(),
 			gatewayv1.ListenerStatus{Name: "https", Conditions: []metav1.Condition{cond("ResolvedRefs", metav1.ConditionFalse, "InvalidCertificateRef", msgEnvoyNoSecret)}})),
-			classes: ok, health: chain.Broken, after: time.Minute, link: chain.LinkGateway, cause: GatewayListenerCertificateInvalid},
+			classes: ok, health: chain.Broken, after: time.Minute, link: chain.LinkGateway, cause: decode.GatewayListenerCertificateInvalid},
 		{name: "gateway refused", gateway: ptr.To(gateway([]metav1.Condition{cond("Accepted", metav1.ConditionFalse, "UnsupportedAddress", "")})),
-			classes: ok, health: chain.Broken, after: time.Minute, link: chain.LinkGateway, cause: GatewayNotAccepted},
+			classes: ok, health: chain.Broken, after: time.Minute, link: chain.LinkGateway, cause: decode.GatewayNotAccepted},
 		{name: "route healthy", route: httpRoute("web", accepted()), classes: ok, gateways: gw, health: chain.Healthy, note: "listener http of web: 1 route attached"},
 		{name: "route parent missing", route: httpRoute("web"), classes: ok, after: time.Minute,
-			health: chain.Broken, link: chain.LinkParents, cause: RouteParentNotFound, summary: "names parent Gateway web, which does not exist"},
+			health: chain.Broken, link: chain.LinkParents, cause: decode.RouteParentNotFound, summary: "names parent Gateway web, which does not exist"},
 		{name: "route under a class without a controller", route: httpRoute("web"), classes: []gatewayv1.GatewayClass{gatewayClass(waitingForController("Accepted")...)},
 			gateways: []gatewayv1.Gateway{gateway(waitingForController("Accepted", "Programmed"))}, after: time.Minute,
-			health: chain.Broken, link: chain.LinkClass, cause: GatewayClassNoController},
-		{name: "route without status", route: httpRoute("web"), classes: ok, gateways: gw, health: chain.Progressing, link: chain.LinkParents, cause: RouteNoController},
+			health: chain.Broken, link: chain.LinkClass, cause: decode.GatewayClassNoController},
+		{name: "route without status", route: httpRoute("web"), classes: ok, gateways: gw, health: chain.Progressing, link: chain.LinkParents, cause: decode.RouteNoController},
 		{name: "route not allowed", route: httpRoute("web", []metav1.Condition{cond("Accepted", metav1.ConditionFalse, "NotAllowedByListeners", msgEnvoyNotAllowed)}),
-			classes: ok, gateways: gw, after: time.Minute, health: chain.Broken, link: chain.LinkParents, cause: RouteNotAllowedByListeners},
+			classes: ok, gateways: gw, after: time.Minute, health: chain.Broken, link: chain.LinkParents, cause: decode.RouteNotAllowedByListeners},
 		{name: "route hostname", route: httpRoute("web", []metav1.Condition{cond("Accepted", metav1.ConditionFalse, "NoMatchingListenerHostname", msgEnvoyHostnames)}),
-			classes: ok, gateways: gw, after: time.Minute, health: chain.Broken, link: chain.LinkParents, cause: RouteHostnameMismatch},
+			classes: ok, gateways: gw, after: time.Minute, health: chain.Broken, link: chain.LinkParents, cause: decode.RouteHostnameMismatch},
 		{name: "route backend missing, seen by kubectl chain", route: httpRoute("api", accepted()), classes: ok, gateways: gw, after: time.Minute,
-			health: chain.Broken, link: chain.LinkBackends, cause: RouteBackendNotFound, summary: "sends to Service api, which does not exist"},
+			health: chain.Broken, link: chain.LinkBackends, cause: decode.RouteBackendNotFound, summary: "sends to Service api, which does not exist"},
 		{name: "route backend missing, said by the controller once", route: httpRoute("api", []metav1.Condition{cond("Accepted", metav1.ConditionTrue, "Accepted", ""),
 			cond("ResolvedRefs", metav1.ConditionFalse, "BackendNotFound", msgEnvoyBackendNotFound)}), classes: ok, gateways: gw, after: time.Minute,
-			health: chain.Broken, link: chain.LinkBackends, cause: RouteBackendNotFound, summary: "sends to Service api, which does not exist"},
+			health: chain.Broken, link: chain.LinkBackends, cause: decode.RouteBackendNotFound, summary: "sends to Service api, which does not exist"},
 		{name: "route reference not permitted", route: httpRoute("web", []metav1.Condition{cond("Accepted", metav1.ConditionTrue, "Accepted", ""),
 			cond("ResolvedRefs", metav1.ConditionFalse, "RefNotPermitted", msgEnvoyRefNotPermitted)}), classes: ok, gateways: gw, after: time.Minute,
-			health: chain.Broken, link: chain.LinkBackends, cause: RouteRefNotPermitted},
+			health: chain.Broken, link: chain.LinkBackends, cause: decode.RouteRefNotPermitted},
 		{name: "route backend port missing", route: func() *chain.Route {
 			r := httpRoute("web", accepted())
 			r.BackendRefs[0].Port = ptr.To(gatewayv1.PortNumber(8443))
 			return r
-		}(), classes: ok, gateways: gw, after: time.Minute, health: chain.Broken, link: chain.LinkBackends, cause: RouteBackendPortNotFound, summary: "port 8443 of Service web"},
+		}(), classes: ok, gateways: gw, after: time.Minute, health: chain.Broken, link: chain.LinkBackends, cause: decode.RouteBackendPortNotFound, summary: "port 8443 of Service web"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &chain.Snapshot{Namespace: "shop", Name: "web", Now: walkT0.Add(tt.after), Gateway: tt.gateway, Route: tt.route,

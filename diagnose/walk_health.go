@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 	"github.com/kubectl-chain/kubectl-chain/internal/health"
 )
 
@@ -52,31 +53,31 @@ func (w *walker) checkedStatus(obj *unstructured.Unstructured, ks *status.Result
 	case health.Healthy:
 		return chain.Link{ID: id, Status: chain.StatusOK, Summary: summary, Notes: notes}, true, ""
 	case health.Progressing:
-		cause, progressing = HealthProgressing, true
+		cause, progressing = decode.HealthProgressing, true
 	case health.Degraded:
-		cause = HealthDegraded
+		cause = decode.HealthDegraded
 	case health.Suspended:
-		cause = HealthSuspended
+		cause = decode.HealthSuspended
 	default: // Missing, Unknown: the check itself cannot tell.
 		return chain.Link{ID: id, Status: chain.StatusUnknown, Summary: summary, Notes: notes}, true, ""
 	}
 	ref := w.s.Ref().String()
-	d := Decoded{Cause: cause, Progressing: progressing,
+	d := decode.Decoded{Cause: cause, Progressing: progressing,
 		Summary:  fmt.Sprintf("%s is %s%s", ref, res.Status, colonMessage(res.Message)),
 		NextStep: resourceStep(cause, w.s)}
 	if res.Status == health.Progressing && !hasStatus(obj) {
 		// Waiting on a status that no one has written:
 		// no controller has acted on it yet, and past the grace none
 		// will (its operator is not installed, or not running).
-		d = Decoded{Cause: ResourceNotReconciled, Progressing: true,
+		d = decode.Decoded{Cause: decode.ResourceNotReconciled, Progressing: true,
 			Summary:  fmt.Sprintf("%s has no status: no controller has acted on it (its health check: %s%s)", ref, res.Status, colonMessage(res.Message)),
-			NextStep: resourceStep(ResourceNotReconciled, w.s)}
+			NextStep: resourceStep(decode.ResourceNotReconciled, w.s)}
 	}
 	var first []chain.Evidence
 	if failed, ev, ok := analysisFailure(obj, ref); ok && res.Status == health.Degraded {
 		d, first = failed, []chain.Evidence{ev}
 	} else if !d.Progressing {
-		if known, ok := producerWords(res.Message); ok {
+		if known, ok := decode.ProducerWords(res.Message); ok {
 			// The check quotes words a decoder knows (cert-manager's,
 			// external-secrets'): their cause says more than "Degraded".
 			d.Cause, d.NextStep = known.Cause, known.NextStep

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 	"github.com/kubectl-chain/kubectl-chain/internal/health"
 )
 
@@ -30,7 +31,7 @@ func TestUnreconciled(t *testing.T) {
 		api := certificates
 		r := Walk(&chain.Snapshot{Kind: chain.Kind(api.Kind), Namespace: "shop", Name: "web-tls", API: &api, Object: obj, Now: created.Add(tt.after)}, Options{Grace: DefaultGrace})
 		v := r.Verdict
-		if v.Health != tt.health || v.Link != chain.LinkStatus || v.Cause != ResourceNotReconciled {
+		if v.Health != tt.health || v.Link != chain.LinkStatus || v.Cause != decode.ResourceNotReconciled {
 			t.Errorf("%s after creation: %s at %s (%s), want %s at status (ResourceNotReconciled)", tt.after, v.Health, v.Link, v.Cause, tt.health)
 		}
 	}
@@ -58,7 +59,7 @@ func TestUserCheckOverrides(t *testing.T) {
 	if v := Walk(snap(), Options{}).Verdict; v.Health != chain.Healthy {
 		t.Errorf("Argo CD's check: %s (%s), want healthy", v.Health, v.Cause)
 	}
-	if v := Walk(snap(), Options{Health: user.Over(health.Builtin())}).Verdict; v.Health != chain.Broken || v.Cause != HealthSuspended {
+	if v := Walk(snap(), Options{Health: user.Over(health.Builtin())}).Verdict; v.Health != chain.Broken || v.Cause != decode.HealthSuspended {
 		t.Errorf("the user's check: %s (%s), want broken (HealthSuspended)", v.Health, v.Cause)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // ingressClass: the class the Ingress asks for exists (or a default one
@@ -46,16 +47,16 @@ func (w *walker) ingressClass() chain.Link {
 		for _, ic := range w.s.IngressClasses {
 			have = append(have, ic.Name)
 		}
-		c.add(sighting{d: Decoded{Cause: IngressClassNotFound,
+		c.add(sighting{d: decode.Decoded{Cause: decode.IngressClassNotFound,
 			Summary:  fmt.Sprintf("Ingress %s: spec.ingressClassName %s names no IngressClass (the cluster has %s)", ing.Name, name, orNone(have)),
-			NextStep: mustCause(IngressClassNotFound).NextStep},
+			NextStep: mustCause(decode.IngressClassNotFound).NextStep},
 			object: obj, since: ing.CreationTimestamp.Time,
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.ingressClassName", Message: fmt.Sprintf("ingressClassName %s; IngressClasses: %s", name, orNone(have))}}})
 		return w.finish(id, "class "+name+" not found", c, 0)
 	case name == "":
-		c.add(sighting{d: Decoded{Cause: IngressClassNotFound,
+		c.add(sighting{d: decode.Decoded{Cause: decode.IngressClassNotFound,
 			Summary:  fmt.Sprintf("Ingress %s names no class and no IngressClass is the default", ing.Name),
-			NextStep: mustCause(IngressClassNotFound).NextStep},
+			NextStep: mustCause(decode.IngressClassNotFound).NextStep},
 			object: obj, since: ing.CreationTimestamp.Time,
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.ingressClassName", Message: "no spec.ingressClassName, no " + chain.LegacyIngressClassAnnotation + " annotation, no IngressClass annotated " + chain.DefaultIngressClassAnnotation}}})
 		return w.finish(id, "no class", c, 0)
@@ -82,9 +83,9 @@ func (w *walker) ingressClass() chain.Link {
 		if class != nil {
 			controller = class.Spec.Controller
 		}
-		c.add(sighting{d: Decoded{Cause: IngressClassNoController, Progressing: true,
+		c.add(sighting{d: decode.Decoded{Cause: decode.IngressClassNoController, Progressing: true,
 			Summary:  fmt.Sprintf("Ingress %s: no controller has acted on it (no address, no event); %s does not seem to run", ing.Name, controller),
-			NextStep: strings.ReplaceAll(mustCause(IngressClassNoController).NextStep, "CLASS", name)},
+			NextStep: strings.ReplaceAll(mustCause(decode.IngressClassNoController).NextStep, "CLASS", name)},
 			object: obj, since: ing.CreationTimestamp.Time,
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.loadBalancer", Message: fmt.Sprintf("no address; no event about ingress %s", ing.Name)}}})
 	}
@@ -114,18 +115,18 @@ func (w *walker) ingressBackends() chain.Link {
 		named = append(named, b.Service.Name+":"+port)
 		svc := w.s.ServiceNamed(b.Service.Name)
 		if svc == nil {
-			c.add(sighting{d: Decoded{Cause: IngressBackendNotFound,
+			c.add(sighting{d: decode.Decoded{Cause: decode.IngressBackendNotFound,
 				Summary:  fmt.Sprintf("Ingress %s sends to Service %s, which does not exist", ing.Name, b.Service.Name),
-				NextStep: mustCause(IngressBackendNotFound).NextStep},
+				NextStep: mustCause(decode.IngressBackendNotFound).NextStep},
 				object: obj, since: ing.CreationTimestamp.Time,
 				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "backend.service", Message: noServiceMessage(w.s, b.Service.Name, port, ing.Namespace)}}})
 			continue
 		}
 		if !servicePortExists(svc, b.Service.Port) {
 			have := servicePorts(svc)
-			c.add(sighting{d: Decoded{Cause: IngressBackendPortNotFound,
+			c.add(sighting{d: decode.Decoded{Cause: decode.IngressBackendPortNotFound,
 				Summary:  fmt.Sprintf("Ingress %s sends to port %s of Service %s, which has no such port (it has %s)", ing.Name, port, svc.Name, orNone(have)),
-				NextStep: strings.ReplaceAll(mustCause(IngressBackendPortNotFound).NextStep, "SERVICE", svc.Name)},
+				NextStep: strings.ReplaceAll(mustCause(decode.IngressBackendPortNotFound).NextStep, "SERVICE", svc.Name)},
 				object: obj, since: laterOf(ing.CreationTimestamp.Time, svc.CreationTimestamp.Time),
 				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "backend.service.port", Message: fmt.Sprintf("port %s; Service %s ports: %s", port, svc.Name, orNone(have))}}})
 		}
@@ -135,9 +136,9 @@ func (w *walker) ingressBackends() chain.Link {
 			continue
 		}
 		if e := w.secretMissingEvent(ing, t.SecretName); e != nil {
-			c.add(sighting{d: Decoded{Cause: IngressTLSSecretMissing,
+			c.add(sighting{d: decode.Decoded{Cause: decode.IngressTLSSecretMissing,
 				Summary:  fmt.Sprintf("Ingress %s: the controller reports TLS secret %s missing", ing.Name, t.SecretName),
-				NextStep: mustCause(IngressTLSSecretMissing).NextStep},
+				NextStep: mustCause(decode.IngressTLSSecretMissing).NextStep},
 				object: obj, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(*e)}})
 			continue
 		}

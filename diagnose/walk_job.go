@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // jobLinks: stored (suspended), pods, node-assignment, containers and
@@ -19,7 +20,7 @@ func (w *walker) jobLinks() []chain.Link {
 	job := w.s.Job
 	var suspended chain.CauseID
 	if ptr.Deref(job.Spec.Suspend, false) && !chain.JobFinished(job) {
-		suspended = JobSuspended
+		suspended = decode.JobSuspended
 	}
 	stored := w.storedWorkload(job, -1, jobShape(job), suspended)
 	return append([]chain.Link{stored}, w.jobChain(job)...)
@@ -143,7 +144,7 @@ func (w *walker) completion(job *batchv1.Job, failed []*corev1.Pod, before []cha
 		l.Notes = notes
 		return l
 	}
-	c.add(sighting{d: Decoded{Cause: JobRunning, Progressing: true,
+	c.add(sighting{d: decode.Decoded{Cause: decode.JobRunning, Progressing: true,
 		Summary:  fmt.Sprintf("running: %d/%d completions, %d active", job.Status.Succeeded, want, job.Status.Active),
 		NextStep: fmt.Sprintf("wait, or follow it: kubectl chain job/%s -n %s --wait", job.Name, job.Namespace)},
 		object: obj, evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status",
@@ -155,8 +156,8 @@ func (w *walker) completion(job *batchv1.Job, failed []*corev1.Pod, before []cha
 
 // jobFailure decodes the Failed (or FailureTarget) condition's reason, made
 // specific with the last failed pod's exit.
-func jobFailure(job *batchv1.Job, cond *batchv1.JobCondition, last *corev1.Pod) Decoded {
-	d := Decoded{Cause: JobFailed, Summary: "the Job failed: " + cond.Message}
+func jobFailure(job *batchv1.Job, cond *batchv1.JobCondition, last *corev1.Pod) decode.Decoded {
+	d := decode.Decoded{Cause: decode.JobFailed, Summary: "the Job failed: " + cond.Message}
 	exit := ""
 	if last != nil {
 		if e, ok := lastExit(last); ok {
@@ -170,17 +171,17 @@ func jobFailure(job *batchv1.Job, cond *batchv1.JobCondition, last *corev1.Pod) 
 	}
 	switch cond.Reason {
 	case batchv1.JobReasonBackoffLimitExceeded:
-		d.Cause = BackoffLimitExceeded
+		d.Cause = decode.BackoffLimitExceeded
 		d.Summary = fmt.Sprintf("backoff limit %d reached%s", ptr.Deref(job.Spec.BackoffLimit, 6), exit)
 	case batchv1.JobReasonDeadlineExceeded:
-		d.Cause = JobDeadlineExceeded
+		d.Cause = decode.JobDeadlineExceeded
 		d.Summary = fmt.Sprintf("ran longer than activeDeadlineSeconds %d", ptr.Deref(job.Spec.ActiveDeadlineSeconds, 0))
 		d.NextStep = ""
 	case batchv1.JobReasonPodFailurePolicy:
-		d.Cause = PodFailurePolicyMatched
+		d.Cause = decode.PodFailurePolicyMatched
 		d.Summary = "podFailurePolicy: " + cond.Message
 	case batchv1.JobReasonFailedIndexes, batchv1.JobReasonMaxFailedIndexesExceeded:
-		d.Cause = FailedIndexes
+		d.Cause = decode.FailedIndexes
 		d.Summary = fmt.Sprintf("%s (failed indexes %s)", strings.TrimSuffix(cond.Message, "."), ptr.Deref(job.Status.FailedIndexes, ""))
 	}
 	return d
@@ -230,7 +231,7 @@ func (w *walker) cronJobLinks() []chain.Link {
 	cj := w.s.CronJob
 	var suspended chain.CauseID
 	if ptr.Deref(cj.Spec.Suspend, false) {
-		suspended = CronJobSuspended
+		suspended = decode.CronJobSuspended
 	}
 	policy := cj.Spec.ConcurrencyPolicy
 	if policy == "" {
@@ -311,7 +312,7 @@ func (w *walker) schedule(cj *batchv1.CronJob) chain.Link {
 		s := sighting{object: obj, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(e)}}
 		switch e.Reason {
 		case eventUnparseableSchedule, eventInvalidSchedule, eventUnknownTimeZone, eventUnparseableOnUpdate:
-			s.d = Decoded{Cause: CronJobScheduleInvalid, Summary: eventMessage(e)}
+			s.d = decode.Decoded{Cause: decode.CronJobScheduleInvalid, Summary: eventMessage(e)}
 		case eventTooManyMissed:
 			// The second controller (1.20 on) warns and still starts the
 			// newest missed run (cronjob_controllerv2.go: nextScheduleTime
@@ -327,7 +328,7 @@ func (w *walker) schedule(cj *batchv1.CronJob) chain.Link {
 		case eventFailedNeedsStart:
 			// The first controller (until 1.21) said both a schedule it
 			// cannot parse and too many missed start times this way.
-			d, ok := CronJobWords(e.Reason, eventMessage(e))
+			d, ok := decode.CronJobWords(e.Reason, eventMessage(e))
 			if !ok {
 				continue
 			}
@@ -337,7 +338,7 @@ func (w *walker) schedule(cj *batchv1.CronJob) chain.Link {
 				continue
 			}
 			active := cj.Status.Active[0].Name
-			s.d = Decoded{Cause: ConcurrencyForbidBlocked, Progressing: true,
+			s.d = decode.Decoded{Cause: decode.ConcurrencyForbidBlocked, Progressing: true,
 				Summary:  fmt.Sprintf("concurrencyPolicy Forbid: Job %s still runs, so scheduled runs are skipped", active),
 				NextStep: fmt.Sprintf("look at the Job that still runs: kubectl chain job/%s -n %s", active, cj.Namespace),
 				Details:  []chain.Detail{{Key: "activeJob", Value: active}}}
@@ -345,19 +346,19 @@ func (w *walker) schedule(cj *batchv1.CronJob) chain.Link {
 			if lastSchedule != nil && e.Last.Before(lastSchedule.Time) {
 				continue
 			}
-			s.d = Decoded{Cause: ScheduleMissed, Progressing: true, Summary: eventMessage(e)}
+			s.d = decode.Decoded{Cause: decode.ScheduleMissed, Progressing: true, Summary: eventMessage(e)}
 		case "FailedCreate":
 			if lastSchedule != nil && e.Last.Before(lastSchedule.Time) {
 				continue
 			}
-			s.d = CronJobCreateFailed(eventMessage(e))
+			s.d = decode.CronJobCreateFailed(eventMessage(e))
 		default:
 			continue
 		}
 		c.add(s)
 	}
 	if c.empty() && lastSchedule == nil && len(w.s.Jobs) == 0 && !ptr.Deref(cj.Spec.Suspend, false) {
-		c.add(sighting{d: Decoded{Cause: CronJobNotScheduledYet, Progressing: true,
+		c.add(sighting{d: decode.Decoded{Cause: decode.CronJobNotScheduledYet, Progressing: true,
 			Summary: fmt.Sprintf("waiting for the first scheduled time of %q", cj.Spec.Schedule)},
 			object: obj, evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.lastScheduleTime", Message: "unset"}}})
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // A Job whose pods all failed the same specific way (OOM-killed, a command
@@ -21,12 +22,12 @@ import (
 // so the backoff limit stays the cause.
 
 // podsFailure is the cause every failed pod shares, when it is specific.
-func podsFailure(failed []*corev1.Pod) (Decoded, bool) {
-	var out Decoded
+func podsFailure(failed []*corev1.Pod) (decode.Decoded, bool) {
+	var out decode.Decoded
 	for i, p := range failed {
 		d, ok := podFailure(p)
-		if !ok || strength(d.Cause) < strong || d.Cause == InitContainerFailed || i > 0 && d.Cause != out.Cause {
-			return Decoded{}, false
+		if !ok || !decode.Strong(d.Cause) || d.Cause == decode.InitContainerFailed || i > 0 && d.Cause != out.Cause {
+			return decode.Decoded{}, false
 		}
 		if i == 0 {
 			out = d
@@ -37,34 +38,34 @@ func podsFailure(failed []*corev1.Pod) (Decoded, bool) {
 
 // podFailure decodes why a failed pod failed: its first init container or
 // container that ended badly, else its status reason (an eviction).
-func podFailure(p *corev1.Pod) (Decoded, bool) {
+func podFailure(p *corev1.Pod) (decode.Decoded, bool) {
 	for _, st := range p.Status.InitContainerStatuses {
 		if t := st.State.Terminated; t != nil {
-			if d, ok := InitTermination(st.Name, *t); ok {
+			if d, ok := decode.InitTermination(st.Name, *t); ok {
 				return d, true
 			}
 		}
 	}
 	for _, st := range p.Status.ContainerStatuses {
-		if t := st.State.Terminated; t != nil && (t.ExitCode != 0 || t.Reason == terminatedOOMKilled) {
-			return Termination(st.Name, *t), true
+		if t := st.State.Terminated; t != nil && (t.ExitCode != 0 || t.Reason == "OOMKilled") {
+			return decode.Termination(st.Name, *t), true
 		}
 	}
 	if p.Status.Reason != "" {
-		return Eviction(p.Status.Reason, p.Status.Message)
+		return decode.Eviction(p.Status.Reason, p.Status.Message)
 	}
-	return Decoded{}, false
+	return decode.Decoded{}, false
 }
 
 // endedByBackoff makes the pods' shared cause the Job's, saying that the
 // backoff limit ended it.
-func endedByBackoff(job *batchv1.Job, pd Decoded, failed int) Decoded {
+func endedByBackoff(job *batchv1.Job, pd decode.Decoded, failed int) decode.Decoded {
 	limit := ptr.Deref(job.Spec.BackoffLimit, 6)
 	pd.Summary = fmt.Sprintf("%s, in every failed pod (%d); backoffLimit %d ended the Job's retries", strings.TrimSuffix(pd.Summary, "."), failed, limit)
-	pd.Details = append(pd.Details, chain.Detail{Key: "endedBy", Value: string(BackoffLimitExceeded)},
+	pd.Details = append(pd.Details, chain.Detail{Key: "endedBy", Value: string(decode.BackoffLimitExceeded)},
 		chain.Detail{Key: "failedPods", Value: strconv.Itoa(failed)})
 	if pd.NextStep == "" {
-		if c, ok := Lookup(pd.Cause); ok {
+		if c, ok := decode.Lookup(pd.Cause); ok {
 			pd.NextStep = c.NextStep
 		}
 	}
@@ -83,13 +84,13 @@ func endedByBackoff(job *batchv1.Job, pd Decoded, failed int) Decoded {
 // the same failure until its backoff limit (a GPU the device plugin cannot
 // allocate, UnexpectedAdmissionError, kubernetes#97131). The pods' cause
 // is the Job's.
-func retriedFailure(job *batchv1.Job, failed []*corev1.Pod, active int) (Decoded, bool) {
+func retriedFailure(job *batchv1.Job, failed []*corev1.Pod, active int) (decode.Decoded, bool) {
 	if active > 0 || len(failed) == 0 || ptr.Deref(job.Spec.Suspend, false) {
-		return Decoded{}, false
+		return decode.Decoded{}, false
 	}
 	pd, ok := podsFailure(failed)
 	if !ok {
-		return Decoded{}, false
+		return decode.Decoded{}, false
 	}
 	pd.Summary = fmt.Sprintf("%s, in every failed pod (%d); no pod runs and the Job retries until backoffLimit %d",
 		strings.TrimSuffix(pd.Summary, "."), len(failed), ptr.Deref(job.Spec.BackoffLimit, 6))

@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // failedJob is Job shop/web failed at its backoff limit with a failed pod
@@ -46,9 +47,9 @@ func TestWalkJobPodsCause(t *testing.T) {
 		states []corev1.ContainerStateTerminated
 		want   chain.CauseID
 	}{
-		{"all OOM-killed", []corev1.ContainerStateTerminated{oom, oom}, OOMKilled},
-		{"one OOM-killed, one error", []corev1.ContainerStateTerminated{oom, exit1}, BackoffLimitExceeded},
-		{"all errors", []corev1.ContainerStateTerminated{exit1, exit1}, BackoffLimitExceeded},
+		{"all OOM-killed", []corev1.ContainerStateTerminated{oom, oom}, decode.OOMKilled},
+		{"one OOM-killed, one error", []corev1.ContainerStateTerminated{oom, exit1}, decode.BackoffLimitExceeded},
+		{"all errors", []corev1.ContainerStateTerminated{exit1, exit1}, decode.BackoffLimitExceeded},
 	} {
 		r := Walk(failedJob(tt.states...), Options{})
 		v := r.Verdict
@@ -59,9 +60,9 @@ func TestWalkJobPodsCause(t *testing.T) {
 		f := r.Link(chain.LinkCompletion).Findings[0]
 		ended := false
 		for _, d := range f.Details {
-			ended = ended || d.Key == "endedBy" && d.Value == string(BackoffLimitExceeded)
+			ended = ended || d.Key == "endedBy" && d.Value == string(decode.BackoffLimitExceeded)
 		}
-		if ended != (tt.want != BackoffLimitExceeded) {
+		if ended != (tt.want != decode.BackoffLimitExceeded) {
 			t.Errorf("%s: details %v: endedBy BackoffLimitExceeded should be there only when the pods' cause leads", tt.name, f.Details)
 		}
 	}
@@ -73,7 +74,7 @@ func TestWalkJobPodsCause(t *testing.T) {
 	// A CronJob's Job: the fix goes into the CronJob's jobTemplate.
 	s := failedJob(oom)
 	s.Job.OwnerReferences = []metav1.OwnerReference{{Kind: "CronJob", Name: "nightly", Controller: ptr.To(true)}}
-	if v := Walk(s, Options{}).Verdict; v.Cause != OOMKilled || !strings.Contains(v.NextStep, "spec.jobTemplate.spec.template.spec.containers[web]") ||
+	if v := Walk(s, Options{}).Verdict; v.Cause != decode.OOMKilled || !strings.Contains(v.NextStep, "spec.jobTemplate.spec.template.spec.containers[web]") ||
 		!strings.Contains(v.NextStep, "cronjob/nightly") {
 		t.Errorf("CronJob's Job: %+v", v)
 	}
@@ -90,12 +91,12 @@ func TestWalkCronJobFirstController(t *testing.T) {
 		summary         string
 	}{
 		{"FailedNeedsStart", "Cannot determine if job needs to be started: Too many missed start time (> 100). Set or decrease .spec.startingDeadlineSeconds or check clock skew.",
-			TooManyMissedStartTimes, "Too many missed start time"},
+			decode.TooManyMissedStartTimes, "Too many missed start time"},
 		{"FailedNeedsStart", "Cannot determine if job needs to be started: Unparseable schedule: 0 0 10 * * ? : Expected exactly 5 fields, found 6: 0 0 10 * * ?",
-			CronJobScheduleInvalid, "Unparseable schedule"},
-		{"UnParseableCronJobSchedule", "unparseable schedule for cronjob: 0 2-7/1 * *", CronJobScheduleInvalid, "0 2-7/1"},
+			decode.CronJobScheduleInvalid, "Unparseable schedule"},
+		{"UnParseableCronJobSchedule", "unparseable schedule for cronjob: 0 2-7/1 * *", decode.CronJobScheduleInvalid, "0 2-7/1"},
 		{"FailedCreate", `Error creating job: jobs.batch "web-28009200" is forbidden: exceeded quota: tool, requested: count/jobs.batch=1, used: count/jobs.batch=30, limited: count/jobs.batch=30`,
-			CronJobJobCreateFailed, "QuotaExceeded"},
+			decode.CronJobJobCreateFailed, "QuotaExceeded"},
 	} {
 		cj := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "cj-uid", CreationTimestamp: metav1.NewTime(walkT0)},
 			Spec: batchv1.CronJobSpec{Schedule: "*/1 * * * *"}}
@@ -138,7 +139,7 @@ func TestWalkCronJobRunStarting(t *testing.T) {
 		cause   chain.CauseID
 	}{
 		{corev1.ContainerStateWaiting{Reason: "ContainerCreating"}, chain.Healthy, ""},
-		{corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: `Back-off pulling image "web:v9"`}, chain.Broken, ImagePullFailed},
+		{corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: `Back-off pulling image "web:v9"`}, chain.Broken, decode.ImagePullFailed},
 	} {
 		p := kindPod("web-2-a", &newest, "Job", corev1.PodPending, false, nil)
 		p.Status.ContainerStatuses[0].State = corev1.ContainerState{Waiting: &tt.waiting}

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // TestWalkJobRetriedFailure: a Job that has not ended, whose only pod the
@@ -32,12 +33,12 @@ func TestWalkJobRetriedFailure(t *testing.T) {
 		}
 		v := Walk(s, Options{}).Verdict
 		if retrying {
-			if v.Cause != JobRunning {
+			if v.Cause != decode.JobRunning {
 				t.Errorf("retry under way: verdict %+v, want JobRunning", v)
 			}
 			continue
 		}
-		if v.Health != chain.Broken || v.Link != chain.LinkCompletion || v.Cause != KubeletAdmissionRejected {
+		if v.Health != chain.Broken || v.Link != chain.LinkCompletion || v.Cause != decode.KubeletAdmissionRejected {
 			t.Errorf("verdict %+v, want broken at completion with KubeletAdmissionRejected", v)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // podLinks: a pod no controller owns has the pod-level links alone: the
@@ -48,7 +49,7 @@ func (w *walker) notFound(cause chain.CauseID) []chain.Link {
 	kind := w.s.KindOf()
 	obj := objectName(kind.Resource(), w.s.Name)
 	c := &collector{}
-	c.add(sighting{d: Decoded{Cause: cause,
+	c.add(sighting{d: decode.Decoded{Cause: cause,
 		Summary: fmt.Sprintf("%s %q not found in namespace %q", kind.Resource(), w.s.Name, w.s.Namespace)},
 		object:   obj,
 		evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Message: fmt.Sprintf("no %s %s/%s in the snapshot", kind, w.s.Namespace, w.s.Name)}}})
@@ -70,13 +71,13 @@ func (w *walker) storedWorkload(obj metav1.Object, observed int64, summary strin
 	}
 	switch {
 	case obj.GetDeletionTimestamp() != nil:
-		c.add(sighting{d: Decoded{Cause: WorkloadDeleting}, object: name, since: obj.GetDeletionTimestamp().Time,
+		c.add(sighting{d: decode.Decoded{Cause: decode.WorkloadDeleting}, object: name, since: obj.GetDeletionTimestamp().Time,
 			evidence: ev("metadata.deletionTimestamp", obj.GetDeletionTimestamp().UTC().Format(time.RFC3339))})
 	case suspended != "":
-		c.add(sighting{d: Decoded{Cause: suspended}, object: name, evidence: ev("spec.suspend", "true")})
+		c.add(sighting{d: decode.Decoded{Cause: suspended}, object: name, evidence: ev("spec.suspend", "true")})
 	}
 	if observed >= 0 && observed < obj.GetGeneration() {
-		s := sighting{d: Decoded{Cause: GenerationNotObserved, Progressing: true,
+		s := sighting{d: decode.Decoded{Cause: decode.GenerationNotObserved, Progressing: true,
 			Summary: fmt.Sprintf("generation %d not observed yet (observed %d)", obj.GetGeneration(), observed)},
 			object: name, evidence: ev("status.observedGeneration", fmt.Sprintf("%d < metadata.generation %d", observed, obj.GetGeneration()))}
 		if obj.GetGeneration() <= 1 {
@@ -135,7 +136,7 @@ func (w *walker) keepLive(candidates []*corev1.Pod, replacedBy string) (dead []d
 // as the ReplicaSet controller does): the newest says what blocks now.
 func (w *walker) createFailures(c *collector, kind, name string, uid types.UID, newestPod time.Time) {
 	if total, first, newest := w.failedCreates(kind, name, uid, newestPod, false); newest != nil {
-		c.add(sighting{d: FailedCreate(eventMessage(*newest)), object: objectName(strings.ToLower(kind), name), since: first, repeats: total,
+		c.add(sighting{d: decode.FailedCreate(eventMessage(*newest)), object: objectName(strings.ToLower(kind), name), since: first, repeats: total,
 			evidence: []chain.Evidence{eventEvidence(*newest)}})
 	}
 }

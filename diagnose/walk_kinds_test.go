@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // kindPod is pod NAME of namespace shop, controlled by owner, in phase
@@ -57,7 +58,7 @@ func TestWalkRollbackTrap(t *testing.T) {
 		policy    appsv1.PodManagementPolicyType
 		want      chain.CauseID
 	}{
-		{"ordered", 0, appsv1.OrderedReadyPodManagement, StatefulSetRollbackTrap},
+		{"ordered", 0, appsv1.OrderedReadyPodManagement, decode.StatefulSetRollbackTrap},
 		{"partitioned", 1, appsv1.OrderedReadyPodManagement, ""},
 		{"parallel", 0, appsv1.ParallelPodManagement, ""},
 	} {
@@ -93,10 +94,10 @@ func TestWalkJobFailed(t *testing.T) {
 		reason, message string
 		want            chain.CauseID
 	}{
-		{batchv1.JobReasonBackoffLimitExceeded, "Job has reached the specified backoff limit", BackoffLimitExceeded},
-		{batchv1.JobReasonDeadlineExceeded, "Job was active longer than specified deadline", JobDeadlineExceeded},
-		{batchv1.JobReasonPodFailurePolicy, "Container web for pod shop/web-x2x7q failed with exit code 42 matching FailJob rule at index 0", PodFailurePolicyMatched},
-		{"SomethingNew", "a reason this version does not know", JobFailed},
+		{batchv1.JobReasonBackoffLimitExceeded, "Job has reached the specified backoff limit", decode.BackoffLimitExceeded},
+		{batchv1.JobReasonDeadlineExceeded, "Job was active longer than specified deadline", decode.JobDeadlineExceeded},
+		{batchv1.JobReasonPodFailurePolicy, "Container web for pod shop/web-x2x7q failed with exit code 42 matching FailJob rule at index 0", decode.PodFailurePolicyMatched},
+		{"SomethingNew", "a reason this version does not know", decode.JobFailed},
 	} {
 		job := &batchv1.Job{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "job-uid", CreationTimestamp: metav1.NewTime(walkT0)},
@@ -127,7 +128,7 @@ func TestWalkJobRunning(t *testing.T) {
 		Status: batchv1.JobStatus{Active: 1}}
 	s := &chain.Snapshot{Kind: chain.KindJob, Namespace: "shop", Name: "web", Job: job, Now: walkT0.Add(time.Hour),
 		Pods: []corev1.Pod{kindPod("web-a", job, "Job", corev1.PodRunning, true, nil)}}
-	if v := Walk(s, Options{}).Verdict; v.Health != chain.Progressing || v.Cause != JobRunning || v.Terminal {
+	if v := Walk(s, Options{}).Verdict; v.Health != chain.Progressing || v.Cause != decode.JobRunning || v.Terminal {
 		t.Errorf("running: %+v", v)
 	}
 	job.Status = batchv1.JobStatus{Succeeded: 1, Conditions: []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}}
@@ -136,7 +137,7 @@ func TestWalkJobRunning(t *testing.T) {
 		t.Errorf("complete: %+v", v)
 	}
 	job.Status, job.Spec.Suspend, s.Pods = batchv1.JobStatus{}, ptr.To(true), nil
-	if v := Walk(s, Options{}).Verdict; v.Link != chain.LinkStored || v.Cause != JobSuspended {
+	if v := Walk(s, Options{}).Verdict; v.Link != chain.LinkStored || v.Cause != decode.JobSuspended {
 		t.Errorf("suspended: %+v", v)
 	}
 }
@@ -154,12 +155,12 @@ func TestWalkCronJobForbid(t *testing.T) {
 		Object: chain.ObjectRef{Kind: "CronJob", Name: "web", UID: "cj-uid"}, Count: 3, First: walkT0.Add(time.Minute), Last: walkT0.Add(3 * time.Minute)}
 	s := &chain.Snapshot{Kind: chain.KindCronJob, Namespace: "shop", Name: "web", CronJob: cj, Now: walkT0.Add(3 * time.Minute), Events: []chain.Event{ev}}
 	r := Walk(s, Options{})
-	if v := r.Verdict; v.Link != chain.LinkSchedule || v.Cause != ConcurrencyForbidBlocked || !v.Terminal ||
+	if v := r.Verdict; v.Link != chain.LinkSchedule || v.Cause != decode.ConcurrencyForbidBlocked || !v.Terminal ||
 		v.NextStep != "look at the Job that still runs: kubectl chain job/web-29000000 -n shop" {
 		t.Errorf("blocked: %+v", v)
 	}
 	cj.Status.Active = nil
-	if v := Walk(s, Options{}).Verdict; v.Cause == ConcurrencyForbidBlocked {
+	if v := Walk(s, Options{}).Verdict; v.Cause == decode.ConcurrencyForbidBlocked {
 		t.Errorf("no Job active, still blocked: %+v", v)
 	}
 }
@@ -224,7 +225,7 @@ func TestWalkCronJobMissedStartsWarns(t *testing.T) {
 		Object:  chain.ObjectRef{Kind: "CronJob", Name: "web", UID: "cj-uid"}, Count: 1, First: walkT0.Add(3 * time.Hour), Last: walkT0.Add(3 * time.Hour)}
 	s := &chain.Snapshot{Kind: chain.KindCronJob, Namespace: "shop", Name: "web", CronJob: cj, Now: walkT0.Add(3*time.Hour + 20*time.Second), Events: []chain.Event{ev}}
 	r := Walk(s, Options{})
-	if r.Verdict.Cause == TooManyMissedStartTimes {
+	if r.Verdict.Cause == decode.TooManyMissedStartTimes {
 		t.Fatalf("the second controller's warning blamed: %+v", r.Verdict)
 	}
 	var notes []string

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // nodeGone finds a scheduled pod whose node went away, and says so on the
@@ -22,7 +23,7 @@ func (w *walker) nodeGone(c *collector, p *corev1.Pod) {
 	obj := objectName("pod", p.Name)
 	node := p.Spec.NodeName
 	add := func(msg string, since time.Time, ev chain.Evidence) {
-		d, _ := nodeGoneWords(msg)
+		d, _ := decode.NodeGoneWords(msg)
 		d.Summary = fmt.Sprintf("node %s went away under the pod: %s", node, d.Summary)
 		d.Details = append([]chain.Detail{{Key: "node", Value: node}}, d.Details...)
 		d.Progressing = true

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // TestNodeGone: a StatefulSet's pod whose node stopped reporting is not
@@ -55,7 +56,7 @@ func TestNodeGone(t *testing.T) {
 		if v.Health != tt.health || v.Link != tt.link || v.Terminal != tt.terminal {
 			t.Errorf("%s: %s at %s (%s, terminal %v), want %s at %s (terminal %v)", tt.name, v.Health, v.Link, v.Cause, v.Terminal, tt.health, tt.link, tt.terminal)
 		}
-		if tt.link == chain.LinkNodeAssignment && (v.Cause != NodeNotReady || !strings.Contains(v.Summary, "node node-1 went away")) {
+		if tt.link == chain.LinkNodeAssignment && (v.Cause != decode.NodeNotReady || !strings.Contains(v.Summary, "node node-1 went away")) {
 			t.Errorf("%s: %s %q, want NodeNotReady naming node-1", tt.name, v.Cause, v.Summary)
 		}
 	}

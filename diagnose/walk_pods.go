@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // podsLink: the ReplicaSet controller created the pods, or admission told it
@@ -48,7 +49,7 @@ func (w *walker) podsLink() chain.Link {
 			notes = append(notes, fmt.Sprintf("%d of %d pods not replaced yet", desired-have, desired))
 		} else if c.empty() {
 			obj := objectName("replicaset", w.rs.Name)
-			s := sighting{d: Decoded{Cause: PodsNotCreated, Progressing: true,
+			s := sighting{d: decode.Decoded{Cause: decode.PodsNotCreated, Progressing: true,
 				Summary: fmt.Sprintf("%d of %d pods not created yet", desired-have, desired)},
 				object: obj,
 				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.replicas",
@@ -80,7 +81,7 @@ func (w *walker) failedCreate(c *collector, newestPod time.Time) {
 	obj := objectName("replicaset", w.rs.Name)
 	for _, cond := range w.rs.Status.Conditions {
 		if cond.Type == appsv1.ReplicaSetReplicaFailure && cond.Status == corev1.ConditionTrue {
-			c.add(sighting{d: FailedCreate(cond.Message), object: obj, since: cond.LastTransitionTime.Time,
+			c.add(sighting{d: decode.FailedCreate(cond.Message), object: obj, since: cond.LastTransitionTime.Time,
 				evidence: []chain.Evidence{conditionEvidence(obj, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)}})
 		}
 	}
@@ -91,7 +92,7 @@ func (w *walker) failedCreate(c *collector, newestPod time.Time) {
 		dobj := objectName(w.s.KindOf().Resource(), owner.GetName())
 		for _, cond := range w.ownerConditions() {
 			if cond.Type == appsv1.DeploymentReplicaFailure && cond.Status == corev1.ConditionTrue && cond.Reason == "FailedCreate" {
-				c.add(sighting{d: FailedCreate(cond.Message), object: dobj, since: cond.LastTransitionTime.Time,
+				c.add(sighting{d: decode.FailedCreate(cond.Message), object: dobj, since: cond.LastTransitionTime.Time,
 					evidence: []chain.Evidence{conditionEvidence(dobj, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)}})
 			}
 		}
@@ -170,7 +171,7 @@ type deadPod struct {
 	pod *corev1.Pod
 	// evicted says the kubelet removed it, for the reason why.
 	evicted bool
-	why     Decoded
+	why     decode.Decoded
 	// evidence is its status's reason, or the Evicted event its status
 	// lacks.
 	evidence chain.Evidence
@@ -191,14 +192,18 @@ func (w *walker) ended(p *corev1.Pod) deadPod {
 			dp.evidence = eventEvidence(e)
 		}
 	}
-	dp.why, dp.evicted = Eviction(reason, msg)
-	if d, ok := securityWords(msg); ok && !dp.evicted && p.Status.Phase == corev1.PodFailed {
+	dp.why, dp.evicted = decode.Eviction(reason, msg)
+	if d, ok := decode.SecurityWords(msg); ok && !dp.evicted && p.Status.Phase == corev1.PodFailed {
 		// The kubelet refused it for a profile it cannot enforce (reason
 		// AppArmor, 1.30+): a refusal with a cause to fix, as OutOfcpu is.
 		dp.why, dp.evicted = d, true
 	}
 	return dp
 }
+
+// reasonEvicted is the reason of the kubelet's eviction, in a pod's status
+// and its event (pkg/kubelet/eviction/helpers.go).
+const reasonEvicted = "Evicted"
 
 // evictedEvent is the kubelet's newest Evicted event about a pod whose
 // status says it was evicted, or says nothing (Succeeded, no reason).

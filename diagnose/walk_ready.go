@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // rollout is what the ready link judges a workload's pods against: how
@@ -72,7 +73,7 @@ func (w *walker) ready(before []chain.Link, ro *rollout) chain.Link {
 			if w.s.Now.Sub(cond.LastTransitionTime.Time) >= minReady {
 				available++
 			} else {
-				c.add(sighting{d: Decoded{Cause: MinReadySeconds, Progressing: true,
+				c.add(sighting{d: decode.Decoded{Cause: decode.MinReadySeconds, Progressing: true,
 					Summary: fmt.Sprintf("ready for less than minReadySeconds (%ds)", ro.minReady)},
 					object: obj, since: cond.LastTransitionTime.Time,
 					evidence: []chain.Evidence{conditionEvidence(obj, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)}})
@@ -89,7 +90,7 @@ func (w *walker) ready(before []chain.Link, ro *rollout) chain.Link {
 		if msg, done, ev := ro.status(); done {
 			summary += "; " + msg
 		} else {
-			c.add(sighting{d: Decoded{Cause: RolloutInProgress, Progressing: true, Summary: msg}, object: ro.obj,
+			c.add(sighting{d: decode.Decoded{Cause: decode.RolloutInProgress, Progressing: true, Summary: msg}, object: ro.obj,
 				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: ro.obj, Field: "status", Message: ev}}})
 		}
 	}
@@ -116,7 +117,7 @@ func (w *walker) stalled(l chain.Link) chain.Link {
 	}
 	for i := range l.Findings {
 		f := &l.Findings[i]
-		if f.Cause != ReadinessProbeFailed && f.Cause != PodNotReady || f.Terminal || f.Since.IsZero() {
+		if f.Cause != decode.ReadinessProbeFailed && f.Cause != decode.PodNotReady || f.Terminal || f.Since.IsZero() {
 			continue
 		}
 		if long := w.s.Now.Sub(f.Since); long >= NoDeadlineWindow {
@@ -147,9 +148,9 @@ func (w *walker) notReady(c *collector, p *corev1.Pod, cond *corev1.PodCondition
 	evs := w.s.EventsFor("Pod", p.Name, p.UID)
 	for i := len(evs) - 1; i >= 0; i-- {
 		e := evs[i]
-		if d, ok := Probe(e.Reason, eventMessage(e)); ok && (d.Cause == ReadinessProbeFailed || d.Cause == StartupProbeFailed) {
+		if d, ok := decode.Probe(e.Reason, eventMessage(e)); ok && (d.Cause == decode.ReadinessProbeFailed || d.Cause == decode.StartupProbeFailed) {
 			s := sighting{d: d, object: obj, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(e)}}
-			if d.Cause == StartupProbeFailed {
+			if d.Cause == decode.StartupProbeFailed {
 				// Failing the startup probe is how a slow starter starts
 				// (failureThreshold 30 is the documented pattern): it
 				// matters once it has killed the container, and each
@@ -161,7 +162,7 @@ func (w *walker) notReady(c *collector, p *corev1.Pod, cond *corev1.PodCondition
 			return
 		}
 	}
-	s := sighting{d: Decoded{Cause: PodNotReady, Progressing: true}, object: obj}
+	s := sighting{d: decode.Decoded{Cause: decode.PodNotReady, Progressing: true}, object: obj}
 	if cond != nil {
 		s.since = cond.LastTransitionTime.Time
 		s.evidence = []chain.Evidence{conditionEvidence(obj, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)}

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // resizePending reports a running pod whose in-place resize the kubelet
@@ -20,14 +21,14 @@ func (pc *podCtx) resizePending() bool {
 		if c.Type != corev1.PodResizePending || c.Status != corev1.ConditionTrue {
 			continue
 		}
-		pc.add(explainResize(c.Reason, c.Message)[0], c.LastTransitionTime.Time, 0,
+		pc.add(decode.Resize(c.Reason, c.Message), c.LastTransitionTime.Time, 0,
 			chain.Evidence{Source: chain.SourceCondition, Object: pc.obj, Field: "status.conditions[PodResizePending]", Reason: c.Reason, Message: c.Message})
 		return true
 	}
 	//nolint:staticcheck // status.resize is what 1.27-1.32 report; captures of them have nothing else.
 	switch r := string(p.Status.Resize); r {
 	case corev1.PodReasonInfeasible, corev1.PodReasonDeferred:
-		pc.add(explainResize(r, "")[0], time.Time{}, 0,
+		pc.add(decode.Resize(r, ""), time.Time{}, 0,
 			chain.Evidence{Source: chain.SourceObjectStatus, Object: pc.obj, Field: "status.resize", Message: r})
 		return true
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // TestWalkResizePending: running, ready pods whose in-place resize the
@@ -53,9 +54,9 @@ func TestWalkResizePending(t *testing.T) {
 		cause  chain.CauseID
 	}{
 		{"no resize", nil, "", chain.Healthy, ""},
-		{"infeasible", infeasible, "", chain.Broken, PodResizeInfeasible},
-		{"deferred", deferred, "", chain.Progressing, PodResizeDeferred},
-		{"status.resize infeasible", nil, corev1.PodResizeStatusInfeasible, chain.Broken, PodResizeInfeasible},
+		{"infeasible", infeasible, "", chain.Broken, decode.PodResizeInfeasible},
+		{"deferred", deferred, "", chain.Progressing, decode.PodResizeDeferred},
+		{"status.resize infeasible", nil, corev1.PodResizeStatusInfeasible, chain.Broken, decode.PodResizeInfeasible},
 	} {
 		s := walkSnapshot()
 		s.Now = now

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // resourceLinks walks any other kind: stored, its own status as kstatus
@@ -15,7 +16,7 @@ import (
 func (w *walker) resourceLinks() []chain.Link {
 	obj := w.s.Object
 	if obj == nil {
-		return w.notFound(ResourceNotFound)
+		return w.notFound(decode.ResourceNotFound)
 	}
 	stored := chain.Link{ID: chain.LinkStored, Status: chain.StatusOK, Summary: w.s.API.Kind + " " + w.s.API.APIVersion()}
 	status, owned := w.resourceStatus(obj), w.ownedLink()
@@ -32,7 +33,7 @@ func pointDown(status, owned *chain.Link) {
 		return
 	}
 	for _, o := range owned.Findings {
-		if o.Cause == "" || o.Cause == OwnedNotHealthy || o.Progressing {
+		if o.Cause == "" || o.Cause == decode.OwnedNotHealthy || o.Progressing {
 			continue
 		}
 		for i := range status.Findings {
@@ -77,9 +78,9 @@ func (w *walker) missingRefs(l *chain.Link, obj *unstructured.Unstructured) {
 	ref := w.s.Ref().String()
 	c := &collector{}
 	for _, m := range w.s.Missing {
-		c.add(sighting{d: Decoded{Cause: CertificateIssuerNotFound, Progressing: true, // broken past the grace
+		c.add(sighting{d: decode.Decoded{Cause: decode.CertificateIssuerNotFound, Progressing: true, // broken past the grace
 			Summary:  fmt.Sprintf("%s names %s, which does not exist: it cannot be issued", ref, m),
-			NextStep: strings.ReplaceAll(mustCause(CertificateIssuerNotFound).NextStep, NamespacePlaceholder, w.s.Namespace)},
+			NextStep: strings.ReplaceAll(mustCause(decode.CertificateIssuerNotFound).NextStep, decode.NamespacePlaceholder, w.s.Namespace)},
 			object: ref, since: obj.GetCreationTimestamp().Time,
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: ref, Field: "spec.issuerRef", Message: m + " not found"}}})
 	}
@@ -104,17 +105,17 @@ func (w *walker) kstatusLink(obj *unstructured.Unstructured, res *status.Result,
 	case status.CurrentStatus:
 		return chain.Link{ID: id, Status: chain.StatusOK, Summary: summary}
 	case status.FailedStatus:
-		cause, progressing = ResourceFailed, false
+		cause, progressing = decode.ResourceFailed, false
 	case status.InProgressStatus:
-		cause = ResourceInProgress
+		cause = decode.ResourceInProgress
 	case status.TerminatingStatus:
-		cause = ResourceTerminating
+		cause = decode.ResourceTerminating
 	default:
 		return chain.Link{ID: id, Status: chain.StatusUnknown, Summary: summary}
 	}
 	ref := w.s.Ref().String()
 	c := &collector{}
-	c.add(sighting{d: Decoded{Cause: cause, Progressing: progressing,
+	c.add(sighting{d: decode.Decoded{Cause: cause, Progressing: progressing,
 		Summary:  fmt.Sprintf("%s is %s: %s", ref, res.Status, res.Message),
 		NextStep: resourceStep(cause, w.s)},
 		object: ref, since: obj.GetCreationTimestamp().Time, evidence: conditionsEvidence(ref, obj)})
@@ -188,7 +189,7 @@ func resourceStep(cause chain.CauseID, s *chain.Snapshot) string {
 	}
 	// NAMESPACE before NAME: a replacer tries its pairs in order at each
 	// position, so NAME is never replaced inside NAMESPACE.
-	return strings.NewReplacer(NamespacePlaceholder, s.Namespace, "TYPE", typ, "NAME", s.Name).Replace(mustCause(cause).NextStep)
+	return strings.NewReplacer(decode.NamespacePlaceholder, s.Namespace, "TYPE", typ, "NAME", s.Name).Replace(mustCause(cause).NextStep)
 }
 
 // ownedLink quotes the chains of the workloads the object owns: the first
@@ -240,7 +241,7 @@ func (w *walker) ownedLink() chain.Link {
 func (w *walker) quoteOwned(ref chain.Ref, r *chain.Report) chain.Finding {
 	f := quoteWalk(ref, r, fmt.Sprintf("%s owns %s, which %s", w.s.Ref(), ref, verdictState(r.Verdict)))
 	if f.Cause == "" {
-		f.Cause = OwnedNotHealthy
+		f.Cause = decode.OwnedNotHealthy
 	}
 	return f
 }

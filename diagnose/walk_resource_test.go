@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // resourceObject is an object of a custom kind with the given status
@@ -66,18 +67,18 @@ func TestWalkResource(t *testing.T) {
 		next     string // in the verdict's next step
 	}{
 		{name: "current", api: certificates, obj: issued, health: chain.Healthy, kstatus: status.CurrentStatus},
-		{name: "not found", api: certificates, health: chain.Broken, link: chain.LinkStored, cause: ResourceNotFound},
-		{name: "in progress", api: certificates, obj: notIssued, health: chain.Progressing, link: chain.LinkStatus, cause: HealthProgressing, // Argo CD's cert-manager check decides
+		{name: "not found", api: certificates, health: chain.Broken, link: chain.LinkStored, cause: decode.ResourceNotFound},
+		{name: "in progress", api: certificates, obj: notIssued, health: chain.Progressing, link: chain.LinkStatus, cause: decode.HealthProgressing, // Argo CD's cert-manager check decides
 			kstatus: status.InProgressStatus, evidence: "Issuing certificate as Secret does not exist"},
-		{name: "in progress, its conditions quoted", api: helmReleases, obj: retrying, health: chain.Progressing, link: chain.LinkStatus, cause: ResourceInProgress,
+		{name: "in progress, its conditions quoted", api: helmReleases, obj: retrying, health: chain.Progressing, link: chain.LinkStatus, cause: decode.ResourceInProgress,
 			kstatus: status.InProgressStatus, evidence: "field is immutable"},
-		{name: "failed", api: helmReleases, obj: stalled, health: chain.Broken, link: chain.LinkStatus, cause: ResourceFailed, kstatus: status.FailedStatus, evidence: "RetriesExceeded"},
+		{name: "failed", api: helmReleases, obj: stalled, health: chain.Broken, link: chain.LinkStatus, cause: decode.ResourceFailed, kstatus: status.FailedStatus, evidence: "RetriesExceeded"},
 		{name: "owns a broken deployment", api: helmReleases, obj: retrying, owned: []*chain.Snapshot{quotaBroken()},
-			health: chain.Broken, link: chain.LinkOwned, cause: QuotaExceeded, kstatus: status.InProgressStatus, evidence: "exceeded quota"},
+			health: chain.Broken, link: chain.LinkOwned, cause: decode.QuotaExceeded, kstatus: status.InProgressStatus, evidence: "exceeded quota"},
 		// Stalled because of what it owns: the status is the first broken
 		// link, and its next step names the owned workload's cause.
 		{name: "failed, owning a broken deployment", api: helmReleases, obj: stalled, owned: []*chain.Snapshot{quotaBroken()},
-			health: chain.Broken, link: chain.LinkStatus, cause: ResourceFailed, kstatus: status.FailedStatus, evidence: "RetriesExceeded",
+			health: chain.Broken, link: chain.LinkStatus, cause: decode.ResourceFailed, kstatus: status.FailedStatus, evidence: "RetriesExceeded",
 			next: "the cause is likely below it: helmrelease.helm.toolkit.fluxcd.io/web owns deployment/web"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,9 +150,9 @@ func TestUncontrolledCertificate(t *testing.T) {
 		health  chain.Health
 		cause   chain.CauseID
 	}{
-		{10 * time.Second, []string{`Issuer "letsencrypt-prod"`}, chain.Progressing, CertificateIssuerNotFound},
-		{5 * time.Minute, []string{`Issuer "letsencrypt-prod"`}, chain.Broken, CertificateIssuerNotFound},
-		{5 * time.Minute, nil, chain.Broken, ResourceNotReconciled},
+		{10 * time.Second, []string{`Issuer "letsencrypt-prod"`}, chain.Progressing, decode.CertificateIssuerNotFound},
+		{5 * time.Minute, []string{`Issuer "letsencrypt-prod"`}, chain.Broken, decode.CertificateIssuerNotFound},
+		{5 * time.Minute, nil, chain.Broken, decode.ResourceNotReconciled},
 	} {
 		s := &chain.Snapshot{Kind: chain.Kind(certificates.Kind), API: &certificates, Namespace: "shop", Name: "web-tls", Object: cert, Now: walkT0.Add(tt.after), Missing: tt.missing}
 		r := Walk(s, Options{})

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // rolloutLinks walks an Argo Rollout as a Deployment: stored, then the
@@ -18,7 +19,7 @@ import (
 func (w *walker) rolloutLinks() []chain.Link {
 	ro := w.s.Rollout
 	if ro == nil {
-		return w.notFound(WorkloadNotFound)
+		return w.notFound(decode.WorkloadNotFound)
 	}
 	w.ro = ro
 	want := replicas(ro.Spec.Replicas)
@@ -55,7 +56,7 @@ func (w *walker) rolloutOwn(ro *chain.Rollout) chain.Link {
 		return []chain.Evidence{conditionEvidence(obj, cd.Type, cd.Status, cd.Reason, cd.Message)}
 	}
 	if cd := ro.Condition("InvalidSpec"); cd != nil && cd.Status == string(corev1.ConditionTrue) {
-		d, _ := RolloutWords("InvalidSpec", cd.Message)
+		d, _ := decode.RolloutWords("InvalidSpec", cd.Message)
 		c.add(sighting{d: d, object: obj, since: cd.LastTransitionTime.Time, evidence: cond(cd)})
 	}
 	progressing := ro.Condition("Progressing")
@@ -65,15 +66,15 @@ func (w *walker) rolloutOwn(ro *chain.Rollout) chain.Link {
 		// installed, not running, or scoped to other namespaces). The
 		// Deployment controller never acts on a Rollout, so its steps
 		// would mislead.
-		c.add(sighting{d: Decoded{Cause: RolloutNotReconciled, Progressing: true}, object: obj, since: ro.CreationTimestamp.Time,
+		c.add(sighting{d: decode.Decoded{Cause: decode.RolloutNotReconciled, Progressing: true}, object: obj, since: ro.CreationTimestamp.Time,
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status", Message: "no status: no observedGeneration, phase or condition"}}})
 		return w.finish(chain.LinkRollout, "no status: the Rollouts controller has not acted on it", c, 0)
 	}
 	switch {
 	case st.Abort || progressing != nil && progressing.Reason == "RolloutAborted":
-		s := sighting{d: Decoded{Cause: RolloutAborted}, object: obj}
+		s := sighting{d: decode.Decoded{Cause: decode.RolloutAborted}, object: obj}
 		if progressing != nil && progressing.Reason == "RolloutAborted" {
-			s.d, _ = RolloutWords(progressing.Reason, progressing.Message)
+			s.d, _ = decode.RolloutWords(progressing.Reason, progressing.Message)
 			s.since, s.evidence = progressing.LastTransitionTime.Time, cond(progressing)
 		} else {
 			s.evidence = []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.abort", Message: "true"}}
@@ -90,7 +91,7 @@ func (w *walker) rolloutOwn(ro *chain.Rollout) chain.Link {
 		}
 		c.add(s)
 	case ro.Spec.Paused:
-		c.add(sighting{d: Decoded{Cause: RolloutPaused, Summary: "paused by hand (spec.paused)",
+		c.add(sighting{d: decode.Decoded{Cause: decode.RolloutPaused, Summary: "paused by hand (spec.paused)",
 			NextStep: fmt.Sprintf("kubectl argo rollouts resume %s -n %s", ro.Name, ro.Namespace)},
 			object: obj, evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.paused", Message: "true"}}})
 	case len(st.PauseConditions) > 0:
@@ -98,7 +99,7 @@ func (w *walker) rolloutOwn(ro *chain.Rollout) chain.Link {
 	case st.ControllerPause:
 		// IsUnpausing: the pause conditions were cleared (a promote)
 		// and the controller has not acted yet.
-		c.add(sighting{d: Decoded{Cause: RolloutUnpausing, Progressing: true}, object: obj,
+		c.add(sighting{d: decode.Decoded{Cause: decode.RolloutUnpausing, Progressing: true}, object: obj,
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.controllerPause", Message: "true, with no pause condition left"}}})
 	}
 	return w.finish(chain.LinkRollout, rolloutSummary(ro), c, 0)
@@ -116,20 +117,20 @@ func (w *walker) pauseSighting(ro *chain.Rollout, obj string) sighting {
 	case "CanaryPauseStep":
 		step, at := currentStep(ro)
 		if step != nil && step.Pause != nil && step.Pause.Duration != nil {
-			s.d = Decoded{Cause: RolloutStepPause, Progressing: true, Summary: fmt.Sprintf("paused at %s, going on by itself", at)}
+			s.d = decode.Decoded{Cause: decode.RolloutStepPause, Progressing: true, Summary: fmt.Sprintf("paused at %s, going on by itself", at)}
 			s.since = time.Time{}
 			return s
 		}
-		s.d = Decoded{Cause: RolloutPaused, Summary: fmt.Sprintf("paused at %s, waiting for a promotion", at), NextStep: promote + " once the canary is good"}
+		s.d = decode.Decoded{Cause: decode.RolloutPaused, Summary: fmt.Sprintf("paused at %s, waiting for a promotion", at), NextStep: promote + " once the canary is good"}
 	case "BlueGreenPause":
-		s.d = Decoded{Cause: RolloutPaused, Summary: "the blue-green preview waits for a promotion (autoPromotionEnabled is false)", NextStep: promote + " once the preview is good"}
+		s.d = decode.Decoded{Cause: decode.RolloutPaused, Summary: "the blue-green preview waits for a promotion (autoPromotionEnabled is false)", NextStep: promote + " once the preview is good"}
 	case "InconclusiveAnalysisRun", "InconclusiveExperiment":
-		s.d = Decoded{Cause: RolloutAnalysisInconclusive}
+		s.d = decode.Decoded{Cause: decode.RolloutAnalysisInconclusive}
 		if run := w.failedRun(ro); run != nil {
 			s.evidence = append(s.evidence, chain.Evidence{Source: chain.SourceObjectStatus, Object: "analysisrun/" + run.Name, Field: "status", Type: run.Status, Message: run.Message})
 		}
 	default:
-		s.d = Decoded{Cause: RolloutPaused, Summary: "paused: " + pc.Reason, NextStep: promote}
+		s.d = decode.Decoded{Cause: decode.RolloutPaused, Summary: "paused: " + pc.Reason, NextStep: promote}
 	}
 	return s
 }
@@ -243,12 +244,12 @@ func (w *walker) rolloutDeadline(links []chain.Link) {
 		}
 	}
 	obj := objectName("rollout", ro.Name)
-	d, ok := RolloutWords(cd.Reason, cd.Message)
+	d, ok := decode.RolloutWords(cd.Reason, cd.Message)
 	if !ok {
 		// "ReplicaSet %q has timed out progressing.", in the Deployment
 		// controller's words
-		d = decodeProgressDeadline(cd.Message)
-		d.Cause, d.NextStep = RolloutProgressDeadline, ""
+		d = decode.ProgressDeadline(cd.Message)
+		d.Cause, d.NextStep = decode.RolloutProgressDeadline, ""
 	}
 	c := &collector{}
 	c.add(sighting{d: d, object: obj, since: cd.LastTransitionTime.Time,

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // rolloutSpec is a canary Rollout shop/web of 2 replicas (steps from
@@ -140,12 +141,12 @@ func TestWalkRollout(t *testing.T) {
 		cause  chain.CauseID
 		says   string // in the finding's summary
 	}{
-		{"aborted by its analysis", abortedStatus, true, chain.Broken, chain.LinkRollout, RolloutAborted, `metric "success-rate" assessed Failed (failed (1) > failureLimit (0))`},
-		{"paused at a pause step without duration", pausedStatus, true, chain.Broken, chain.LinkRollout, RolloutPaused, "paused at step 2/2 (pause), waiting for a promotion"},
-		{"progress deadline, nothing later broken", deadlineStatus, true, chain.Broken, chain.LinkRollout, RolloutProgressDeadline, `ReplicaSet "web-98447df77" has timed out progressing`},
-		{"invalid spec", invalidStatus, true, chain.Broken, chain.LinkRollout, RolloutInvalidSpec, "`selector` does not match template `labels`"},
+		{"aborted by its analysis", abortedStatus, true, chain.Broken, chain.LinkRollout, decode.RolloutAborted, `metric "success-rate" assessed Failed (failed (1) > failureLimit (0))`},
+		{"paused at a pause step without duration", pausedStatus, true, chain.Broken, chain.LinkRollout, decode.RolloutPaused, "paused at step 2/2 (pause), waiting for a promotion"},
+		{"progress deadline, nothing later broken", deadlineStatus, true, chain.Broken, chain.LinkRollout, decode.RolloutProgressDeadline, `ReplicaSet "web-98447df77" has timed out progressing`},
+		{"invalid spec", invalidStatus, true, chain.Broken, chain.LinkRollout, decode.RolloutInvalidSpec, "`selector` does not match template `labels`"},
 		{"healthy", healthyStatus, true, chain.Healthy, "", "", ""},
-		{"healthy phase, pods not ready", healthyStatus, false, chain.Progressing, chain.LinkReady, PodNotReady, ""},
+		{"healthy phase, pods not ready", healthyStatus, false, chain.Progressing, chain.LinkReady, decode.PodNotReady, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := Walk(rolloutSnapshot(t, tt.status, tt.ready), Options{})
@@ -200,20 +201,6 @@ func TestWalkRolloutAnalysisEvidence(t *testing.T) {
 	}
 }
 
-func TestRolloutWords(t *testing.T) {
-	for msg, want := range map[string]chain.CauseID{
-		"RolloutAborted: Rollout aborted update to revision 216":                                                                                          RolloutAborted,
-		`ProgressDeadlineExceeded: ReplicaSet "public-satellite-pools-managed-satellite-envoy-v2-6f9df7c4bf" has timed out progressing.`:                  RolloutProgressDeadline,
-		`InvalidSpec: The Rollout "r" is invalid: spec.strategy.canary.steps[2].analysis.templates: Invalid value: "at": AnalysisTemplate 'at' not found`: RolloutInvalidSpec,
-		`ReplicaSet "web-1" has timed out progressing.`:                                                                                                   "", // a Deployment's words too
-	} {
-		d, ok := RolloutWords("", msg)
-		if ok != (want != "") || d.Cause != want {
-			t.Errorf("RolloutWords(%q) = %s, %v; want %s", msg, d.Cause, ok, want)
-		}
-	}
-}
-
 // linkLines is a report's links, one a line, for failure messages.
 func linkLines(r *chain.Report) string {
 	var b strings.Builder
@@ -241,7 +228,7 @@ func TestWalkRolloutWithoutController(t *testing.T) {
 		s.Now = walkT0.Add(tt.after)
 		r := Walk(s, Options{Grace: DefaultGrace})
 		v := r.Verdict
-		if v.Health != tt.health || v.Link != chain.LinkRollout || v.Cause != RolloutNotReconciled || !strings.Contains(v.NextStep, "argo-rollouts") {
+		if v.Health != tt.health || v.Link != chain.LinkRollout || v.Cause != decode.RolloutNotReconciled || !strings.Contains(v.NextStep, "argo-rollouts") {
 			t.Errorf("%s after creation: %s at %s (%s: %s), want %s at rollout (RolloutNotReconciled)\n%s", tt.after, v.Health, v.Link, v.Cause, v.NextStep, tt.health, linkLines(r))
 		}
 	}

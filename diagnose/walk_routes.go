@@ -14,23 +14,24 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // acceptReasons are the route's Accepted False reasons that have a cause
 // of their own; any other is RouteNotAccepted.
 var acceptReasons = map[gatewayv1.RouteConditionReason]chain.CauseID{
-	gatewayv1.RouteReasonNotAllowedByListeners:      RouteNotAllowedByListeners,
-	gatewayv1.RouteReasonNoMatchingListenerHostname: RouteHostnameMismatch,
-	gatewayv1.RouteReasonNoMatchingParent:           RouteNoMatchingParent,
+	gatewayv1.RouteReasonNotAllowedByListeners:      decode.RouteNotAllowedByListeners,
+	gatewayv1.RouteReasonNoMatchingListenerHostname: decode.RouteHostnameMismatch,
+	gatewayv1.RouteReasonNoMatchingParent:           decode.RouteNoMatchingParent,
 }
 
 // refsReasons are the route's ResolvedRefs False reasons, each a cause.
 var refsReasons = map[gatewayv1.RouteConditionReason]chain.CauseID{
-	gatewayv1.RouteReasonBackendNotFound:      RouteBackendNotFound,
-	gatewayv1.RouteReasonRefNotPermitted:      RouteRefNotPermitted,
-	gatewayv1.RouteReasonInvalidKind:          RouteBackendInvalidKind,
-	gatewayv1.RouteReasonUnsupportedProtocol:  RouteBackendUnsupportedProtocol,
-	gatewayv1.RouteConditionReason("Invalid"): RouteBackendNotFound,
+	gatewayv1.RouteReasonBackendNotFound:      decode.RouteBackendNotFound,
+	gatewayv1.RouteReasonRefNotPermitted:      decode.RouteRefNotPermitted,
+	gatewayv1.RouteReasonInvalidKind:          decode.RouteBackendInvalidKind,
+	gatewayv1.RouteReasonUnsupportedProtocol:  decode.RouteBackendUnsupportedProtocol,
+	gatewayv1.RouteConditionReason("Invalid"): decode.RouteBackendNotFound,
 }
 
 // routeObject is the route's name as the report writes objects.
@@ -72,7 +73,7 @@ func (w *walker) parentsLink() chain.Link {
 			if gap != nil {
 				return unknown(id, gap)
 			}
-			c.add(sighting{d: Decoded{Cause: RouteParentNotFound,
+			c.add(sighting{d: decode.Decoded{Cause: decode.RouteParentNotFound,
 				Summary: fmt.Sprintf("%s %s names parent Gateway %s, which does not exist", r.Kind, r.Name, name)},
 				object: obj, since: r.CreationTimestamp.Time,
 				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.parentRefs", Message: fmt.Sprintf("parentRef %s; no Gateway %s/%s", name, key.Namespace, key.Name)}}})
@@ -97,19 +98,19 @@ func (w *walker) parentsLink() chain.Link {
 			}
 			ev := condEvidence(obj, acc, "Accepted")
 			ev.Field = field
-			c.add(sighting{d: Decoded{Cause: RouteNoController, Progressing: true,
+			c.add(sighting{d: decode.Decoded{Cause: decode.RouteNoController, Progressing: true,
 				Summary:  fmt.Sprintf("%s %s: no status from the controller of parent %s (%s)", r.Kind, r.Name, name, ctl),
-				NextStep: strings.ReplaceAll(mustCause(RouteNoController).NextStep, "GATEWAY", gw.Name)},
+				NextStep: strings.ReplaceAll(mustCause(decode.RouteNoController).NextStep, "GATEWAY", gw.Name)},
 				object: obj, since: r.CreationTimestamp.Time, evidence: []chain.Evidence{ev}})
 			parts = append(parts, name+" no status")
 		case acc.Status == metav1.ConditionFalse:
 			cause, ok := acceptReasons[gatewayv1.RouteConditionReason(acc.Reason)]
 			if !ok {
-				cause = RouteNotAccepted
+				cause = decode.RouteNotAccepted
 			}
 			ev := conditionEvidence(obj, acc.Type, string(acc.Status), acc.Reason, acc.Message)
 			ev.Field = field
-			c.add(sighting{d: Decoded{Cause: cause,
+			c.add(sighting{d: decode.Decoded{Cause: cause,
 				Summary:  fmt.Sprintf("%s %s not accepted by %s (%s): %s", r.Kind, r.Name, name, acc.Reason, acc.Message),
 				NextStep: strings.ReplaceAll(mustCause(cause).NextStep, "GATEWAY", gw.Name)},
 				object: obj, since: conditionSince(acc, r), evidence: []chain.Evidence{ev}})
@@ -178,20 +179,20 @@ func (w *walker) routeBackends() chain.Link {
 		named = append(named, fmt.Sprintf("%s:%s", b.Name, port))
 		svc := w.s.ServiceNamed(string(b.Name))
 		if svc == nil {
-			own[RouteBackendNotFound] = true
-			c.add(sighting{d: Decoded{Cause: RouteBackendNotFound,
+			own[decode.RouteBackendNotFound] = true
+			c.add(sighting{d: decode.Decoded{Cause: decode.RouteBackendNotFound,
 				Summary: fmt.Sprintf("%s %s sends to Service %s, which does not exist", r.Kind, r.Name, b.Name)},
 				object: obj, since: r.CreationTimestamp.Time,
-				evidence: append([]chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.rules[].backendRefs", Message: noServiceMessage(w.s, string(b.Name), port, r.Namespace)}}, said[RouteBackendNotFound].evidence...)})
+				evidence: append([]chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.rules[].backendRefs", Message: noServiceMessage(w.s, string(b.Name), port, r.Namespace)}}, said[decode.RouteBackendNotFound].evidence...)})
 			continue
 		}
 		if b.Port != nil && !hasServicePort(svc, int32(*b.Port)) {
-			own[RouteBackendPortNotFound] = true
-			c.add(sighting{d: Decoded{Cause: RouteBackendPortNotFound,
+			own[decode.RouteBackendPortNotFound] = true
+			c.add(sighting{d: decode.Decoded{Cause: decode.RouteBackendPortNotFound,
 				Summary:  fmt.Sprintf("%s %s sends to port %s of Service %s, which has no such port (it has %s)", r.Kind, r.Name, port, svc.Name, orNone(servicePorts(svc))),
-				NextStep: strings.ReplaceAll(mustCause(RouteBackendPortNotFound).NextStep, "SERVICE", svc.Name)},
+				NextStep: strings.ReplaceAll(mustCause(decode.RouteBackendPortNotFound).NextStep, "SERVICE", svc.Name)},
 				object: obj, since: laterOf(r.CreationTimestamp.Time, svc.CreationTimestamp.Time),
-				evidence: append([]chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.rules[].backendRefs[].port", Message: fmt.Sprintf("port %s; Service %s ports: %s", port, svc.Name, orNone(servicePorts(svc)))}}, said[RouteBackendPortNotFound].evidence...)})
+				evidence: append([]chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.rules[].backendRefs[].port", Message: fmt.Sprintf("port %s; Service %s ports: %s", port, svc.Name, orNone(servicePorts(svc)))}}, said[decode.RouteBackendPortNotFound].evidence...)})
 		}
 	}
 	for _, cause := range slices.Sorted(maps.Keys(said)) {
@@ -226,8 +227,8 @@ func (w *walker) resolvedRefs(obj string) map[chain.CauseID]controllerSaid {
 		}
 		cause, ok := refsReasons[gatewayv1.RouteConditionReason(ref.Reason)]
 		if !ok {
-			cause = RouteBackendNotFound
-			if ds := Explain(ref.Reason, ref.Message); len(ds) > 0 && mustCause(ds[0].Cause).Link == chain.LinkBackends {
+			cause = decode.RouteBackendNotFound
+			if ds := decode.Explain(ref.Reason, ref.Message); len(ds) > 0 && mustCause(ds[0].Cause).Link == chain.LinkBackends {
 				cause = ds[0].Cause
 			}
 		}
@@ -235,7 +236,7 @@ func (w *walker) resolvedRefs(obj string) map[chain.CauseID]controllerSaid {
 		ev.Field = fmt.Sprintf("status.parents[%s].conditions[ResolvedRefs]", parentName(r, st.ParentRef))
 		cs, seen := said[cause]
 		if !seen {
-			cs.sighting = sighting{d: Decoded{Cause: cause,
+			cs.sighting = sighting{d: decode.Decoded{Cause: cause,
 				Summary: fmt.Sprintf("%s %s: %s cannot resolve its backends (%s): %s", r.Kind, r.Name, st.ControllerName, ref.Reason, ref.Message)},
 				object: obj, since: conditionSince(ref, r)}
 		}

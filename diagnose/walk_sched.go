@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // scaleUpWindow is how long a triggered scale-up counts as under way: the
@@ -57,7 +58,7 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) []string {
 	obj := objectName("pod", p.Name)
 	evs := w.s.EventsFor("Pod", p.Name, p.UID)
 	var (
-		res      SchedulingResult
+		res      decode.SchedulingResult
 		evidence chain.Evidence
 		since    = p.CreationTimestamp.Time
 		repeats  int32
@@ -65,7 +66,7 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) []string {
 	)
 	for _, cond := range p.Status.Conditions {
 		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && (cond.Message != "" || cond.Reason != "") {
-			res = Scheduling(cond.Reason, cond.Message)
+			res = decode.Scheduling(cond.Reason, cond.Message)
 			evidence = conditionEvidence(obj, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)
 			since, found = cond.LastTransitionTime.Time, true
 		}
@@ -75,12 +76,12 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) []string {
 		if e.Reason != "FailedScheduling" {
 			continue
 		}
-		if _, ok := Autoscaler(e.Reason, eventMessage(e)); ok {
+		if _, ok := decode.Autoscaler(e.Reason, eventMessage(e)); ok {
 			continue // Karpenter's, weighed by provisioning
 		}
 		repeats = e.Count
 		if !found || len(res.Reasons) == 0 {
-			res = Scheduling(e.Reason, eventMessage(e))
+			res = decode.Scheduling(e.Reason, eventMessage(e))
 			evidence = eventEvidence(e)
 			since, found = e.First, true
 		}
@@ -88,7 +89,7 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) []string {
 	}
 	scaleUp, refusal, notes := w.provisioning(p, evs)
 	if refusal != nil {
-		d, _ := Autoscaler(refusal.Reason, eventMessage(*refusal))
+		d, _ := decode.Autoscaler(refusal.Reason, eventMessage(*refusal))
 		ev := []chain.Evidence{eventEvidence(*refusal)}
 		at := refusal.First
 		if found {
@@ -98,13 +99,13 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) []string {
 				at = since
 			}
 		}
-		if specific := schedSpecific(res.Reasons); len(specific) > 0 && d.Cause == ScaleUpNotTriggered {
+		if specific := schedSpecific(res.Reasons); len(specific) > 0 && d.Cause == decode.ScaleUpNotTriggered {
 			// The scheduler names what the pod lacks on the nodes there
 			// are (a selector, a resource, a volume's zone); the
 			// autoscaler only adds that no new node would change it: its
 			// words are a detail of each reason, and no node is coming.
 			for _, r := range specific {
-				r.Details = append(r.Details, chain.Detail{Key: "autoscaler", Value: rtOneLine(eventMessage(*refusal))})
+				r.Details = append(r.Details, chain.Detail{Key: "autoscaler", Value: oneLine(eventMessage(*refusal))})
 				c.add(sighting{d: r, object: obj, since: at, repeats: repeats, evidence: ev})
 			}
 			return notes
@@ -120,7 +121,7 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) []string {
 		return notes
 	}
 	if !found || len(res.Reasons) == 0 {
-		c.add(sighting{d: Decoded{Cause: SchedulingPending, Progressing: true}, object: obj, since: p.CreationTimestamp.Time,
+		c.add(sighting{d: decode.Decoded{Cause: decode.SchedulingPending, Progressing: true}, object: obj, since: p.CreationTimestamp.Time,
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.nodeName",
 				Message: "no node assigned and no scheduling condition or event yet"}}})
 		return notes
@@ -135,7 +136,7 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) []string {
 		notes = appendUnique(notes, fmt.Sprintf("%s: %s", scaleUpWho(scaleUp), eventMessage(*scaleUp)))
 		for _, d := range res.Reasons {
 			d.Progressing = true
-			d.Details = append(d.Details, chain.Detail{Key: "scale-up", Value: rtOneLine(eventMessage(*scaleUp))})
+			d.Details = append(d.Details, chain.Detail{Key: "scale-up", Value: oneLine(eventMessage(*scaleUp))})
 			d.NextStep = scaleUpStep(d)
 			c.add(sighting{d: d, object: obj, repeats: repeats, evidence: []chain.Evidence{evidence, eventEvidence(*scaleUp)}})
 		}
@@ -180,7 +181,7 @@ func (w *walker) provisioning(p *corev1.Pod, evs []chain.Event) (scaleUp, refusa
 				scaleUp = &evs[i]
 			}
 		default:
-			if _, ok := Autoscaler(e.Reason, eventMessage(e)); ok && e.Type == corev1.EventTypeWarning || e.Reason == "NotTriggerScaleUp" {
+			if _, ok := decode.Autoscaler(e.Reason, eventMessage(e)); ok && e.Type == corev1.EventTypeWarning || e.Reason == "NotTriggerScaleUp" {
 				if scaleUp == nil && refusal == nil {
 					refusal = &evs[i]
 				}
@@ -205,9 +206,9 @@ func scaleUpWho(e *chain.Event) string {
 
 // scaleUpStep is the next step of a scheduler reason while a node is on
 // its way: wait for it, and what to change if it does not fit either.
-func scaleUpStep(d Decoded) string {
+func scaleUpStep(d decode.Decoded) string {
 	step := d.NextStep
-	if c, ok := Lookup(d.Cause); ok && step == "" {
+	if c, ok := decode.Lookup(d.Cause); ok && step == "" {
 		step = c.NextStep
 	}
 	return "wait for the new node (kubectl get nodes -w); if the pod still does not fit on it: " + step
@@ -215,10 +216,10 @@ func scaleUpStep(d Decoded) string {
 
 // schedSpecific keeps the scheduler's reasons that name what the nodes
 // lack or what rules them out: all but the ones it does not decode.
-func schedSpecific(rs []Decoded) []Decoded {
-	var out []Decoded
+func schedSpecific(rs []decode.Decoded) []decode.Decoded {
+	var out []decode.Decoded
 	for _, r := range rs {
-		if r.Cause != UnschedulableOther && r.Cause != "" {
+		if r.Cause != decode.UnschedulableOther && r.Cause != "" {
 			out = append(out, r)
 		}
 	}

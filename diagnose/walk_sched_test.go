@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // Scheduler message: pkg/scheduler/framework/types.go FitError.Error with
@@ -77,40 +78,40 @@ func TestWalkScaleUp(t *testing.T) {
 	}{
 		{name: "no autoscaler: terminal after the grace",
 			evs:  []chain.Event{failed(5 * time.Minute)},
-			want: want{Health: chain.Broken, Cause: InsufficientCPU, Terminal: true}},
+			want: want{Health: chain.Broken, Cause: decode.InsufficientCPU, Terminal: true}},
 		// The scheduler's reason stays the cause while the node boots.
 		{name: "scale-up under way for 4 minutes",
 			evs: []chain.Event{failed(0), podEvent(corev1.EventTypeNormal, "TriggeredScaleUp", walkScaleUp, "cluster-autoscaler", 10*time.Second, 1),
 				failed(4 * time.Minute)},
-			want: want{Health: chain.Progressing, Cause: InsufficientCPU, Notes: []string{
+			want: want{Health: chain.Progressing, Cause: decode.InsufficientCPU, Notes: []string{
 				"the cluster autoscaler is adding a node: " + walkScaleUp}}},
 		{name: "Karpenter nominated a nodeclaim",
 			evs: []chain.Event{failed(0), podEvent(corev1.EventTypeNormal, "Nominated", walkNominated, "karpenter", 10*time.Second, 1),
 				failed(2 * time.Minute)},
-			want: want{Health: chain.Progressing, Cause: InsufficientCPU, Notes: []string{
+			want: want{Health: chain.Progressing, Cause: decode.InsufficientCPU, Notes: []string{
 				"Karpenter is providing a node: " + walkNominated}}},
 		{name: "scale-up 20 minutes old and still no node",
 			evs: []chain.Event{failed(0), podEvent(corev1.EventTypeNormal, "TriggeredScaleUp", walkScaleUp, "cluster-autoscaler", 10*time.Second, 1),
 				failed(20*time.Minute + 10*time.Second)},
-			want: want{Health: chain.Broken, Cause: InsufficientCPU, Terminal: true, Notes: []string{
+			want: want{Health: chain.Broken, Cause: decode.InsufficientCPU, Terminal: true, Notes: []string{
 				"cluster autoscaler on pod " + walkPendingPod + ", 20m0s before this snapshot and no node since: " + walkScaleUp}}},
 		{name: "autoscaler gave up after triggering",
 			evs: []chain.Event{failed(0), podEvent(corev1.EventTypeNormal, "TriggeredScaleUp", walkScaleUp, "cluster-autoscaler", 10*time.Second, 1),
 				podEvent(corev1.EventTypeNormal, "NotTriggerScaleUp", walkNoScaleUp, "cluster-autoscaler", 2*time.Minute, 3)},
-			want: want{Health: chain.Broken, Cause: InsufficientCPU, Terminal: true}},
+			want: want{Health: chain.Broken, Cause: decode.InsufficientCPU, Terminal: true}},
 		// Each refusal is an event of its own once the correlator's
 		// window has passed: the same words are one note, not one per event.
 		{name: "autoscaler refused twice with the same words",
 			evs: []chain.Event{failed(0),
 				podEvent(corev1.EventTypeNormal, "NotTriggerScaleUp", walkNoScaleUp, "cluster-autoscaler", 1*time.Minute, 1),
 				podEvent(corev1.EventTypeNormal, "NotTriggerScaleUp", walkNoScaleUp, "cluster-autoscaler", 20*time.Minute, 2)},
-			want: want{Health: chain.Broken, Cause: InsufficientCPU, Terminal: true}},
+			want: want{Health: chain.Broken, Cause: decode.InsufficientCPU, Terminal: true}},
 		// A scheduler reason kubectl-chain does not decode says less than
 		// the autoscaler's refusal.
 		{name: "autoscaler refused, scheduler reason unknown",
 			evs: []chain.Event{podEvent(corev1.EventTypeWarning, "FailedScheduling", walkOddMsg, "default-scheduler", 0, 1),
 				podEvent(corev1.EventTypeNormal, "NotTriggerScaleUp", walkNoScaleUp, "cluster-autoscaler", 1*time.Minute, 1)},
-			want: want{Health: chain.Broken, Cause: ScaleUpNotTriggered, Terminal: true}},
+			want: want{Health: chain.Broken, Cause: decode.ScaleUpNotTriggered, Terminal: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -151,7 +152,7 @@ func TestWalkScaleUpPastDeadline(t *testing.T) {
 				Reason: "ProgressDeadlineExceeded", Message: `ReplicaSet "web-5d8f9c7b6" has timed out progressing.`,
 				LastTransitionTime: metav1.NewTime(walkT0.Add(10 * time.Minute))}}
 			r := Walk(s, Options{})
-			if r.Verdict.Link != chain.LinkNodeAssignment || r.Verdict.Cause != InsufficientCPU || r.Verdict.Health != chain.Progressing {
+			if r.Verdict.Link != chain.LinkNodeAssignment || r.Verdict.Cause != decode.InsufficientCPU || r.Verdict.Health != chain.Progressing {
 				t.Errorf("verdict = %s at %s, %s; want progressing at node-assignment, InsufficientCPU", r.Verdict.Health, r.Verdict.Link, r.Verdict.Cause)
 			}
 			if rs := r.Link(chain.LinkReplicaSet); rs.Status == chain.StatusBroken || len(rs.Notes) == 0 {
@@ -174,7 +175,7 @@ func TestAffinityNamed(t *testing.T) {
 	s.Now = walkT0.Add(time.Minute)
 	r := Walk(s, Options{})
 	for _, want := range []string{"nodeSelector disktype=ssd", "node affinity topology.kubernetes.io/zone In (a, b)", "no node has disktype=ssd"} {
-		if r.Verdict.Cause != NodeAffinityMismatch || !strings.Contains(r.Verdict.Summary, want) {
+		if r.Verdict.Cause != decode.NodeAffinityMismatch || !strings.Contains(r.Verdict.Summary, want) {
 			t.Errorf("verdict %s %q, want NodeAffinityMismatch saying %q", r.Verdict.Cause, r.Verdict.Summary, want)
 		}
 	}

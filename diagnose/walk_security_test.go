@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // TestWalkAppArmorRefused: a pod the kubelet would not run for AppArmor is
@@ -34,7 +35,7 @@ func TestWalkAppArmorRefused(t *testing.T) {
 		p.Status.Message = "Cannot enforce AppArmor: AppArmor is not enabled on the host"
 		s.Pods = []corev1.Pod{p}
 		r := Walk(s, Options{})
-		if r.Verdict.Health != chain.Broken || r.Verdict.Link != chain.LinkContainers || r.Verdict.Cause != AppArmorProfileNotLoaded {
+		if r.Verdict.Health != chain.Broken || r.Verdict.Link != chain.LinkContainers || r.Verdict.Cause != decode.AppArmorProfileNotLoaded {
 			t.Errorf("%s: %s at %s, cause %s (%s); want broken at containers, AppArmorProfileNotLoaded", ph, r.Verdict.Health, r.Verdict.Link, r.Verdict.Cause, r.Verdict.Summary)
 		}
 	}

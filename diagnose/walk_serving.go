@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // serviceNameLabel is the label the EndpointSlice controller puts on every
@@ -140,9 +141,9 @@ func (w *walker) selectorMismatch(c *collector, svc *corev1.Service, podLabels m
 	}
 	obj := objectName("service", svc.Name)
 	c.add(sighting{
-		d: Decoded{Cause: ServiceSelectorMismatch,
+		d: decode.Decoded{Cause: decode.ServiceSelectorMismatch,
 			Summary:  fmt.Sprintf("Service %s selects none of the pods: selector %s; the pods carry %s", svc.Name, strings.Join(want, ","), strings.Join(have, ",")),
-			NextStep: serviceStep(ServiceSelectorMismatch, svc.Name)},
+			NextStep: serviceStep(decode.ServiceSelectorMismatch, svc.Name)},
 		object: obj, since: w.later(svc.CreationTimestamp.Time),
 		evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.selector",
 			Message: fmt.Sprintf("selector %s; pod template labels %s", strings.Join(want, ","), labels.Set(podLabels).String())}},
@@ -234,9 +235,9 @@ func (w *walker) serviceEndpoints(c *collector, svc *corev1.Service, pods []*cor
 		what = "no EndpointSlice"
 	}
 	c.add(sighting{
-		d: Decoded{Cause: EndpointsMissing, Progressing: true,
+		d: decode.Decoded{Cause: decode.EndpointsMissing, Progressing: true,
 			Summary:  fmt.Sprintf("Service %s: %d/%d ready pods are not ready endpoints (%s)", svc.Name, len(missing), len(ready), what),
-			NextStep: serviceStep(EndpointsMissing, svc.Name)},
+			NextStep: serviceStep(decode.EndpointsMissing, svc.Name)},
 		object: obj, since: w.later(since),
 		evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "endpointslices",
 			Message: fmt.Sprintf("%s list no ready endpoint for %s", what, strings.Join(firstN(missing, 3), ", "))}},
@@ -266,23 +267,23 @@ func (w *walker) loadBalancer(c *collector, svc *corev1.Service) {
 	}
 	switch {
 	case failed != nil:
-		c.add(sighting{d: Decoded{Cause: LoadBalancerFailed,
-			Summary:  fmt.Sprintf("Service %s: the load balancer failed: %s", svc.Name, cloudWords(failed.Message)),
-			NextStep: serviceStep(LoadBalancerFailed, svc.Name)},
+		c.add(sighting{d: decode.Decoded{Cause: decode.LoadBalancerFailed,
+			Summary:  fmt.Sprintf("Service %s: the load balancer failed: %s", svc.Name, decode.CloudWords(failed.Message)),
+			NextStep: serviceStep(decode.LoadBalancerFailed, svc.Name)},
 			object: obj, since: w.later(failed.First), repeats: failed.Count, evidence: []chain.Evidence{eventEvidence(*failed)}})
 	case ensuring != nil:
-		c.add(sighting{d: Decoded{Cause: LoadBalancerPending, Progressing: true,
+		c.add(sighting{d: decode.Decoded{Cause: decode.LoadBalancerPending, Progressing: true,
 			Summary:  fmt.Sprintf("Service %s: the service controller is ensuring its load balancer", svc.Name),
-			NextStep: serviceStep(LoadBalancerPending, svc.Name)},
+			NextStep: serviceStep(decode.LoadBalancerPending, svc.Name)},
 			object: obj, evidence: []chain.Evidence{eventEvidence(*ensuring)}})
 	default:
 		why := "no address in status.loadBalancer and no event of a service controller"
 		if svc.Spec.LoadBalancerClass != nil {
 			why += fmt.Sprintf(" (spec.loadBalancerClass %s: only that class's controller acts on it)", *svc.Spec.LoadBalancerClass)
 		}
-		c.add(sighting{d: Decoded{Cause: LoadBalancerNoController, Progressing: true,
+		c.add(sighting{d: decode.Decoded{Cause: decode.LoadBalancerNoController, Progressing: true,
 			Summary:  fmt.Sprintf("Service %s of type LoadBalancer: no controller has given it an address", svc.Name),
-			NextStep: serviceStep(LoadBalancerNoController, svc.Name)},
+			NextStep: serviceStep(decode.LoadBalancerNoController, svc.Name)},
 			object: obj, since: w.later(svc.CreationTimestamp.Time),
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.loadBalancer", Message: why}}})
 	}
@@ -312,8 +313,8 @@ func (w *walker) headlessService(c *collector, sts *appsv1.StatefulSet) {
 	default:
 		return
 	}
-	c.add(sighting{d: Decoded{Cause: HeadlessServiceMissing, Summary: summary,
-		NextStep: strings.ReplaceAll(mustCause(HeadlessServiceMissing).NextStep, "SERVICE", name)},
+	c.add(sighting{d: decode.Decoded{Cause: decode.HeadlessServiceMissing, Summary: summary,
+		NextStep: strings.ReplaceAll(mustCause(decode.HeadlessServiceMissing).NextStep, "SERVICE", name)},
 		object: obj, since: w.later(sts.CreationTimestamp.Time),
 		evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.serviceName", Message: summary}}})
 }
@@ -330,11 +331,6 @@ func (w *walker) later(t time.Time) time.Time {
 // serviceStep is the catalogue's next step for the Service.
 func serviceStep(id chain.CauseID, service string) string {
 	return strings.ReplaceAll(mustCause(id).NextStep, "SERVICE", service)
-}
-
-func mustCause(id chain.CauseID) Cause {
-	c, _ := Lookup(id)
-	return c
 }
 
 // readySince is when the pod turned ready.

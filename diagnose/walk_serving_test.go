@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // servedPod is the ready bare pod shop/web, labelled app=web,tier=front,
@@ -81,11 +82,11 @@ func TestWalkServing(t *testing.T) {
 			slices: []discoveryv1.EndpointSlice{slice("web", true, "web")}, status: chain.StatusOK, summary: "1 Service selects the pods", note: "1/1 ready pods are ready endpoints"},
 		{name: "selector mismatch by name", services: []corev1.Service{service("web", map[string]string{"app": "webapp"}, byName)},
 			slices: []discoveryv1.EndpointSlice{slice("web", true)}, after: time.Minute,
-			status: chain.StatusBroken, cause: ServiceSelectorMismatch, terminal: true, summary: "selector app=webapp; the pods carry app=web"},
+			status: chain.StatusBroken, cause: decode.ServiceSelectorMismatch, terminal: true, summary: "selector app=webapp; the pods carry app=web"},
 		{name: "selector mismatch within grace", services: []corev1.Service{service("web", map[string]string{"app": "webapp"}, byName)},
-			after: 5 * time.Second, status: chain.StatusBroken, cause: ServiceSelectorMismatch},
+			after: 5 * time.Second, status: chain.StatusBroken, cause: decode.ServiceSelectorMismatch},
 		{name: "selector mismatch by one label", services: []corev1.Service{service("front", map[string]string{"app": "web", "tier": "frnt"}, byName)},
-			after: time.Minute, status: chain.StatusBroken, cause: ServiceSelectorMismatch, terminal: true, summary: "selector app=web,tier=frnt; the pods carry app=web,tier=front"},
+			after: time.Minute, status: chain.StatusBroken, cause: decode.ServiceSelectorMismatch, terminal: true, summary: "selector app=web,tier=frnt; the pods carry app=web,tier=front"},
 		{name: "another tier's service", services: []corev1.Service{service("db", map[string]string{"app": "web", "tier": "db"}, byName)},
 			slices: []discoveryv1.EndpointSlice{slice("db", true, "db-0")}, status: chain.StatusOK, summary: "no Service selects the pods"},
 		// The lab operator's Shop: a headless db Service beside the web
@@ -99,30 +100,30 @@ func TestWalkServing(t *testing.T) {
 			status: chain.StatusOK, summary: "no Service selects the pods"},
 		{name: "target port name not declared", services: []corev1.Service{service("web", map[string]string{"app": "web"}, intstr.FromString("https"))},
 			slices: []discoveryv1.EndpointSlice{slice("web", true, "web")}, after: time.Minute,
-			status: chain.StatusBroken, cause: ServiceTargetPortNotFound, terminal: true, summary: `targetPort "https" is no TCP port of the pods (they declare http 8080/TCP)`},
+			status: chain.StatusBroken, cause: decode.ServiceTargetPortNotFound, terminal: true, summary: `targetPort "https" is no TCP port of the pods (they declare http 8080/TCP)`},
 		{name: "target port of another protocol", services: []corev1.Service{udp}, after: time.Minute, terminal: true,
-			slices: []discoveryv1.EndpointSlice{slice("web", true, "web")}, status: chain.StatusBroken, cause: ServiceTargetPortNotFound},
+			slices: []discoveryv1.EndpointSlice{slice("web", true, "web")}, status: chain.StatusBroken, cause: decode.ServiceTargetPortNotFound},
 		{name: "target port number not declared", services: []corev1.Service{service("web", map[string]string{"app": "web"}, intstr.FromInt32(9090))},
 			slices: []discoveryv1.EndpointSlice{slice("web", true, "web")}, status: chain.StatusOK, note: "sends to 9090/TCP, which no container declares"},
 		{name: "endpoint not written yet", services: []corev1.Service{service("web", map[string]string{"app": "web"}, byName)},
-			after: 5 * time.Second, status: chain.StatusProgressing, cause: EndpointsMissing, summary: "1/1 ready pods are not ready endpoints (no EndpointSlice)"},
+			after: 5 * time.Second, status: chain.StatusProgressing, cause: decode.EndpointsMissing, summary: "1/1 ready pods are not ready endpoints (no EndpointSlice)"},
 		{name: "endpoint never written", services: []corev1.Service{service("web", map[string]string{"app": "web"}, byName)},
 			slices: []discoveryv1.EndpointSlice{slice("web", false, "web")}, after: time.Minute,
-			status: chain.StatusBroken, cause: EndpointsMissing, terminal: true, summary: "(1 of its EndpointSlices)"},
+			status: chain.StatusBroken, cause: decode.EndpointsMissing, terminal: true, summary: "(1 of its EndpointSlices)"},
 		{name: "load balancer without controller, within grace", services: []corev1.Service{lb}, slices: []discoveryv1.EndpointSlice{slice("web", true, "web")},
-			after: 5 * time.Second, status: chain.StatusProgressing, cause: LoadBalancerNoController},
+			after: 5 * time.Second, status: chain.StatusProgressing, cause: decode.LoadBalancerNoController},
 		{name: "load balancer without controller", services: []corev1.Service{lb}, slices: []discoveryv1.EndpointSlice{slice("web", true, "web")},
-			after: 2 * time.Minute, status: chain.StatusBroken, cause: LoadBalancerNoController, terminal: true},
+			after: 2 * time.Minute, status: chain.StatusBroken, cause: decode.LoadBalancerNoController, terminal: true},
 		{name: "load balancer ensuring", services: []corev1.Service{lb}, slices: []discoveryv1.EndpointSlice{slice("web", true, "web")},
 			events: []chain.Event{lbEvent("Normal", "EnsuringLoadBalancer", "Ensuring load balancer")},
-			after:  2 * time.Minute, status: chain.StatusProgressing, cause: LoadBalancerPending},
+			after:  2 * time.Minute, status: chain.StatusProgressing, cause: decode.LoadBalancerPending},
 		{name: "load balancer failed", services: []corev1.Service{lb}, slices: []discoveryv1.EndpointSlice{slice("web", true, "web")},
 			// As quoted in https://github.com/chanzuckerberg/happy/issues/637
 			// (AWS, subnets not tagged), the format of k8s.io/cloud-provider
 			// v0.37.2 controllers/service/controller.go:342.
 			events: []chain.Event{lbEvent("Normal", "EnsuringLoadBalancer", "Ensuring load balancer"),
 				lbEvent("Warning", "SyncLoadBalancerFailed", "Error syncing load balancer: failed to ensure load balancer: could not find any suitable subnets for creating the ELB")},
-			after: 2 * time.Minute, status: chain.StatusBroken, cause: LoadBalancerFailed, terminal: true, summary: "could not find any suitable subnets"},
+			after: 2 * time.Minute, status: chain.StatusBroken, cause: decode.LoadBalancerFailed, terminal: true, summary: "could not find any suitable subnets"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			pod := servedPod()
@@ -170,7 +171,7 @@ func TestWalkServingGaps(t *testing.T) {
 			Gaps:     []chain.Gap{{Resource: res, Verb: "list", Forbidden: true, Message: "forbidden", Check: "kubectl auth can-i list " + string(res) + " -n shop"}}}
 		s.Assemble(nil, s.Pods, nil)
 		l := Walk(s, Options{}).Link(chain.LinkServing)
-		if l.Status != chain.StatusUnknown || len(l.Findings) != 1 || l.Findings[0].Cause != EvidenceForbidden {
+		if l.Status != chain.StatusUnknown || len(l.Findings) != 1 || l.Findings[0].Cause != decode.EvidenceForbidden {
 			t.Errorf("%s forbidden: %+v, want unknown with EvidenceForbidden", res, l)
 		}
 	}
@@ -187,8 +188,8 @@ func TestWalkHeadlessService(t *testing.T) {
 		want              chain.CauseID
 		summary           string
 	}{
-		{"missing", "web-hl", nil, HeadlessServiceMissing, "spec.serviceName web-hl names no Service"},
-		{"not headless", "web", []corev1.Service{service("web", map[string]string{"app": "other"}, intstr.FromInt32(80))}, HeadlessServiceMissing, "not headless (clusterIP 10.96.0.10)"},
+		{"missing", "web-hl", nil, decode.HeadlessServiceMissing, "spec.serviceName web-hl names no Service"},
+		{"not headless", "web", []corev1.Service{service("web", map[string]string{"app": "other"}, intstr.FromInt32(80))}, decode.HeadlessServiceMissing, "not headless (clusterIP 10.96.0.10)"},
 		{"headless", "web-hl", []corev1.Service{headless}, "", ""},
 		{"none asked", "", nil, "", ""},
 	} {
@@ -202,7 +203,7 @@ func TestWalkHeadlessService(t *testing.T) {
 		var got chain.CauseID
 		var summary string
 		for _, f := range l.Findings {
-			if f.Cause == HeadlessServiceMissing {
+			if f.Cause == decode.HeadlessServiceMissing {
 				got, summary = f.Cause, f.Summary
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // TestSidecarCrashLoop: a native sidecar (an init container with
@@ -46,7 +47,7 @@ func TestSidecarCrashLoop(t *testing.T) {
 	for name, st := range map[string]corev1.ContainerState{"in its back-off": waiting, "between two crashes": running} {
 		s.Pods = three(pod(st, 4))
 		v := Walk(s, Options{}).Verdict
-		if v.Link != chain.LinkContainers || v.Cause != CrashLoopBackOff || !strings.Contains(v.Summary, `sidecar container "proxy"`) ||
+		if v.Link != chain.LinkContainers || v.Cause != decode.CrashLoopBackOff || !strings.Contains(v.Summary, `sidecar container "proxy"`) ||
 			!strings.Contains(v.NextStep, "spec.template.spec.initContainers[proxy]") {
 			t.Errorf("%s: %+v", name, v)
 		}

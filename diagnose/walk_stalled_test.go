@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // TestStalledWithoutDeadline: a StatefulSet has no progress deadline, so a
@@ -41,9 +42,9 @@ func TestStalledWithoutDeadline(t *testing.T) {
 			Events: []chain.Event{{Type: "Warning", Reason: "Unhealthy", Message: "Readiness probe failed: HTTP probe failed with statuscode: 503",
 				Object: chain.ObjectRef{Kind: "Pod", Name: "web-1", UID: "uid-web-1"}, Count: 40, First: walkT0, Last: walkT0.Add(tt.after), Source: "kubelet"}},
 		}
-		want := ReadinessProbeFailed
+		want := decode.ReadinessProbeFailed
 		if !tt.probe {
-			s.Events, want = nil, PodNotReady
+			s.Events, want = nil, decode.PodNotReady
 		}
 		v := Walk(s, Options{}).Verdict
 		if v.Health != tt.health || v.Link != chain.LinkReady || v.Cause != want || v.Terminal != tt.terminal {

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // statefulSetLinks: stored, revision, pods by ordinal, claims per ordinal,
@@ -71,7 +72,7 @@ func (w *walker) revisionLink(set *appsv1.StatefulSet) chain.Link {
 			}
 			obj := objectName("pod", p.Name)
 			cond := podCondition(p, corev1.PodReady)
-			s := sighting{d: Decoded{Cause: StatefulSetRollbackTrap, Progressing: true,
+			s := sighting{d: decode.Decoded{Cause: decode.StatefulSetRollbackTrap, Progressing: true,
 				Summary: fmt.Sprintf("pod %s of revision %s is not Ready and the controller will not replace it with revision %s", p.Name, revisionHash(p), st.UpdateRevision),
 				Details: []chain.Detail{{Key: "pod", Value: p.Name}, {Key: "podRevision", Value: revisionHash(p)}, {Key: "updateRevision", Value: st.UpdateRevision}}},
 				object:   obj,
@@ -127,7 +128,7 @@ func (w *walker) statefulPods(set *appsv1.StatefulSet, notes []string) chain.Lin
 			w.createFailures(c, "StatefulSet", set.Name, set.UID, newestCreated(w.pods))
 			if c.empty() && len(w.gone) == 0 {
 				obj := objectName("statefulset", set.Name)
-				s := sighting{d: Decoded{Cause: StatefulSetPodsNotCreated, Progressing: true,
+				s := sighting{d: decode.Decoded{Cause: decode.StatefulSetPodsNotCreated, Progressing: true,
 					Summary: fmt.Sprintf("%d of %d pods not created yet", len(missing), want)}, object: obj,
 					evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.replicas",
 						Message: fmt.Sprintf("%d of spec.replicas %d", set.Status.Replicas, want)}}}
@@ -201,7 +202,7 @@ func (w *walker) unboundClaim(c *collector, pvc *corev1.PersistentVolumeClaim, p
 	obj := objectName("persistentvolumeclaim", pvc.Name)
 	phase := chain.Evidence{Source: chain.SourceObjectStatus, Object: obj, Field: "status.phase", Message: string(pvc.Status.Phase)}
 	if pvc.Status.Phase == corev1.ClaimLost {
-		c.add(sighting{d: Decoded{Cause: ClaimLost, Summary: fmt.Sprintf("claim %s lost its volume %s", pvc.Name, pvc.Spec.VolumeName)},
+		c.add(sighting{d: decode.Decoded{Cause: decode.ClaimLost, Summary: fmt.Sprintf("claim %s lost its volume %s", pvc.Name, pvc.Spec.VolumeName)},
 			object: obj, evidence: []chain.Evidence{phase}})
 		return
 	}
@@ -213,14 +214,14 @@ func (w *walker) unboundClaim(c *collector, pvc *corev1.PersistentVolumeClaim, p
 		case eventProvisioningFailed, eventFailedBinding, eventVolumeMismatch:
 			// A class that does not exist, none and no volume, the
 			// cloud's identity or quota, a snapshot source: named.
-			if d, ok := ClaimWords(eventMessage(e)); ok && d.Cause != ClaimProvisioningFailed {
+			if d, ok := decode.ClaimWords(eventMessage(e)); ok && d.Cause != decode.ClaimProvisioningFailed {
 				c.add(sighting{d: d, object: obj, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(e), phase}})
 				return
 			}
 			if e.Reason == eventFailedBinding {
 				continue
 			}
-			c.add(sighting{d: Decoded{Cause: ClaimProvisioningFailed,
+			c.add(sighting{d: decode.Decoded{Cause: decode.ClaimProvisioningFailed,
 				Summary:  fmt.Sprintf("claim %s: %s", pvc.Name, firstLine(eventMessage(e))),
 				NextStep: fmt.Sprintf("kubectl describe pvc %s -n %s; fix the StorageClass or the claim's size (a StatefulSet's in volumeClaimTemplates)", pvc.Name, pvc.Namespace),
 				Details:  []chain.Detail{{Key: "claim", Value: pvc.Name}, {Key: "storageClass", Value: storageClassOf(pvc)}}},
@@ -230,14 +231,14 @@ func (w *walker) unboundClaim(c *collector, pvc *corev1.PersistentVolumeClaim, p
 			// Normal while the provisioner works; if it lasts, the
 			// provisioner it names is not running or not watching. A
 			// failure it reported beside it says more.
-			if d, ok := ClaimWords(eventMessage(e)); ok && d.Cause == ClaimPending && waiting == nil {
+			if d, ok := decode.ClaimWords(eventMessage(e)); ok && d.Cause == decode.ClaimPending && waiting == nil {
 				d.NextStep = fmt.Sprintf("kubectl describe pvc %s -n %s; %s", pvc.Name, pvc.Namespace, d.NextStep)
 				waiting = &sighting{d: d, object: obj, since: pvc.CreationTimestamp.Time, evidence: []chain.Evidence{eventEvidence(e), phase}}
 			}
 		case eventWaitForFirstConsumer:
 			if p == nil {
 				// The claim walked alone: no pod that uses it yet.
-				c.add(sighting{d: Decoded{Cause: ClaimWaitingForConsumer, Progressing: true,
+				c.add(sighting{d: decode.Decoded{Cause: decode.ClaimWaitingForConsumer, Progressing: true,
 					Summary: fmt.Sprintf("claim %s waits for a pod that uses it to be scheduled (volumeBindingMode WaitForFirstConsumer)", pvc.Name)},
 					object: obj, since: pvc.CreationTimestamp.Time, evidence: []chain.Evidence{eventEvidence(e), phase}})
 				return
@@ -252,7 +253,7 @@ func (w *walker) unboundClaim(c *collector, pvc *corev1.PersistentVolumeClaim, p
 		c.add(*waiting)
 		return
 	}
-	c.add(sighting{d: Decoded{Cause: ClaimPending, Progressing: true, Summary: fmt.Sprintf("claim %s is %s", pvc.Name, pvc.Status.Phase),
+	c.add(sighting{d: decode.Decoded{Cause: decode.ClaimPending, Progressing: true, Summary: fmt.Sprintf("claim %s is %s", pvc.Name, pvc.Status.Phase),
 		NextStep: fmt.Sprintf("kubectl describe pvc %s -n %s", pvc.Name, pvc.Namespace)},
 		object: obj, since: pvc.CreationTimestamp.Time, evidence: []chain.Evidence{phase}})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // walks are the walks, one per row of the kinds table (chain.KindTable):
@@ -31,7 +32,7 @@ func walks() map[chain.Kind]func(w *walker, r *chain.Report) {
 	found := func(links func(w *walker) []chain.Link) func(w *walker, r *chain.Report) {
 		return func(w *walker, r *chain.Report) {
 			if w.s.Workload() == nil {
-				r.Links = w.notFound(WorkloadNotFound)
+				r.Links = w.notFound(decode.WorkloadNotFound)
 				return
 			}
 			r.Links = links(w)

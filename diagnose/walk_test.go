@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // walkT0 is the fixed clock of the walk tests.
@@ -75,13 +76,13 @@ func TestWalkFailedCreateEvents(t *testing.T) {
 	)
 	r := Walk(s, Options{})
 
-	d := FailedCreate(quota("web-5d8f9c7b6-q7x2m"))
-	if d.Cause != QuotaExceeded {
+	d := decode.FailedCreate(quota("web-5d8f9c7b6-q7x2m"))
+	if d.Cause != decode.QuotaExceeded {
 		t.Fatalf("the decoder no longer names the quota: %+v", d)
 	}
 	want := chain.Link{ID: chain.LinkPods, Status: chain.StatusBroken, Summary: "0/3 pods created",
 		Findings: []chain.Finding{{
-			Cause: QuotaExceeded, Summary: d.Summary, NextStep: "kubectl describe resourcequota compute -n shop; then lower spec.template.spec.containers[].resources for requests.cpu, or raise the quota's spec.hard",
+			Cause: decode.QuotaExceeded, Summary: d.Summary, NextStep: "kubectl describe resourcequota compute -n shop; then lower spec.template.spec.containers[].resources for requests.cpu, or raise the quota's spec.hard",
 			Terminal: true, Objects: []string{"replicaset/web-5d8f9c7b6"}, Details: d.Details,
 			Evidence: []chain.Evidence{{Source: chain.SourceEvent, Object: "replicaset/web-5d8f9c7b6", Type: corev1.EventTypeWarning,
 				Reason: "FailedCreate", Message: combined.Message, Count: 4, Last: combined.Last}},
@@ -90,7 +91,7 @@ func TestWalkFailedCreateEvents(t *testing.T) {
 	if diff := cmp.Diff(want, *r.Link(chain.LinkPods)); diff != "" {
 		t.Errorf("pods link mismatch (-want +got):\n%s", diff)
 	}
-	if r.Verdict.Cause != QuotaExceeded || r.Verdict.Health != chain.Broken {
+	if r.Verdict.Cause != decode.QuotaExceeded || r.Verdict.Health != chain.Broken {
 		t.Errorf("verdict = %+v, want broken QuotaExceeded", r.Verdict)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // trafficLinks walks a Service's or an Ingress's chain: the object, an
@@ -18,7 +19,7 @@ import (
 // quoted), and the EndpointSlices and load balancers.
 func (w *walker) trafficLinks() []chain.Link {
 	if w.s.Workload() == nil {
-		return w.notFound(TrafficObjectNotFound)
+		return w.notFound(decode.TrafficObjectNotFound)
 	}
 	if chain.IsGatewayAPI(w.s.KindOf()) {
 		return w.gatewayLinks()
@@ -131,9 +132,9 @@ func (w *walker) selectsNothing(c *collector, svc *corev1.Service) {
 		}
 	}
 	obj := objectName("service", svc.Name)
-	c.add(sighting{d: Decoded{Cause: ServiceSelectsNoPods,
+	c.add(sighting{d: decode.Decoded{Cause: decode.ServiceSelectsNoPods,
 		Summary:  fmt.Sprintf("Service %s selects no pod: nothing in namespace %s carries %s", svc.Name, svc.Namespace, labels.Set(svc.Spec.Selector)),
-		NextStep: serviceStep(ServiceSelectsNoPods, svc.Name)},
+		NextStep: serviceStep(decode.ServiceSelectsNoPods, svc.Name)},
 		object: obj, since: svc.CreationTimestamp.Time,
 		evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.selector",
 			Message: fmt.Sprintf("selector %s; no pod or workload template matches", labels.Set(svc.Spec.Selector))}}})
@@ -200,7 +201,7 @@ func quoteVerdict(svc *corev1.Service, ready int, ref chain.Ref, r *chain.Report
 	}
 	f := quoteWalk(ref, r, fmt.Sprintf("%s: %s %s", prefix, ref, verdictState(r.Verdict)))
 	if f.Cause == "" {
-		f.Cause = NoReadyEndpoint
+		f.Cause = decode.NoReadyEndpoint
 	}
 	return f
 }
@@ -244,9 +245,9 @@ func (w *walker) unownedNotReady(l *chain.Link, svc *corev1.Service, ready int) 
 	}
 	obj := objectName("service", svc.Name)
 	c := &collector{}
-	c.add(sighting{d: Decoded{Cause: NoReadyEndpoint, Progressing: true,
+	c.add(sighting{d: decode.Decoded{Cause: decode.NoReadyEndpoint, Progressing: true,
 		Summary:  fmt.Sprintf("Service %s has no ready endpoint: none of its %s is ready", svc.Name, plural(int32(len(pods)), "pod")),
-		NextStep: strings.ReplaceAll(mustCause(NoReadyEndpoint).NextStep, "SELECTOR", labels.Set(svc.Spec.Selector).String())},
+		NextStep: strings.ReplaceAll(mustCause(decode.NoReadyEndpoint).NextStep, "SELECTOR", labels.Set(svc.Spec.Selector).String())},
 		object: obj, since: newestCreation(pods),
 		evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: "pod/" + pods[0].Name, Field: "status.conditions[Ready]", Message: fmt.Sprintf("phase %s, not ready", pods[0].Status.Phase)}}})
 	done := w.finish(chain.LinkWorkloads, "", c, 0)

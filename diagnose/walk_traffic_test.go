@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // quotaBroken is Deployment shop/web (pods app=web) whose ReplicaSet the
@@ -84,38 +85,38 @@ func TestWalkTraffic(t *testing.T) {
 		note     string
 	}{
 		{name: "service healthy", svc: &web, pods: []corev1.Pod{pod}, slices: ready, health: chain.Healthy, summary: "web: 1 ready endpoint"},
-		{name: "service not found", health: chain.Broken, link: chain.LinkStored, cause: TrafficObjectNotFound},
+		{name: "service not found", health: chain.Broken, link: chain.LinkStored, cause: decode.TrafficObjectNotFound},
 		{name: "service selects nothing", svc: ptr.To(service("web", map[string]string{"app": "nope"}, byName)), pods: []corev1.Pod{pod},
-			after: time.Minute, health: chain.Broken, link: chain.LinkSelector, cause: ServiceSelectsNoPods, summary: "nothing in namespace shop carries app=nope"},
+			after: time.Minute, health: chain.Broken, link: chain.LinkSelector, cause: decode.ServiceSelectsNoPods, summary: "nothing in namespace shop carries app=nope"},
 		{name: "service through a broken deployment", svc: ptr.To(service("web", map[string]string{"app": "web"}, intstr.FromInt32(8080))), behind: []*chain.Snapshot{quotaBroken()},
-			after: 3 * time.Minute, health: chain.Broken, link: chain.LinkWorkloads, cause: QuotaExceeded,
+			after: 3 * time.Minute, health: chain.Broken, link: chain.LinkWorkloads, cause: decode.QuotaExceeded,
 			summary: "Service web has no ready endpoint: deployment/web is broken at pods"},
 		{name: "bare pods not ready", svc: &web, pods: func() []corev1.Pod {
 			p := servedPod()
 			p.Status.Conditions[0].Status = corev1.ConditionFalse
 			return []corev1.Pod{p}
-		}(), health: chain.Progressing, link: chain.LinkWorkloads, cause: NoReadyEndpoint},
+		}(), health: chain.Progressing, link: chain.LinkWorkloads, cause: decode.NoReadyEndpoint},
 		{name: "endpoints missing", svc: &web, pods: []corev1.Pod{pod}, after: time.Minute,
-			health: chain.Broken, link: chain.LinkEndpoints, cause: EndpointsMissing},
+			health: chain.Broken, link: chain.LinkEndpoints, cause: decode.EndpointsMissing},
 		{name: "ingress healthy", ing: addressed(ingress("nginx", "web", port80)), classes: nginx, services: []corev1.Service{web},
 			pods: []corev1.Pod{pod}, slices: ready, health: chain.Healthy},
 		{name: "ingress class missing", ing: ingress("traefik", "web", port80), classes: nginx, services: []corev1.Service{web},
-			pods: []corev1.Pod{pod}, slices: ready, after: time.Minute, health: chain.Broken, link: chain.LinkClass, cause: IngressClassNotFound,
+			pods: []corev1.Pod{pod}, slices: ready, after: time.Minute, health: chain.Broken, link: chain.LinkClass, cause: decode.IngressClassNotFound,
 			summary: "spec.ingressClassName traefik names no IngressClass (the cluster has nginx)"},
 		{name: "ingress default class", ing: addressed(ingress("", "web", port80)), classes: []networkingv1.IngressClass{ingressClass("nginx", "k8s.io/ingress-nginx", true)},
 			services: []corev1.Service{web}, pods: []corev1.Pod{pod}, slices: ready, health: chain.Healthy},
 		{name: "ingress no controller, within grace", ing: ingress("nginx", "web", port80), classes: nginx, services: []corev1.Service{web},
-			pods: []corev1.Pod{pod}, slices: ready, health: chain.Progressing, link: chain.LinkClass, cause: IngressClassNoController},
+			pods: []corev1.Pod{pod}, slices: ready, health: chain.Progressing, link: chain.LinkClass, cause: decode.IngressClassNoController},
 		{name: "ingress no controller, past grace", ing: ingress("nginx", "web", port80), classes: nginx, services: []corev1.Service{web},
-			pods: []corev1.Pod{pod}, slices: ready, after: time.Minute, health: chain.Broken, link: chain.LinkClass, cause: IngressClassNoController},
+			pods: []corev1.Pod{pod}, slices: ready, after: time.Minute, health: chain.Broken, link: chain.LinkClass, cause: decode.IngressClassNoController},
 		{name: "ingress controller acted, no address yet", ing: ingress("nginx", "web", port80), classes: nginx, services: []corev1.Service{web},
 			pods: []corev1.Pod{pod}, slices: ready, after: time.Minute, health: chain.Healthy, note: "a controller has acted",
 			events: []chain.Event{{Type: "Normal", Reason: "Sync", Message: "Scheduled for sync", Object: chain.ObjectRef{Kind: "Ingress", Name: "web", UID: "ing-uid"}, First: walkT0, Last: walkT0, Count: 1}}},
 		{name: "ingress backend missing", ing: addressed(ingress("nginx", "api", port80)), classes: nginx, services: []corev1.Service{web},
-			after: time.Minute, health: chain.Broken, link: chain.LinkBackends, cause: IngressBackendNotFound, summary: "sends to Service api, which does not exist"},
+			after: time.Minute, health: chain.Broken, link: chain.LinkBackends, cause: decode.IngressBackendNotFound, summary: "sends to Service api, which does not exist"},
 		{name: "ingress backend port missing", ing: addressed(ingress("nginx", "web", networkingv1.ServiceBackendPort{Name: "https"})), classes: nginx,
 			services: []corev1.Service{web}, pods: []corev1.Pod{pod}, slices: ready, after: time.Minute,
-			health: chain.Broken, link: chain.LinkBackends, cause: IngressBackendPortNotFound, summary: "port https of Service web"},
+			health: chain.Broken, link: chain.LinkBackends, cause: decode.IngressBackendPortNotFound, summary: "port https of Service web"},
 		{name: "ingress TLS secret reported missing", ing: func() *networkingv1.Ingress {
 			ing := addressed(ingress("nginx", "web", port80))
 			ing.Spec.TLS = []networkingv1.IngressTLS{{SecretName: "web-tls"}}
@@ -124,7 +125,7 @@ func TestWalkTraffic(t *testing.T) {
 			// ingress-nginx's store: "Error getting SSL certificate %q: %v" (see the corpus).
 			events: []chain.Event{{Type: "Warning", Reason: "Sync", Message: `Error getting SSL certificate "shop/web-tls": local SSL certificate shop/web-tls was not found`,
 				Object: chain.ObjectRef{Kind: "Ingress", Name: "web", UID: "ing-uid"}, First: walkT0, Last: walkT0, Count: 1}},
-			health: chain.Broken, link: chain.LinkBackends, cause: IngressTLSSecretMissing},
+			health: chain.Broken, link: chain.LinkBackends, cause: decode.IngressTLSSecretMissing},
 		{name: "ingress TLS secret not checked", ing: func() *networkingv1.Ingress {
 			ing := addressed(ingress("nginx", "web", port80))
 			ing.Spec.TLS = []networkingv1.IngressTLS{{SecretName: "web-tls"}}

@@ -8,13 +8,13 @@ import (
 	"strings"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
-	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // CausesText prints the cause catalogue for `kubectl chain causes`, grouped
 // by link in chain order: cause ID, when it becomes terminal, its summary
 // and, under it, the generic next step.
-func CausesText(w io.Writer, causes []diagnose.Cause, o Options) error {
+func CausesText(w io.Writer, causes []decode.Cause, o Options) error {
 	p := newPrinter(w, o)
 	sorted := sortedCauses(causes)
 	idW, termW := len("CAUSE"), len("TERMINAL")
@@ -53,7 +53,7 @@ func CausesText(w io.Writer, causes []diagnose.Cause, o Options) error {
 
 // CausesMarkdown prints the catalogue as docs/causes.md's table. The output is
 // deterministic so a test can keep the docs in sync with the code.
-func CausesMarkdown(w io.Writer, causes []diagnose.Cause) error {
+func CausesMarkdown(w io.Writer, causes []decode.Cause) error {
 	var b strings.Builder
 	b.WriteString("| ID | link | when terminal | summary | next step |\n")
 	b.WriteString("|---|---|---|---|---|\n")
@@ -69,9 +69,9 @@ func CausesMarkdown(w io.Writer, causes []diagnose.Cause) error {
 // sortedCauses orders the catalogue by link in chain order, then by ID, so
 // that the output does not depend on how the catalogue was assembled. Links
 // outside the chain come last, by name.
-func sortedCauses(causes []diagnose.Cause) []diagnose.Cause {
+func sortedCauses(causes []decode.Cause) []decode.Cause {
 	out := slices.Clone(causes)
-	slices.SortStableFunc(out, func(a, b diagnose.Cause) int {
+	slices.SortStableFunc(out, func(a, b decode.Cause) int {
 		return cmp.Or(
 			cmp.Compare(linkOrder(a.Link), linkOrder(b.Link)),
 			cmp.Compare(a.Link, b.Link),
@@ -90,11 +90,11 @@ func linkOrder(l chain.LinkID) int {
 }
 
 // terminalText says when a cause stops being worth waiting for.
-func terminalText(t diagnose.TerminalRule) string {
+func terminalText(t decode.TerminalRule) string {
 	switch t.Mode {
-	case diagnose.Immediate:
+	case decode.Immediate:
 		return "immediately"
-	case diagnose.AfterGrace:
+	case decode.AfterGrace:
 		if t.Window > 0 {
 			return fmt.Sprintf("after %s (or the grace window, if longer)", t.Window)
 		}
@@ -102,12 +102,12 @@ func terminalText(t diagnose.TerminalRule) string {
 			return "after grace window, once a retry past it failed too"
 		}
 		return "after grace window"
-	case diagnose.AfterRepeats:
+	case decode.AfterRepeats:
 		if t.Repeats > 0 {
 			return fmt.Sprintf("after %d repeats", t.Repeats)
 		}
 		return "after repeats"
-	case diagnose.Transient:
+	case decode.Transient:
 		return "never (transient)"
 	}
 	return string(t.Mode)

@@ -5,40 +5,40 @@ import (
 	"testing"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
-	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // testCauses is a small catalogue, deliberately out of order.
-var testCauses = []diagnose.Cause{
+var testCauses = []decode.Cause{
 	{
 		ID: chain.CauseID("ImagePulling"), Link: chain.LinkContainers,
 		Summary:  "the kubelet is pulling the image",
 		NextStep: "wait; a large image takes a while",
-		Terminal: diagnose.TerminalRule{Mode: diagnose.Transient},
+		Terminal: decode.TerminalRule{Mode: decode.Transient},
 	},
 	{
 		ID: chain.CauseID("ImageNotFound"), Link: chain.LinkContainers,
 		Summary:  "the image reference does not exist in the registry",
 		NextStep: "fix spec.template.spec.containers[].image, or push the tag",
-		Terminal: diagnose.TerminalRule{Mode: diagnose.AfterRepeats, Repeats: 2},
+		Terminal: decode.TerminalRule{Mode: decode.AfterRepeats, Repeats: 2},
 	},
 	{
 		ID: chain.CauseID("DeploymentNotFound"), Link: chain.LinkStored,
 		Summary:  "the Deployment does not exist in the namespace",
 		NextStep: "check the name and namespace: kubectl get deployments -n <namespace>",
-		Terminal: diagnose.TerminalRule{Mode: diagnose.Immediate},
+		Terminal: decode.TerminalRule{Mode: decode.Immediate},
 	},
 	{
 		ID: chain.CauseID("QuotaExceeded"), Link: chain.LinkPods,
 		Summary:  "a ResourceQuota of the namespace rejects the pods | admission",
 		NextStep: "lower the pod's resource requests, or raise the quota (kubectl describe resourcequota -n <namespace>)",
-		Terminal: diagnose.TerminalRule{Mode: diagnose.AfterGrace},
+		Terminal: decode.TerminalRule{Mode: decode.AfterGrace},
 	},
 	{
 		ID: chain.CauseID("InsufficientCPU"), Link: chain.LinkNodeAssignment,
 		Summary:  "no node has enough allocatable CPU left for the pod's requests",
 		NextStep: "lower spec.template.spec.containers[].resources.requests.cpu, or add nodes",
-		Terminal: diagnose.TerminalRule{Mode: diagnose.AfterGrace},
+		Terminal: decode.TerminalRule{Mode: decode.AfterGrace},
 	},
 }
 
@@ -69,7 +69,7 @@ func TestCausesMarkdownGolden(t *testing.T) {
 // TestCausesDeterministic: the order of the catalogue given does not change
 // the output, so docs/causes.md stays in sync however the catalogue is built.
 func TestCausesDeterministic(t *testing.T) {
-	reversed := make([]diagnose.Cause, len(testCauses))
+	reversed := make([]decode.Cause, len(testCauses))
 	for i, c := range testCauses {
 		reversed[len(testCauses)-1-i] = c
 	}

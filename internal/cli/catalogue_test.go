@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
-	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 	"github.com/kubectl-chain/kubectl-chain/internal/golden"
 	"github.com/kubectl-chain/kubectl-chain/internal/health"
 )
@@ -211,7 +211,7 @@ data:
 		t.Fatal(err)
 	}
 	r := runWith(t, nil, "certificate.cert-manager.io/web-tls", "-f", cert, "--health-checks", cm)
-	if r.code != 1 || !strings.Contains(r.stdout, "our rule: every certificate is renewed by hand") || !strings.Contains(r.stdout, string(diagnose.HealthDegraded)) {
+	if r.code != 1 || !strings.Contains(r.stdout, "our rule: every certificate is renewed by hand") || !strings.Contains(r.stdout, string(decode.HealthDegraded)) {
 		t.Errorf("with the user's check: exit %d, want 1 quoting it\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	// The MCP server's calls take the mcp command's --health-checks.

@@ -3,7 +3,7 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 	"github.com/kubectl-chain/kubectl-chain/render"
 )
 
@@ -16,7 +16,7 @@ func newCausesCommand(o *Options) *cobra.Command {
   kubectl chain causes -o markdown`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			causes := diagnose.Catalogue()
+			causes := decode.Catalogue()
 			switch o.Output.Format {
 			case "json":
 				return render.JSON(o.Out, causes)

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
-	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 	"github.com/kubectl-chain/kubectl-chain/internal/capture"
 	"github.com/kubectl-chain/kubectl-chain/render"
 )
@@ -28,12 +28,12 @@ type Explanation struct {
 
 // ExplainedAs is one cause a message decodes to.
 type ExplainedAs struct {
-	ID       chain.CauseID         `json:"id"`
-	Link     chain.LinkID          `json:"link"`
-	Summary  string                `json:"summary"`
-	NextStep string                `json:"nextStep"`
-	Terminal diagnose.TerminalRule `json:"terminal"`
-	Details  []chain.Detail        `json:"details,omitempty"`
+	ID       chain.CauseID       `json:"id"`
+	Link     chain.LinkID        `json:"link"`
+	Summary  string              `json:"summary"`
+	NextStep string              `json:"nextStep"`
+	Terminal decode.TerminalRule `json:"terminal"`
+	Details  []chain.Detail      `json:"details,omitempty"`
 }
 
 func newExplainCommand(o *Options) *cobra.Command {
@@ -74,9 +74,9 @@ func newExplainCommand(o *Options) *cobra.Command {
 
 func explain(reason, message, object string) Explanation {
 	e := Explanation{Object: object, Reason: reason, Message: message, Causes: []ExplainedAs{}}
-	e.Normal, _ = diagnose.NormalEvent(strings.TrimSpace(message))
-	for _, d := range diagnose.Explain(reason, message) {
-		c, _ := diagnose.Lookup(d.Cause)
+	e.Normal, _ = decode.NormalEvent(strings.TrimSpace(message))
+	for _, d := range decode.Explain(reason, message) {
+		c, _ := decode.Lookup(d.Cause)
 		a := ExplainedAs{ID: d.Cause, Link: c.Link, Summary: d.Summary, NextStep: d.NextStep, Terminal: c.Terminal, Details: d.Details}
 		if a.Summary == "" {
 			a.Summary = c.Summary

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // TestExplainNormalEvents: the events of a healthy Deployment (the lab's
@@ -20,7 +20,7 @@ func TestExplainNormalEvents(t *testing.T) {
 	normal := 0
 	for _, it := range items {
 		for _, c := range it.Causes {
-			if c.Terminal.Mode != diagnose.Transient { // a pull in progress is progress, not a failure
+			if c.Terminal.Mode != decode.Transient { // a pull in progress is progress, not a failure
 				t.Errorf("%s %s %q: explained as %s", it.Object, it.Reason, it.Message, c.ID)
 			}
 		}

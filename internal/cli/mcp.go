@@ -13,7 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
-	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 	"github.com/kubectl-chain/kubectl-chain/internal/health"
 )
 
@@ -130,7 +130,7 @@ type explainOut struct {
 }
 
 type causesOut struct {
-	Causes []diagnose.Cause `json:"causes"`
+	Causes []decode.Cause `json:"causes"`
 }
 
 // newMCPServer is the MCP server with the four tools.
@@ -228,7 +228,7 @@ func explainTool(_ context.Context, _ *mcp.CallToolRequest, in explainIn) (*mcp.
 }
 
 func listCauses(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, *causesOut, error) {
-	out := &causesOut{Causes: diagnose.Catalogue()}
+	out := &causesOut{Causes: decode.Catalogue()}
 	return textResult(fmt.Sprintf("%d causes; each has a stable ID, the link it breaks, when it is terminal, a summary and a next step", len(out.Causes))), out, nil
 }
 

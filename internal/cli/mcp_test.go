@@ -12,7 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
-	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // mcpSession connects an in-memory MCP client (the SDK's own) to the
@@ -146,7 +146,7 @@ func TestMCPDiagnose(t *testing.T) {
 func TestMCPCauses(t *testing.T) {
 	var out causesOut
 	res := call(t, mcpSession(t), "list_causes", nil, &out)
-	if res.IsError || len(out.Causes) != len(diagnose.Catalogue()) || len(out.Causes) < 100 {
-		t.Errorf("list_causes: %d causes, want %d", len(out.Causes), len(diagnose.Catalogue()))
+	if res.IsError || len(out.Causes) != len(decode.Catalogue()) || len(out.Causes) < 100 {
+		t.Errorf("list_causes: %d causes, want %d", len(out.Causes), len(decode.Catalogue()))
 	}
 }

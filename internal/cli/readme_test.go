@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 	"github.com/kubectl-chain/kubectl-chain/render"
 )
 
@@ -29,7 +29,7 @@ func TestReadmeCausesInSync(t *testing.T) {
 		t.Fatalf("docs/causes.md has no %q ... %q section", start, end)
 	}
 	var table bytes.Buffer
-	if err := render.CausesMarkdown(&table, diagnose.Catalogue()); err != nil {
+	if err := render.CausesMarkdown(&table, decode.Catalogue()); err != nil {
 		t.Fatal(err)
 	}
 	got := doc[i+len(start) : j]
@@ -53,10 +53,10 @@ func TestCausesCommand(t *testing.T) {
 	if r.code != ExitHealthy {
 		t.Fatalf("code %d, stderr %s", r.code, r.stderr)
 	}
-	var causes []diagnose.Cause
+	var causes []decode.Cause
 	decodeJSON(t, r.stdout, &causes)
-	if len(causes) != len(diagnose.Catalogue()) {
-		t.Errorf("%d causes printed, catalogue has %d", len(causes), len(diagnose.Catalogue()))
+	if len(causes) != len(decode.Catalogue()) {
+		t.Errorf("%d causes printed, catalogue has %d", len(causes), len(decode.Catalogue()))
 	}
 	seen := map[string]bool{}
 	for _, c := range causes {

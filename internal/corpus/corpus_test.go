@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 	"github.com/kubectl-chain/kubectl-chain/diagnose"
 	"github.com/kubectl-chain/kubectl-chain/internal/capture"
 )
@@ -81,7 +82,7 @@ func (r report) table(by, cause, alone string) string {
 }
 
 // first is the cause Explain leads with, "" for none.
-func first(ds []diagnose.Decoded) chain.CauseID {
+func first(ds []decode.Decoded) chain.CauseID {
 	if len(ds) == 0 {
 		return ""
 	}
@@ -101,15 +102,15 @@ func TestMessages(t *testing.T) {
 	}
 	r, byKind := report{}, report{}
 	for _, m := range msgs {
-		if _, ok := diagnose.Lookup(m.Cause); !ok {
+		if _, ok := decode.Lookup(m.Cause); !ok {
 			t.Errorf("%s: cause %q is not in the catalogue", m.ID(), m.Cause)
 			continue
 		}
-		if c, _ := diagnose.Lookup(m.Cause); c.Link != m.Link {
+		if c, _ := decode.Lookup(m.Cause); c.Link != m.Link {
 			t.Errorf("%s: cause %s is on link %s, the entry says %s", m.ID(), m.Cause, c.Link, m.Link)
 		}
-		withReason := first(diagnose.Explain(m.Reason, m.Message))
-		alone := first(diagnose.Explain("", m.Message))
+		withReason := first(decode.Explain(m.Reason, m.Message))
+		alone := first(decode.Explain("", m.Message))
 		if withReason != m.Cause {
 			t.Logf("miss %s (%s): reason %q gives %q, want %s\n    %s", m.ID(), m.Source, m.Reason, withReason, m.Cause, oneLine(m.Message))
 		}

@@ -360,4 +360,3 @@ func signal(changed chan<- struct{}) {
 	default: // a change is already pending
 	}
 }
-

@@ -25,7 +25,7 @@ func TestSlowPull(t *testing.T) {
 }
 
 // TestCatalogueErrors compares each pull failure with the message the
-// diagnosis decodes (diagnose/image_test.go, containerd v2 wording).
+// diagnosis decodes (decode/image_test.go, containerd v2 wording).
 func TestCatalogueErrors(t *testing.T) {
 	tests := []struct {
 		image      string
@@ -115,7 +115,7 @@ func TestCNIFailure(t *testing.T) {
 		t.Errorf("sandbox IDs %q, %q: each try must be a new sandbox of 64 hex digits", id, sandboxID(pod, 2))
 	}
 	got := cniFailure(id)
-	// The form of diagnose/sandbox_test.go (containerd sandbox_run.go, libcni).
+	// The form of decode/sandbox_test.go (containerd sandbox_run.go, libcni).
 	want := `rpc error: code = Unknown desc = failed to setup network for sandbox "` + id + `": plugin type="flannel" failed (add): failed to find plugin "flannel" in path [/opt/cni/bin]`
 	if got != want {
 		t.Errorf("cniFailure = %q, want %q", got, want)

@@ -24,7 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
-	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 	"github.com/kubectl-chain/kubectl-chain/lab/storage"
 )
 
@@ -98,7 +98,7 @@ func TestCatalogue(t *testing.T) {
 			}
 			continue
 		}
-		c, ok := diagnose.Lookup(sc.Cause)
+		c, ok := decode.Lookup(sc.Cause)
 		if !ok {
 			t.Errorf("%s: cause %q is not in the catalogue", sc.Name, sc.Cause)
 			continue

@@ -35,7 +35,7 @@ func healthy() *G {
 
 // Image pull errors, containerd v2 wording (core/remotes/docker/resolver.go,
 // internal/cri/server/image_pull.go "failed to pull and unpack image %q: %w"),
-// as the decoder tables in diagnose/image_test.go cite them.
+// as the decoder tables in decode/image_test.go cite them.
 func notFoundErr(img string) string {
 	return fmt.Sprintf(`rpc error: code = NotFound desc = failed to pull and unpack image %q: failed to resolve reference %q: %s: not found`, img, img, img)
 }

@@ -1,0 +1,99 @@
+package decode
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// What the HorizontalPodAutoscaler controller says of an autoscaler that
+// cannot do its job (pkg/controller/podautoscaler/horizontal.go, v1.37):
+// ScalingActive False when it cannot compute a replica count, AbleToScale
+// False when it cannot read or write its target's scale, ScalingLimited
+// True when the count it computed is past maxReplicas. On a workload's
+// chain they are notes on stored (the workload runs the replicas it has);
+// on the autoscaler itself (hpa/NAME, a release's) the first two are its
+// status link's cause, which kstatus, reading no condition of these types,
+// would call Current.
+const (
+	HPAMissingRequest     chain.CauseID = "HPAMissingRequest"
+	HPAMetricsUnavailable chain.CauseID = "HPAMetricsUnavailable"
+	HPACannotScale        chain.CauseID = "HPACannotScale"
+	HPAAtMaximum          chain.CauseID = "HPAAtMaximum"
+)
+
+var autoscalingCauses = []Cause{
+	{ID: HPAMissingRequest, Link: chain.LinkStatus,
+		Summary:  "the HorizontalPodAutoscaler cannot compute a replica count: a utilization target needs a resource request that a container of the pods does not set",
+		NextStep: "set resources.requests for that resource on every container of the pod template (sidecars too), or target an AverageValue instead of a Utilization",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: HPAMetricsUnavailable, Link: chain.LinkStatus,
+		Summary:  "the HorizontalPodAutoscaler cannot get its metrics (no metrics API, metrics-server not ready, a custom or external metric missing), so it does not scale",
+		NextStep: "kubectl get apiservices | grep metrics; kubectl top pods -n NAMESPACE; for custom and external metrics, the adapter serving them",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: HPACannotScale, Link: chain.LinkStatus,
+		Summary:  "the HorizontalPodAutoscaler cannot act on its target: it cannot read or update its scale, or its selector or metric spec is invalid",
+		NextStep: "kubectl describe hpa NAME -n NAMESPACE: check scaleTargetRef (kind, name, apiVersion) and the controller's RBAC",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: HPAAtMaximum, Link: chain.LinkStatus,
+		Summary:  "the HorizontalPodAutoscaler wants more replicas than maxReplicas: it is held at its maximum (a note, not a failure)",
+		NextStep: "raise spec.maxReplicas if the load is real, or look at why each pod is so loaded",
+		Terminal: TerminalRule{Mode: Transient}},
+}
+
+// autoscalingReasons are the reasons of the controller's conditions and
+// Warning events about an autoscaler that cannot compute or scale.
+var autoscalingReasons = []string{"FailedGetResourceMetric", "FailedGetContainerResourceMetric", "FailedGetPodsMetric",
+	"FailedGetObjectMetric", "FailedGetExternalMetric", "FailedComputeMetricsReplicas", "FailedGetScale",
+	"FailedUpdateScale", "InvalidSelector", "SelectorRequired", "InvalidMetricSourceType", "TooManyReplicas"}
+
+// missingRequestRE is the replica calculator's "missing request for %s"
+// (and, since 1.20, "... in container %s of Pod %s").
+var missingRequestRE = regexp.MustCompile(`missing request for (\w+)(?: in container "?([^" ]+)"? of Pod "?([^" ]+)"?)?`)
+
+// metricsWords are the replica calculator's and metrics client's words
+// when a metric cannot be read.
+var metricsWords = []string{"unable to get metrics for resource", "unable to fetch metrics from", "no metrics returned from",
+	"unable to get metric", "unable to get external metric", "did not receive metrics for", "failed to get pods metric",
+	"failed to get object metric", "failed to get external metric"}
+
+// HPAWords decodes the controller's words about an autoscaler.
+func HPAWords(reason, message string) (Decoded, bool) {
+	if m := missingRequestRE.FindStringSubmatch(message); m != nil {
+		d := Decoded{Cause: HPAMissingRequest, Summary: fmt.Sprintf("missing request for %s: the autoscaler cannot compute a %s utilization", m[1], m[1]),
+			Details: []chain.Detail{{Key: "resource", Value: m[1]}}}
+		if m[2] != "" {
+			d.Summary = fmt.Sprintf("container %q has no %s request: the autoscaler cannot compute a %s utilization", m[2], m[1], m[1])
+			d.Details = append(d.Details, chain.Detail{Key: "container", Value: m[2]}, chain.Detail{Key: "pod", Value: m[3]})
+		}
+		return d, true
+	}
+	for _, w := range metricsWords {
+		if strings.Contains(message, w) {
+			d := Decoded{Cause: HPAMetricsUnavailable}
+			if strings.Contains(message, "could not find the requested resource (get pods.metrics.k8s.io)") {
+				d.Summary = "no resource metrics API is served (metrics-server is not installed): the autoscaler cannot read CPU or memory"
+				d.NextStep = "install metrics-server, or check its APIService: kubectl get apiservice v1beta1.metrics.k8s.io"
+			}
+			return d, true
+		}
+	}
+	switch reason {
+	case "FailedGetScale", "FailedUpdateScale", "InvalidSelector", "SelectorRequired", "InvalidMetricSourceType":
+		return Decoded{Cause: HPACannotScale}, true
+	case "TooManyReplicas":
+		return Decoded{Cause: HPAAtMaximum}, true
+	case "FailedGetResourceMetric", "FailedGetContainerResourceMetric", "FailedGetPodsMetric", "FailedGetObjectMetric", "FailedGetExternalMetric", "FailedComputeMetricsReplicas":
+		return Decoded{Cause: HPAMetricsUnavailable}, true
+	}
+	return Decoded{}, false
+}
+
+func explainAutoscaling(reason, message string) []Decoded {
+	if d, ok := HPAWords(reason, message); ok {
+		return []Decoded{d}
+	}
+	return nil
+}

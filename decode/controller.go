@@ -1,0 +1,386 @@
+package decode
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// Causes of the replicaset and pods links: the Deployment controller gave up
+// on progress, or the API server refused the pods the ReplicaSet controller
+// tried to create.
+const (
+	QuotaExceeded          chain.CauseID = "QuotaExceeded"
+	QuotaRequiresResources chain.CauseID = "QuotaRequiresResources"
+	LimitRangeViolation    chain.CauseID = "LimitRangeViolation"
+	PodSecurityRejected    chain.CauseID = "PodSecurityRejected"
+	AdmissionPolicyDenied  chain.CauseID = "AdmissionPolicyDenied"
+	WebhookDenied          chain.CauseID = "WebhookDenied"
+	WebhookUnavailable     chain.CauseID = "WebhookUnavailable"
+	ServiceAccountNotFound chain.CauseID = "ServiceAccountNotFound"
+	PodCreateFailed        chain.CauseID = "PodCreateFailed"
+	// PodSecurityPolicyRejected is the policy admission of releases before
+	// 1.25 (PodSecurityPolicy) and of OpenShift (SecurityContextConstraints).
+	PodSecurityPolicyRejected chain.CauseID = "PodSecurityPolicyRejected"
+	// WebhookTimeout is a webhook that answered too slowly, apart from one
+	// that cannot be reached: the next step is its latency, not its Service.
+	WebhookTimeout chain.CauseID = "WebhookTimeout"
+
+	ProgressDeadlineExceeded chain.CauseID = "ProgressDeadlineExceeded"
+	ReplicaSetCreateFailed   chain.CauseID = "ReplicaSetCreateFailed"
+)
+
+// NamespacePlaceholder stands for the Deployment's namespace in next steps
+// decoded from messages that do not name it; the walk, which knows the
+// namespace, can replace it.
+const NamespacePlaceholder = "NAMESPACE"
+
+var controllerCauses = []Cause{
+	{ID: QuotaExceeded, Link: chain.LinkPods,
+		Summary:  "a ResourceQuota refused the pod: the namespace's usage would exceed its hard limit",
+		NextStep: "kubectl describe resourcequota -n NAMESPACE; lower the pod's resources (spec.template.spec.containers[].resources) or spec.replicas, or raise the quota's spec.hard",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: QuotaRequiresResources, Link: chain.LinkPods,
+		Summary:  "a ResourceQuota on cpu or memory requires every container to set that request or limit",
+		NextStep: "set the named resources.requests/limits on every container in spec.template.spec, or add a LimitRange with defaults",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: LimitRangeViolation, Link: chain.LinkPods,
+		Summary:  "a LimitRange refused the pod: its resources are outside the allowed min/max",
+		NextStep: "kubectl describe limitrange -n NAMESPACE; bring spec.template.spec.containers[].resources within its bounds",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: PodSecurityRejected, Link: chain.LinkPods,
+		Summary:  "Pod Security admission refused the pod: it violates the namespace's enforced level",
+		NextStep: "set the named securityContext fields in spec.template.spec, or relabel the namespace pod-security.kubernetes.io/enforce",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: AdmissionPolicyDenied, Link: chain.LinkPods,
+		Summary:  "a ValidatingAdmissionPolicy denied the pod: one of its CEL validations failed",
+		NextStep: "change the pod template as the policy's message asks, or the policy (kubectl get validatingadmissionpolicies,validatingadmissionpolicybindings)",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: WebhookDenied, Link: chain.LinkPods,
+		Summary:  "an admission webhook denied the pod",
+		NextStep: "change the pod template as the webhook's message asks, or the policy behind the webhook",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: WebhookUnavailable, Link: chain.LinkPods,
+		Summary:  "an admission webhook with failurePolicy Fail could not be called",
+		NextStep: "make the webhook's service answer (kubectl get endpointslices -n SVC_NAMESPACE -l kubernetes.io/service-name=SVC), or fix its clientConfig",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: WebhookTimeout, Link: chain.LinkPods,
+		Summary:  "an admission webhook with failurePolicy Fail did not answer within its timeoutSeconds",
+		NextStep: "check the webhook backend's latency and logs, and the API server's network path to it (on private clusters a firewall rule for the webhook's port); raise its timeoutSeconds (at most 30) if it is slow by design",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: PodSecurityPolicyRejected, Link: chain.LinkPods,
+		Summary:  "no PodSecurityPolicy (or OpenShift SecurityContextConstraints) admits the pod for its ServiceAccount",
+		NextStep: "grant the pod's ServiceAccount use of a policy that allows what the message names (RBAC verb use on podsecuritypolicies; OpenShift: oc adm policy add-scc-to-user SCC -z SERVICEACCOUNT), or drop those settings from spec.template.spec",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: ServiceAccountNotFound, Link: chain.LinkPods,
+		Summary:  "the pod's ServiceAccount does not exist",
+		NextStep: "create the ServiceAccount (kubectl create serviceaccount NAME -n NAMESPACE) or fix spec.template.spec.serviceAccountName",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: PodCreateFailed, Link: chain.LinkPods,
+		Summary:  "the ReplicaSet controller could not create pods",
+		NextStep: "kubectl describe replicaset -n NAMESPACE and read the FailedCreate event",
+		Terminal: TerminalRule{Mode: AfterGrace}, Generic: true},
+	{ID: ProgressDeadlineExceeded, Link: chain.LinkReplicaSet,
+		Summary:  "the rollout made no progress within spec.progressDeadlineSeconds",
+		NextStep: "find why the new ReplicaSet's pods are not available in the links after this one; kubectl describe replicaset NAME -n NAMESPACE",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: ReplicaSetCreateFailed, Link: chain.LinkReplicaSet,
+		Summary:  "the Deployment controller could not create the new ReplicaSet",
+		NextStep: "read the Deployment's ReplicaSetCreateError condition: kubectl describe deployment NAME -n NAMESPACE",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+}
+
+// failedCreatePrefix starts the ReplicaSet controller's FailedCreate event
+// (pkg/controller/controller_utils.go: "Error creating: %v"). The
+// ReplicaFailure condition carries the same error without it.
+const failedCreatePrefix = "Error creating:"
+
+// statefulSetFailed starts the StatefulSet controller's FailedCreate events
+// about a pod or a claim (pkg/controller/statefulset/stateful_pod_control.go
+// recordPodEvent, recordClaimEvent: "%s Pod %s in StatefulSet %s failed
+// error: %s", "%s Claim %s for Pod %s in StatefulSet %s failed error: %s",
+// the verb title-cased).
+// Before 1.9 the verb was lower-case.
+var statefulSetFailed = regexp.MustCompile(`^(?i:create|update|delete) (Pod \S+|Claim \S+ for Pod \S+) in StatefulSet \S+ failed error: `)
+
+// claimCreateFailedRE is the StatefulSet controller's wrapper of a claim's
+// create error inside a pod's FailedCreate (1.27+: "failed to create PVC
+// %s: %w").
+var claimCreateFailedRE = regexp.MustCompile(`^failed to create PVC (\S+): `)
+
+// FailedCreate decodes the message of a ReplicaSet's FailedCreate event
+// ("Error creating: ...") or of a ReplicaFailure condition (on the ReplicaSet
+// or the Deployment). The pods link is blocked by whatever refused the
+// create, so the admission plugin that refused it is the cause, not the
+// controller.
+func FailedCreate(message string) Decoded {
+	err := strings.TrimSpace(message)
+	if rest, ok := strings.CutPrefix(err, failedCreatePrefix); ok {
+		err = strings.TrimSpace(rest)
+	}
+	claim := ""
+	if m := statefulSetFailed.FindStringSubmatch(err); m != nil {
+		err = strings.TrimSpace(err[len(m[0]):])
+		if strings.HasPrefix(m[1], "Claim ") {
+			claim = strings.Fields(m[1])[1]
+		}
+	}
+	if m := claimCreateFailedRE.FindStringSubmatch(err); m != nil {
+		claim, err = m[1], strings.TrimSpace(err[len(m[0]):])
+	}
+	if d, ok := sidecarRefused(err); ok {
+		return d // a native sidecar's restartPolicy dropped on the way (sidecar.go)
+	}
+	if d, ok := decodeAdmission(err); ok {
+		return d
+	}
+	if claim != "" {
+		// The claim of a volumeClaimTemplate was refused for a reason
+		// admission does not name (an invalid template, a class's limit).
+		return Decoded{Cause: ClaimCreateFailed, Summary: fmt.Sprintf("claim %s could not be created: %s", claim, rtOneLine(err)),
+			Details: []chain.Detail{{Key: "claim", Value: claim}, {Key: "error", Value: err}}}
+	}
+	if err == "" {
+		return emptyDenial()
+	}
+	return podCreateFailed(err)
+}
+
+// podCreateFailed keeps an error no decoder knows verbatim, so the user still
+// reads what the API server said.
+func podCreateFailed(err string) Decoded {
+	d := Decoded{Cause: PodCreateFailed}
+	if err != "" {
+		d.Summary = "cannot create pods: " + err
+		d.Details = []chain.Detail{{Key: "error", Value: err}}
+	}
+	return d
+}
+
+// Deployment condition reasons, from pkg/controller/deployment/util/deployment_util.go.
+const (
+	reasonTimedOut       = "ProgressDeadlineExceeded"
+	reasonFailedRSCreate = "ReplicaSetCreateError"
+	reasonFailedDelete   = "FailedDelete"
+)
+
+// DeploymentCondition decodes a Deployment condition that says the rollout is
+// stuck: Progressing=False with reason ProgressDeadlineExceeded or
+// ReplicaSetCreateError, and ReplicaFailure=True (copied from the ReplicaSet,
+// decoded as FailedCreate). ok is false for every other condition: those say
+// nothing is wrong, or nothing this decoder can name (Available=False is
+// judged from the pods, a paused rollout from the spec, and a FailedDelete
+// replica failure does not block new pods).
+func DeploymentCondition(c appsv1.DeploymentCondition) (d Decoded, ok bool) {
+	switch {
+	case c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == reasonTimedOut:
+		return ProgressDeadline(c.Message), true
+	case c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == reasonFailedRSCreate:
+		return ReplicaSetCreateError(c.Message), true
+	case c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue && c.Reason != reasonFailedDelete:
+		return FailedCreate(c.Message), true
+	}
+	return Decoded{}, false
+}
+
+// timedOutRE matches pkg/controller/deployment/progress.go: 'ReplicaSet %q
+// has timed out progressing.' or, before a new ReplicaSet exists,
+// 'Deployment %q has timed out progressing.'.
+var timedOutRE = regexp.MustCompile(`^(ReplicaSet|Deployment) "([^"]*)" has timed out progressing\.$`)
+
+// ProgressDeadline decodes the Deployment controller's words for a
+// rollout past its progressDeadlineSeconds. The walk asks it about an Argo
+// Rollout's Progressing condition too, which the Rollouts controller words
+// as the Deployment controller does.
+func ProgressDeadline(message string) Decoded {
+	d := Decoded{Cause: ProgressDeadlineExceeded}
+	m := timedOutRE.FindStringSubmatch(strings.TrimSpace(message))
+	if m == nil {
+		return d
+	}
+	kind, name := m[1], m[2]
+	d.Summary = kind + ` "` + name + `" has timed out progressing (spec.progressDeadlineSeconds exceeded)`
+	if kind == "ReplicaSet" {
+		d.Details = []chain.Detail{{Key: "replicaset", Value: name}}
+		d.NextStep = "find why the pods of ReplicaSet \"" + name + "\" are not available in the links after this one; kubectl describe replicaset " + name + " -n " + NamespacePlaceholder
+		return d
+	}
+	d.Details = []chain.Detail{{Key: "deployment", Value: name}}
+	d.NextStep = "the Deployment controller never got a new ReplicaSet going: kubectl describe deployment " + name + " -n " + NamespacePlaceholder
+	return d
+}
+
+// failedRSCreateRE matches pkg/controller/deployment/sync.go: 'Failed to
+// create new replica set %q: %v'.
+var failedRSCreateRE = regexp.MustCompile(`(?s)^Failed to create new replica set "([^"]*)": (.*)$`)
+
+// ReplicaSetCreateError decodes the Deployment's ReplicaSetCreateError event
+// or Progressing condition message. The ReplicaSet itself went through
+// admission, so a quota or webhook that refused it is named in the details
+// and its next step reused.
+func ReplicaSetCreateError(message string) Decoded {
+	msg := strings.TrimSpace(message)
+	d := Decoded{Cause: ReplicaSetCreateFailed}
+	m := failedRSCreateRE.FindStringSubmatch(msg)
+	if m == nil {
+		if msg != "" {
+			d.Summary = msg
+			d.Details = []chain.Detail{{Key: "error", Value: msg}}
+		}
+		return d
+	}
+	name, err := m[1], m[2]
+	d.Summary = `cannot create ReplicaSet "` + name + `": ` + err
+	d.Details = []chain.Detail{{Key: "replicaset", Value: name}, {Key: "error", Value: err}}
+	if inner, ok := decodeAdmission(err); ok {
+		d.Summary = `cannot create ReplicaSet "` + name + `": ` + inner.Summary
+		d.NextStep = inner.NextStep
+		d.Details = append(d.Details, chain.Detail{Key: "rejectedBy", Value: string(inner.Cause)})
+	}
+	return d
+}
+
+// Outer wrappers the API server puts around an admission error:
+// apimachinery's NewForbidden ('%s %q is forbidden: %v', or '%s is
+// forbidden: %v' without a name) and NewInternalError ('Internal error
+// occurred: %v', used for a webhook that fails closed).
+var forbiddenRE = regexp.MustCompile(`(?s)^[a-z0-9.\-]+(?: "[^"]*")? is forbidden: (.*)$`)
+
+const internalErrorPrefix = "Internal error occurred: "
+
+// unwrapAPIError strips the API server's wrappers so the admission plugin's
+// own words can be matched from their start.
+func unwrapAPIError(err string) string {
+	for range 3 {
+		if rest, ok := strings.CutPrefix(err, internalErrorPrefix); ok {
+			err = rest
+			continue
+		}
+		if m := forbiddenRE.FindStringSubmatch(err); m != nil {
+			err = m[1]
+			continue
+		}
+		break
+	}
+	return err
+}
+
+// admissionDecoders each recognise one admission plugin's refusal, matched
+// from the start of the unwrapped error so that text quoted inside another
+// plugin's message (a webhook's free-form reason) is never mistaken for it.
+var admissionDecoders = []func(string) (Decoded, bool){
+	decodeQuotaExceeded,
+	decodeQuotaRequires,
+	decodeQuotaLegacy,
+	decodePodSecurityPolicy,
+	decodeWebhookSlow,
+	decodeRequestTimeout,
+	decodePodSecurity,
+	decodeAdmissionPolicy,
+	decodeWebhookDenied,
+	decodeWebhookUnavailable,
+	decodeServiceAccount,
+	decodeLimitRange,
+}
+
+// decodeAdmission names the admission plugin that refused a create, from
+// the API server's error text. Users paste it inside other words (kubectl's
+// "Error from server (Forbidden): error when creating ...", Helm's "failed to
+// create resource: ", an operator's own prefix), so each clause start is
+// tried, leftmost first: a plugin's words quoted inside an earlier plugin's
+// message (a webhook's free-form reason) still lose to that plugin.
+func decodeAdmission(err string) (Decoded, bool) {
+	for _, c := range clauseStarts(err) {
+		inner := unwrapAPIError(c)
+		for _, decode := range admissionDecoders {
+			if d, ok := decode(inner); ok {
+				return d, true
+			}
+		}
+	}
+	return Decoded{}, false
+}
+
+// clauseStarts returns s and every tail of it that starts a clause: after
+// ": " and after a line break.
+func clauseStarts(s string) []string {
+	out := []string{s}
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\n':
+			out = append(out, strings.TrimSpace(s[i+1:]))
+		case s[i] == ':' && i+1 < len(s) && s[i+1] == ' ':
+			out = append(out, strings.TrimSpace(s[i+2:]))
+		}
+	}
+	return out
+}
+
+// pspRE matches the PodSecurityPolicy admission plugin of releases up to
+// 1.24 (plugin/pkg/admission/security/podsecuritypolicy: "unable to
+// validate against any pod security policy: %v", "PodSecurityPolicy: unable
+// to admit pod: %v", and "no providers available to validate pod request"
+// when none is usable) and OpenShift's SCC admission ("unable to validate
+// against any security context constraint: %v").
+var pspRE = regexp.MustCompile(`(?s)^(?:unable to validate against any (pod security policy|security context constraint)|PodSecurityPolicy: unable to admit pod|no providers available to validate pod request)(?:: (.*))?$`)
+
+func decodePodSecurityPolicy(s string) (Decoded, bool) {
+	m := pspRE.FindStringSubmatch(s)
+	if m == nil {
+		return Decoded{}, false
+	}
+	kind := "PodSecurityPolicy"
+	if m[1] == "security context constraint" {
+		kind = "SecurityContextConstraints"
+	}
+	why := strings.TrimSpace(m[2])
+	d := Decoded{Cause: PodSecurityPolicyRejected, Details: []chain.Detail{{Key: "policy", Value: kind}}}
+	d.Summary = "no " + kind + " admits the pod"
+	if why != "" && why != "[]" {
+		d.Summary += ": " + why
+		d.Details = append(d.Details, chain.Detail{Key: "violations", Value: why})
+	} else {
+		d.Summary += " (none is usable by its ServiceAccount)"
+	}
+	if kind == "SecurityContextConstraints" {
+		d.NextStep = "grant the pod's ServiceAccount an SCC that allows these settings (oc adm policy add-scc-to-user SCC -z SERVICEACCOUNT -n " + NamespacePlaceholder + "), or drop them from spec.template.spec"
+	} else {
+		d.NextStep = "grant the pod's ServiceAccount use of a PodSecurityPolicy that allows these settings (a Role with verb use on podsecuritypolicies), or drop them from spec.template.spec"
+	}
+	return d, true
+}
+
+// Quota wordings of releases before 1.2 (plugin/pkg/admission/resourcequota):
+// "%s quota is %s, current usage is %s, requesting %s." and "%s is limited
+// by quota, must make explicit request."; "Exceeded quota" and "Failed
+// quota" were capitalized until 1.4 and are matched by the current decoders.
+var (
+	quotaLegacyRE     = regexp.MustCompile(`^(\S+) quota is (\S+), current usage is (\S+), requesting (\S+?)\.?$`)
+	quotaLegacyReqRE  = regexp.MustCompile(`^(\S+) is limited by quota, must make (?:explicit|non-zero) request`)
+	quotaLegacyNoneRE = regexp.MustCompile(`^must make a non-zero request for (\S+?) since it is tracked by quota`)
+)
+
+func decodeQuotaLegacy(s string) (Decoded, bool) {
+	if m := quotaLegacyRE.FindStringSubmatch(s); m != nil {
+		return Decoded{Cause: QuotaExceeded,
+			Summary:  m[1] + " quota is " + m[2] + ", " + m[3] + " used, the pod requests " + m[4],
+			NextStep: "kubectl describe resourcequota -n " + NamespacePlaceholder + "; then " + quotaRemedy([]string{m[1]}) + ", or raise the quota's spec.hard",
+			Details:  []chain.Detail{{Key: "resources", Value: m[1]}, {Key: "limited", Value: m[2]}, {Key: "used", Value: m[3]}, {Key: "requested", Value: m[4]}}}, true
+	}
+	m := quotaLegacyReqRE.FindStringSubmatch(s)
+	if m == nil {
+		m = quotaLegacyNoneRE.FindStringSubmatch(s)
+	}
+	if m == nil {
+		return Decoded{}, false
+	}
+	return Decoded{Cause: QuotaRequiresResources,
+		Summary:  "a quota on " + m[1] + " requires every container to request it",
+		NextStep: "set resources.requests." + m[1] + " on every container in spec.template.spec, or add a LimitRange with default requests in " + NamespacePlaceholder,
+		Details:  []chain.Detail{{Key: "missing", Value: m[1]}}}, true
+}

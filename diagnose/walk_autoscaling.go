@@ -1,0 +1,86 @@
+package diagnose
+
+import (
+	"fmt"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
+)
+
+// hpaFailing is the autoscaler's condition that says it cannot compute or
+// scale, decoded; ok is false when it can. A back-off (AbleToScale False,
+// BackoffBoth ...) is the controller waiting on purpose.
+func hpaFailing(h *autoscalingv2.HorizontalPodAutoscaler) (decode.Decoded, autoscalingv2.HorizontalPodAutoscalerCondition, bool) {
+	for _, c := range h.Status.Conditions {
+		failing := c.Type == autoscalingv2.ScalingActive && c.Status == corev1.ConditionFalse && c.Reason != "ScalingDisabled" ||
+			c.Type == autoscalingv2.AbleToScale && c.Status == corev1.ConditionFalse && (c.Reason == "FailedGetScale" || c.Reason == "FailedUpdateScale")
+		if !failing {
+			continue
+		}
+		d, ok := decode.HPAWords(c.Reason, c.Message)
+		if !ok {
+			d = decode.Decoded{Cause: decode.HPACannotScale}
+		}
+		return d, c, true
+	}
+	return decode.Decoded{}, autoscalingv2.HorizontalPodAutoscalerCondition{}, false
+}
+
+// atMaximum is the autoscaler's ScalingLimited condition when it holds the
+// workload at maxReplicas.
+func atMaximum(h *autoscalingv2.HorizontalPodAutoscaler) (autoscalingv2.HorizontalPodAutoscalerCondition, bool) {
+	for _, c := range h.Status.Conditions {
+		if c.Type == autoscalingv2.ScalingLimited && c.Status == corev1.ConditionTrue && c.Reason == "TooManyReplicas" {
+			return c, true
+		}
+	}
+	return autoscalingv2.HorizontalPodAutoscalerCondition{}, false
+}
+
+// autoscalerNotes says on the stored link what the workload's autoscalers
+// cannot do: compute a replica count (the workload keeps the replicas it
+// has) or go past their maximum while pods are not all ready.
+func (w *walker) autoscalerNotes(links []chain.Link) {
+	stored := linkByID(links, chain.LinkStored)
+	if stored == nil {
+		return
+	}
+	for i := range w.s.Autoscalers {
+		h := &w.s.Autoscalers[i]
+		if d, c, ok := hpaFailing(h); ok {
+			stored.Notes = append(stored.Notes, fmt.Sprintf("HorizontalPodAutoscaler %s cannot scale it (%s): %s False, %s: %s; it stays at %d replicas until this is fixed (kubectl chain hpa/%s)",
+				h.Name, d.Cause, c.Type, c.Reason, c.Message, h.Status.CurrentReplicas, h.Name))
+			continue
+		}
+		if c, ok := atMaximum(h); ok && !settled(links) {
+			stored.Notes = append(stored.Notes, fmt.Sprintf("HorizontalPodAutoscaler %s is held at its maximum of %d replicas (%s): %s",
+				h.Name, h.Spec.MaxReplicas, decode.HPAAtMaximum, c.Message))
+		}
+	}
+}
+
+// autoscalerStatus judges an autoscaler as a resource (hpa/NAME, a
+// release's): a condition that says it cannot compute or scale is its
+// status link's cause.
+func (w *walker) autoscalerStatus(obj *unstructured.Unstructured, ref string) (chain.Link, bool) {
+	if w.s.API == nil || w.s.API.Group != "autoscaling" || w.s.API.Kind != "HorizontalPodAutoscaler" {
+		return chain.Link{}, false
+	}
+	var h autoscalingv2.HorizontalPodAutoscaler
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &h); err != nil {
+		return chain.Link{}, false
+	}
+	d, cond, ok := hpaFailing(&h)
+	if !ok {
+		return chain.Link{}, false
+	}
+	c := &collector{}
+	c.add(sighting{d: d, object: ref, since: cond.LastTransitionTime.Time,
+		evidence: []chain.Evidence{conditionEvidence(ref, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)}})
+	return w.finish(chain.LinkStatus, fmt.Sprintf("%s False: %s", cond.Type, cond.Reason), c, 0), true
+}

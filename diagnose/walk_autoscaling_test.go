@@ -1,0 +1,78 @@
+package diagnose
+
+import (
+	"strings"
+	"testing"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
+)
+
+// hpa is autoscaler shop/web of Deployment web with the conditions of
+// k3s-io/k3s#8287 (a container without a CPU request).
+func hpa() autoscalingv2.HorizontalPodAutoscaler {
+	return autoscalingv2.HorizontalPodAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{MaxReplicas: 3,
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}},
+		Status: autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: 1, Conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{
+			{Type: autoscalingv2.AbleToScale, Status: corev1.ConditionTrue, Reason: "SucceededGetScale", Message: "the HPA controller was able to get the target's current scale"},
+			{Type: autoscalingv2.ScalingActive, Status: corev1.ConditionFalse, Reason: "FailedGetResourceMetric",
+				Message: "the HPA was unable to compute the replica count: failed to get cpu utilization: missing request for cpu in container owncloud of Pod my-cloud-owncloud-5cdb678c48-8bgbm"},
+		}},
+	}
+}
+
+// TestAutoscalerNotes: a workload whose autoscaler cannot compute is
+// healthy, with a note on stored naming the cause; an autoscaler of
+// another workload is not its.
+func TestAutoscalerNotes(t *testing.T) {
+	s := walkSnapshot()
+	s.Autoscalers = chain.Targeting([]autoscalingv2.HorizontalPodAutoscaler{hpa()}, chain.KindDeployment, "web")
+	r := Walk(s, Options{})
+	notes := strings.Join(r.Links[0].Notes, "\n")
+	if !strings.Contains(notes, "HorizontalPodAutoscaler web cannot scale it (HPAMissingRequest): ScalingActive False, FailedGetResourceMetric") {
+		t.Errorf("stored notes %q, want the autoscaler's", notes)
+	}
+	other := hpa()
+	other.Spec.ScaleTargetRef.Name = "api"
+	if got := chain.Targeting([]autoscalingv2.HorizontalPodAutoscaler{other}, chain.KindDeployment, "web"); len(got) != 0 {
+		t.Errorf("an autoscaler of deployment/api kept for deployment/web")
+	}
+}
+
+// TestAutoscalerStatus: as a target, an autoscaler that cannot compute is
+// broken at status (kstatus would call it Current), one in back-off is
+// not.
+func TestAutoscalerStatus(t *testing.T) {
+	api := chain.APIResource{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers", Kind: "HorizontalPodAutoscaler", Namespaced: true}
+	walk := func(h autoscalingv2.HorizontalPodAutoscaler) *chain.Report {
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := &unstructured.Unstructured{Object: u}
+		obj.SetAPIVersion("autoscaling/v2")
+		obj.SetKind("HorizontalPodAutoscaler")
+		return Walk(&chain.Snapshot{Kind: chain.Kind(api.Kind), Namespace: "shop", Name: "web", API: &api, Object: obj}, Options{})
+	}
+	r := walk(hpa())
+	if r.Verdict.Health != chain.Broken || r.Verdict.Link != chain.LinkStatus || r.Verdict.Cause != decode.HPAMissingRequest {
+		t.Errorf("verdict %s at %s (%s), want broken at status (HPAMissingRequest)", r.Verdict.Health, r.Verdict.Link, r.Verdict.Cause)
+	}
+	backoff := hpa()
+	// kubernetes/kubernetes#56165: a back-off is the controller waiting.
+	backoff.Status.Conditions = []autoscalingv2.HorizontalPodAutoscalerCondition{
+		{Type: autoscalingv2.AbleToScale, Status: corev1.ConditionFalse, Reason: "BackoffBoth", Message: "the time since the previous scale is still within both the downscale and upscale forbidden windows"},
+		{Type: autoscalingv2.ScalingActive, Status: corev1.ConditionTrue, Reason: "ValidMetricFound"},
+	}
+	if r := walk(backoff); r.Verdict.Health != chain.Healthy {
+		t.Errorf("an autoscaler in back-off: %s at %s (%s), want healthy", r.Verdict.Health, r.Verdict.Link, r.Verdict.Cause)
+	}
+}

@@ -1,0 +1,70 @@
+package diagnose
+
+import (
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
+)
+
+// TestWalkClaimStorageClassNotFound: a StatefulSet's claim whose class does
+// not exist is broken at claims with the class named (ethersphere/helm#143).
+func TestWalkClaimStorageClassNotFound(t *testing.T) {
+	set := statefulSet(0, appsv1.OrderedReadyPodManagement)
+	set.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data"}}}
+	set.Status.UpdateRevision, set.Status.CurrentRevision = "web-new", "web-new"
+	rev := map[string]string{appsv1.ControllerRevisionHashLabelKey: "web-new"}
+	pod := kindPod("web-0", set, "StatefulSet", corev1.PodPending, false, rev)
+	pod.Spec.NodeName = ""
+	pvc := corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "data-web-0", UID: "pvc-uid"},
+		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}}
+	ev := chain.Event{Type: "Warning", Reason: "ProvisioningFailed", Count: 22, First: walkT0, Last: walkT0.Add(5 * time.Minute),
+		Object:  chain.ObjectRef{Kind: "PersistentVolumeClaim", Name: "data-web-0", UID: "pvc-uid"},
+		Message: `storageclass.storage.k8s.io "swarm-storage" not found`}
+	s := &chain.Snapshot{Kind: chain.KindStatefulSet, Namespace: "shop", Name: "web", Now: walkT0.Add(6 * time.Minute),
+		StatefulSet: set, Claims: []corev1.PersistentVolumeClaim{pvc}}
+	s.Assemble(nil, []corev1.Pod{pod}, []chain.Event{ev})
+	r := Walk(s, Options{})
+	if r.Verdict.Link != chain.LinkClaims || r.Verdict.Cause != decode.ClaimStorageClassNotFound {
+		t.Fatalf("verdict %s at %s (%s), want at claims (ClaimStorageClassNotFound)\n%s", r.Verdict.Health, r.Verdict.Link, r.Verdict.Cause, linkLines(r))
+	}
+}
+
+// TestWalkClaimExternalProvisioner: a claim that only ever waits for its
+// external provisioner names it (jonashackt/tekton-argocd-eks#118: EKS 1.23
+// without the EBS CSI driver), and a failure the provisioner reported beside
+// the wait wins.
+func TestWalkClaimExternalProvisioner(t *testing.T) {
+	set := statefulSet(0, appsv1.OrderedReadyPodManagement)
+	set.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data"}}}
+	set.Status.UpdateRevision, set.Status.CurrentRevision = "web-new", "web-new"
+	rev := map[string]string{appsv1.ControllerRevisionHashLabelKey: "web-new"}
+	pod := kindPod("web-0", set, "StatefulSet", corev1.PodPending, false, rev)
+	pvc := corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "data-web-0", UID: "pvc-uid",
+		CreationTimestamp: metav1.NewTime(walkT0)}, Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}}
+	claim := chain.ObjectRef{Kind: "PersistentVolumeClaim", Name: "data-web-0", UID: "pvc-uid"}
+	wait := chain.Event{Type: "Normal", Reason: "ExternalProvisioning", Count: 8, First: walkT0, Last: walkT0.Add(2 * time.Minute), Object: claim,
+		Message: `waiting for a volume to be created, either by external provisioner "ebs.csi.aws.com" or manually created by system administrator`}
+	failed := chain.Event{Type: "Warning", Reason: "ProvisioningFailed", Count: 3, First: walkT0, Last: walkT0.Add(time.Minute), Object: claim,
+		Message: `failed to provision volume with StorageClass "ebs-sc": rpc error: code = Internal desc = UnauthorizedOperation: You are not authorized to perform this operation.`}
+	for _, tc := range []struct {
+		events []chain.Event
+		want   chain.CauseID
+	}{
+		{[]chain.Event{wait}, decode.ClaimPending},
+		{[]chain.Event{failed, wait}, decode.ClaimProvisionerUnauthorized},
+	} {
+		s := &chain.Snapshot{Kind: chain.KindStatefulSet, Namespace: "shop", Name: "web", Now: walkT0.Add(3 * time.Minute),
+			StatefulSet: set, Claims: []corev1.PersistentVolumeClaim{pvc}}
+		s.Assemble(nil, []corev1.Pod{pod}, tc.events)
+		r := Walk(s, Options{})
+		if r.Verdict.Link != chain.LinkClaims || r.Verdict.Cause != tc.want {
+			t.Errorf("verdict %s at %s (%s), want at claims (%s)\n%s", r.Verdict.Health, r.Verdict.Link, r.Verdict.Cause, tc.want, linkLines(r))
+		}
+	}
+}

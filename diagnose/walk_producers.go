@@ -1,0 +1,161 @@
+package diagnose
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
+	"github.com/kubectl-chain/kubectl-chain/internal/health"
+)
+
+// missingSecretCauses are the causes that name a Secret that does not
+// exist (Details kind=secret, name=NAME).
+var missingSecretCauses = []chain.CauseID{decode.SecretNotFound, decode.VolumeSecretNotFound}
+
+// MissingSecrets are the Secrets the report says pods wait for, for the
+// reader to look for their producers.
+func MissingSecrets(r *chain.Report) []string {
+	var out []string
+	for _, l := range r.Links {
+		for _, f := range l.Findings {
+			if name := missingSecret(f); name != "" && !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+func missingSecret(f chain.Finding) string {
+	if !slices.Contains(missingSecretCauses, f.Cause) {
+		return ""
+	}
+	kind, name := "", ""
+	for _, d := range f.Details {
+		switch d.Key {
+		case "kind":
+			kind = d.Value
+		case "name":
+			name = d.Value
+		}
+	}
+	if kind != "secret" {
+		return ""
+	}
+	return name
+}
+
+// producedBy turns a missing Secret whose producer is not ready into the
+// producer's cause, its conditions quoted first; a ready producer is a
+// note (the Secret should appear, or was deleted after it was written).
+func (w *walker) producedBy(links []chain.Link) {
+	if len(w.s.Produced) == 0 {
+		return
+	}
+	for i := range links {
+		l := &links[i]
+		for j := range l.Findings {
+			if name := missingSecret(l.Findings[j]); name != "" {
+				for _, p := range w.s.Produced {
+					if p.Secret == name {
+						w.producerCause(l, &l.Findings[j], p)
+					}
+				}
+			}
+		}
+	}
+}
+
+// producerCause makes the finding of a missing Secret its producer's cause
+// when the producer is not ready, as its kind's health check (else
+// kstatus) reads it, or notes the ready producer on the link. A producer
+// with no status at all is one no controller acts on, and one that names
+// an Issuer that does not exist cannot be issued: both fail past the
+// grace.
+func (w *walker) producerCause(l *chain.Link, f *chain.Finding, p chain.Produced) {
+	ref := chain.ResourceRef(p.API, p.Object.GetName()).String()
+	state, message, ready, failed, ok := w.producerState(p)
+	switch {
+	case !ok:
+		return
+	case ready:
+		l.Notes = append(l.Notes, fmt.Sprintf("%s writes Secret %s and is ready (%s): the Secret should appear; if it was deleted, the producer writes it again on its next reconcile", ref, p.Secret, message))
+		return
+	}
+	f.Cause = decode.SecretProducerNotReady
+	f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, is %s%s", p.Secret, ref, state, colonMessage(message))
+	f.NextStep = fmt.Sprintf("kubectl describe %s %s -n %s for its conditions and events, then its controller's logs", p.API.Type(), p.Object.GetName(), w.s.Namespace)
+	f.Evidence = append(conditionsEvidence(ref, p.Object), f.Evidence...)
+	f.Details = append(f.Details, chain.Detail{Key: "producer", Value: ref})
+	created := p.Object.GetCreationTimestamp().Time
+	pastGrace := !created.IsZero() && w.s.Now.Sub(created) >= w.o.Grace
+	f.Terminal = f.Terminal || failed
+	if !hasStatus(p.Object) {
+		f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, has no status: no controller has acted on it (its operator is not installed, not running, or not watching %s)", p.Secret, ref, w.s.Namespace)
+		f.NextStep = strings.NewReplacer(decode.NamespacePlaceholder, w.s.Namespace, "TYPE", p.API.Type(), "NAME", p.Object.GetName()).Replace(mustCause(decode.ResourceNotReconciled).NextStep)
+		f.Terminal = f.Terminal || pastGrace
+	}
+	if known, ok := decode.ProducerWords(message); ok && known.Cause != decode.CertificateIssuerNotFound {
+		// The producer's own words name why (a SealedSecret no key
+		// opens, an ExternalSecret's provider).
+		f.Cause = known.Cause
+		f.NextStep = strings.ReplaceAll(mustCause(known.Cause).NextStep, decode.NamespacePlaceholder, w.s.Namespace)
+		f.Terminal = f.Terminal || known.Cause == decode.SealedSecretUndecryptable
+	}
+	if len(p.Missing) > 0 {
+		f.Cause = decode.CertificateIssuerNotFound
+		f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, names %s, which does not exist", p.Secret, ref, strings.Join(p.Missing, ", "))
+		f.NextStep = strings.ReplaceAll(mustCause(decode.CertificateIssuerNotFound).NextStep, decode.NamespacePlaceholder, w.s.Namespace)
+		f.Evidence = append([]chain.Evidence{{Source: chain.SourceObjectStatus, Object: ref, Field: "spec.issuerRef", Message: strings.Join(p.Missing, ", ") + " not found"}}, f.Evidence...)
+		f.Terminal = f.Terminal || pastGrace
+		return
+	}
+	w.attemptCause(f, p, ref)
+}
+
+// producerState is how the producer's kind's health check (else kstatus)
+// reads it: its state and message, whether it is ready, or failed; ok
+// false when neither can read it.
+func (w *walker) producerState(p chain.Produced) (state, message string, ready, failed, ok bool) {
+	if res, found, err := w.catalogue().Check(p.Object); found && err == nil {
+		return string(res.Status), res.Message, res.Status == health.Healthy, res.Status == health.Degraded, true
+	}
+	res, err := status.Compute(p.Object)
+	if err != nil {
+		return "", "", false, false, false
+	}
+	return string(res.Status), res.Message, res.Status == status.CurrentStatus, res.Status == status.FailedStatus, true
+}
+
+// attemptCause names why the producer's newest attempt (a Certificate's
+// CertificateRequest) is not ready, when its Ready condition's words
+// decode: the producer's own condition only says it is still issuing.
+func (w *walker) attemptCause(f *chain.Finding, p chain.Produced, ref string) {
+	if len(p.Attempts) == 0 {
+		return
+	}
+	a := p.Attempts[0]
+	for _, cd := range objectConditions(a) {
+		if cd.Type != "Ready" || cd.Status != "False" {
+			continue
+		}
+		d, ok := decode.ProducerWords(cd.Message)
+		if !ok {
+			return
+		}
+		c, _ := decode.Lookup(d.Cause)
+		aref := chain.ResourceRef(chain.APIResource{Group: p.API.Group, Kind: a.GetKind()}, a.GetName()).String()
+		f.Cause = d.Cause
+		f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, is not ready; its %s %s: %s", p.Secret, ref, a.GetKind(), a.GetName(), d.Summary)
+		f.NextStep = strings.ReplaceAll(c.NextStep, decode.NamespacePlaceholder, w.s.Namespace)
+		f.Evidence = append([]chain.Evidence{conditionEvidence(aref, cd.Type, cd.Status, cd.Reason, cd.Message)}, f.Evidence...)
+		// d's kind and name details are the Issuer's: the finding's keep
+		// naming the missing Secret.
+		f.Details = append(f.Details, chain.Detail{Key: "attempt", Value: aref})
+		return
+	}
+}
