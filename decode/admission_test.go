@@ -116,7 +116,7 @@ var admissionCases = []failedCreateCase{
 		want: Decoded{
 			Cause:    QuotaExceeded,
 			Summary:  `exceeded quota "compute": requested cpu=2, used cpu=9, limited cpu=10`,
-			NextStep: "kubectl describe resourcequota compute -n NAMESPACE; then lower spec.template.spec.containers[].resources for cpu, or raise the quota's spec.hard",
+			NextStep: "kubectl describe resourcequota compute -n {NAMESPACE}; then lower spec.template.spec.containers[].resources for cpu, or raise the quota's spec.hard",
 			Details: []chain.Detail{
 				{Key: "quota", Value: "compute"},
 				{Key: "resources", Value: "cpu"},
@@ -133,7 +133,7 @@ var admissionCases = []failedCreateCase{
 		want: Decoded{
 			Cause:    QuotaExceeded,
 			Summary:  `exceeded quota "compute": requested limits.memory=2Gi,requests.cpu=500m, used limits.memory=7Gi,requests.cpu=9800m, limited limits.memory=8Gi,requests.cpu=10`,
-			NextStep: "kubectl describe resourcequota compute -n NAMESPACE; then lower spec.template.spec.containers[].resources for limits.memory,requests.cpu, or raise the quota's spec.hard",
+			NextStep: "kubectl describe resourcequota compute -n {NAMESPACE}; then lower spec.template.spec.containers[].resources for limits.memory,requests.cpu, or raise the quota's spec.hard",
 			Details: []chain.Detail{
 				{Key: "quota", Value: "compute"},
 				{Key: "resources", Value: "limits.memory,requests.cpu"},
@@ -150,7 +150,7 @@ var admissionCases = []failedCreateCase{
 		want: Decoded{
 			Cause:    QuotaExceeded,
 			Summary:  `exceeded quota "pod-count": requested pods=1, used pods=10, limited pods=10`,
-			NextStep: "kubectl describe resourcequota pod-count -n NAMESPACE; then lower spec.replicas or the rollout's maxSurge, or raise the quota's spec.hard",
+			NextStep: "kubectl describe resourcequota pod-count -n {NAMESPACE}; then lower spec.replicas or the rollout's maxSurge, or raise the quota's spec.hard",
 			Details: []chain.Detail{
 				{Key: "quota", Value: "pod-count"},
 				{Key: "resources", Value: "pods"},
@@ -169,7 +169,7 @@ var admissionCases = []failedCreateCase{
 		want: Decoded{
 			Cause:    QuotaRequiresResources,
 			Summary:  `quota "compute" requires limits.cpu (missing on web), requests.memory (missing on sidecar,web)`,
-			NextStep: "in spec.template.spec set resources.limits.cpu on containers web and resources.requests.memory on containers sidecar,web, or add a LimitRange with default requests and limits in NAMESPACE",
+			NextStep: "in spec.template.spec set resources.limits.cpu on containers web and resources.requests.memory on containers sidecar,web, or add a LimitRange with default requests and limits in {NAMESPACE}",
 			Details: []chain.Detail{
 				{Key: "quota", Value: "compute"},
 				{Key: "missing", Value: "limits.cpu for: web"},
@@ -185,7 +185,7 @@ var admissionCases = []failedCreateCase{
 		want: Decoded{
 			Cause:    LimitRangeViolation,
 			Summary:  "LimitRange: maximum cpu usage per Container is 1, but limit is 2",
-			NextStep: "kubectl describe limitrange -n NAMESPACE; bring spec.template.spec.containers[].resources for cpu within its bounds, or change the LimitRange",
+			NextStep: "kubectl describe limitrange -n {NAMESPACE}; bring spec.template.spec.containers[].resources for cpu within its bounds, or change the LimitRange",
 			Details:  []chain.Detail{{Key: "violation", Value: "maximum cpu usage per Container is 1, but limit is 2"}},
 		},
 	},
@@ -198,7 +198,7 @@ var admissionCases = []failedCreateCase{
 		want: Decoded{
 			Cause:    LimitRangeViolation,
 			Summary:  "LimitRange: minimum memory usage per Container is 64Mi, but request is 32Mi; cpu max limit to request ratio per Container is 4, but provided ratio is 8.000000",
-			NextStep: "kubectl describe limitrange -n NAMESPACE; bring spec.template.spec.containers[].resources for memory,cpu within its bounds, or change the LimitRange",
+			NextStep: "kubectl describe limitrange -n {NAMESPACE}; bring spec.template.spec.containers[].resources for memory,cpu within its bounds, or change the LimitRange",
 			Details: []chain.Detail{
 				{Key: "violation", Value: "minimum memory usage per Container is 64Mi, but request is 32Mi"},
 				{Key: "violation", Value: "cpu max limit to request ratio per Container is 4, but provided ratio is 8.000000"},
@@ -212,7 +212,7 @@ var admissionCases = []failedCreateCase{
 		want: Decoded{
 			Cause:    LimitRangeViolation,
 			Summary:  "LimitRange: maximum memory usage per Pod is 1Gi.  No limit is specified",
-			NextStep: "kubectl describe limitrange -n NAMESPACE; bring spec.template.spec.containers[].resources for memory within its bounds, or change the LimitRange",
+			NextStep: "kubectl describe limitrange -n {NAMESPACE}; bring spec.template.spec.containers[].resources for memory within its bounds, or change the LimitRange",
 			Details:  []chain.Detail{{Key: "violation", Value: "maximum memory usage per Pod is 1Gi.  No limit is specified"}},
 		},
 	},
@@ -230,7 +230,7 @@ var admissionCases = []failedCreateCase{
 				`set securityContext.capabilities.drop=["ALL"] (container "web"); ` +
 				`set securityContext.runAsNonRoot=true (pod or container "web"); ` +
 				`set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost" (pod or container "web"); ` +
-				`or relabel the namespace: kubectl label namespace NAMESPACE pod-security.kubernetes.io/enforce=baseline --overwrite`,
+				`or relabel the namespace: kubectl label namespace {NAMESPACE} pod-security.kubernetes.io/enforce=baseline --overwrite`,
 			Details: []chain.Detail{
 				{Key: "policy", Value: "restricted:latest"},
 				{Key: "violation", Value: `allowPrivilegeEscalation != false (container "web" must set securityContext.allowPrivilegeEscalation=false)`},
@@ -251,7 +251,7 @@ var admissionCases = []failedCreateCase{
 			NextStep: `in spec.template.spec set securityContext.allowPrivilegeEscalation=false (containers "web", "sidecar"); ` +
 				`set securityContext.capabilities.drop=["ALL"] (containers "web", "sidecar"); ` +
 				`remove "NET_ADMIN" from securityContext.capabilities.add (container "web"); ` +
-				`or relabel the namespace: kubectl label namespace NAMESPACE pod-security.kubernetes.io/enforce=baseline --overwrite`,
+				`or relabel the namespace: kubectl label namespace {NAMESPACE} pod-security.kubernetes.io/enforce=baseline --overwrite`,
 			Details: []chain.Detail{
 				{Key: "policy", Value: "restricted:v1.37"},
 				{Key: "violation", Value: `allowPrivilegeEscalation != false (containers "web", "sidecar" must set securityContext.allowPrivilegeEscalation=false)`},
@@ -271,7 +271,7 @@ var admissionCases = []failedCreateCase{
 				`remove hostPath volumes (volume "data"); ` +
 				`remove hostPort (container "web" uses hostPort 8080); ` +
 				`do not set securityContext.privileged=true (container "web"); ` +
-				`or relabel the namespace: kubectl label namespace NAMESPACE pod-security.kubernetes.io/enforce=privileged --overwrite`,
+				`or relabel the namespace: kubectl label namespace {NAMESPACE} pod-security.kubernetes.io/enforce=privileged --overwrite`,
 			Details: []chain.Detail{
 				{Key: "policy", Value: "baseline:latest"},
 				{Key: "violation", Value: "host namespaces (hostNetwork=true)"},

@@ -40,6 +40,7 @@ func buildCatalogue(groups ...causeGroup) []Cause {
 	for _, g := range groups {
 		for _, c := range g.causes {
 			c.Family = g.family
+			c.Step, c.NextStep = c.NextStep, Render(c.NextStep, nil)
 			all = append(all, c)
 		}
 	}

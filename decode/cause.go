@@ -25,8 +25,12 @@ type Cause struct {
 	Link chain.LinkID  `json:"link"`
 	// Summary is the generic one-line description.
 	Summary string `json:"summary"`
-	// NextStep is the generic next step; findings make it specific.
+	// NextStep is the generic next step, as printed: Step with each field
+	// as its bare name.
 	NextStep string `json:"nextStep"`
+	// Step is the next step's template, whose {FIELD}s the walk fills
+	// (Fill, Render); the catalogue declares it as NextStep.
+	Step string `json:"-"`
 	// Terminal says when waiting stops being worth it.
 	Terminal TerminalRule `json:"terminal"`
 	// Family is the decoder subject the cause belongs to (image, sandbox,

@@ -46,15 +46,15 @@ var claimCauses = []Cause{
 		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 2}},
 	{ID: ClaimWaitingForConsumer, Link: chain.LinkClaims,
 		Summary:  "the claim's StorageClass binds on first use (volumeBindingMode WaitForFirstConsumer): it is provisioned once a pod that uses it is scheduled (not a failure by itself)",
-		NextStep: "if its pod stays Pending, the pod's scheduling is the cause: kubectl describe pod POD -n NAMESPACE",
+		NextStep: "if its pod stays Pending, the pod's scheduling is the cause: kubectl describe pod {POD} -n {NAMESPACE}",
 		Terminal: TerminalRule{Mode: Transient}},
 	{ID: ClaimVolumeMismatch, Link: chain.LinkClaims,
 		Summary:  "the claim names the PersistentVolume it wants (spec.volumeName), and that volume does not satisfy it (its class, size, access modes or volume mode differ), so the PersistentVolume controller never binds them",
-		NextStep: "kubectl get pv VOLUME -o yaml and compare with the claim: make storageClassName (\"\" for none), size, accessModes and volumeMode agree; a claim's spec cannot change: delete and recreate it",
+		NextStep: "kubectl get pv {VOLUME} -o yaml and compare with the claim: make storageClassName (\"\" for none), size, accessModes and volumeMode agree; a claim's spec cannot change: delete and recreate it",
 		Terminal: TerminalRule{Mode: Immediate}},
 	{ID: ClaimCreateFailed, Link: chain.LinkClaims,
 		Summary:  "the StatefulSet controller could not create a claim of volumeClaimTemplates, so it creates no pod for that ordinal",
-		NextStep: "read the error: kubectl get events -n NAMESPACE --field-selector involvedObject.kind=StatefulSet; fix volumeClaimTemplates (recreate the StatefulSet with --cascade=orphan to change them)",
+		NextStep: "read the error: kubectl get events -n {NAMESPACE} --field-selector involvedObject.kind=StatefulSet; fix volumeClaimTemplates (recreate the StatefulSet with --cascade=orphan to change them)",
 		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 2}},
 }
 
@@ -66,7 +66,7 @@ const ClaimDeleting chain.CauseID = "ClaimDeleting"
 var claimSchedCauses = []Cause{
 	{ID: ClaimDeleting, Link: chain.LinkNodeAssignment,
 		Summary:  "a claim the pod needs is being deleted: the scheduler will not place the pod, and a StatefulSet recreates the claim only with a new pod (kubernetes#89910)",
-		NextStep: "if the claim was deleted on purpose, delete the pending pod so its controller creates claim and pod anew: kubectl delete pod POD -n NAMESPACE",
+		NextStep: "if the claim was deleted on purpose, delete the pending pod so its controller creates claim and pod anew: kubectl delete pod {POD} -n {NAMESPACE}",
 		Terminal: TerminalRule{Mode: AfterGrace}},
 }
 
@@ -153,7 +153,7 @@ func ClaimWords(message string) (Decoded, bool) {
 	}
 	if m := claimMismatchRE.FindStringSubmatch(message); m != nil {
 		return Decoded{Cause: ClaimVolumeMismatch, Summary: fmt.Sprintf("the claim names volume %q, which does not satisfy it: %s", m[1], m[2]),
-			NextStep: strings.ReplaceAll(mustCause(ClaimVolumeMismatch).NextStep, "VOLUME", m[1]),
+			NextStep: Fill(mustCause(ClaimVolumeMismatch).Step, Fields{"VOLUME": m[1]}),
 			Details:  []chain.Detail{{Key: "volume", Value: m[1]}}}, true
 	}
 	if m := claimProvisionRE.FindStringSubmatch(message); m != nil {

@@ -35,15 +35,15 @@ const (
 	ReplicaSetCreateFailed   chain.CauseID = "ReplicaSetCreateFailed"
 )
 
-// NamespacePlaceholder stands for the Deployment's namespace in next steps
-// decoded from messages that do not name it; the walk, which knows the
-// namespace, can replace it.
-const NamespacePlaceholder = "NAMESPACE"
+// NamespacePlaceholder is the {NAMESPACE} field of a next step decoded
+// from a message that does not name the namespace: the walk, which knows
+// it, fills it (Render).
+const NamespacePlaceholder = "{NAMESPACE}"
 
 var controllerCauses = []Cause{
 	{ID: QuotaExceeded, Link: chain.LinkPods,
 		Summary:  "a ResourceQuota refused the pod: the namespace's usage would exceed its hard limit",
-		NextStep: "kubectl describe resourcequota -n NAMESPACE; lower the pod's resources (spec.template.spec.containers[].resources) or spec.replicas, or raise the quota's spec.hard",
+		NextStep: "kubectl describe resourcequota -n {NAMESPACE}; lower the pod's resources (spec.template.spec.containers[].resources) or spec.replicas, or raise the quota's spec.hard",
 		Terminal: TerminalRule{Mode: Immediate}},
 	{ID: QuotaRequiresResources, Link: chain.LinkPods,
 		Summary:  "a ResourceQuota on cpu or memory requires every container to set that request or limit",
@@ -51,7 +51,7 @@ var controllerCauses = []Cause{
 		Terminal: TerminalRule{Mode: Immediate}},
 	{ID: LimitRangeViolation, Link: chain.LinkPods,
 		Summary:  "a LimitRange refused the pod: its resources are outside the allowed min/max",
-		NextStep: "kubectl describe limitrange -n NAMESPACE; bring spec.template.spec.containers[].resources within its bounds",
+		NextStep: "kubectl describe limitrange -n {NAMESPACE}; bring spec.template.spec.containers[].resources within its bounds",
 		Terminal: TerminalRule{Mode: Immediate}},
 	{ID: PodSecurityRejected, Link: chain.LinkPods,
 		Summary:  "Pod Security admission refused the pod: it violates the namespace's enforced level",
@@ -79,19 +79,19 @@ var controllerCauses = []Cause{
 		Terminal: TerminalRule{Mode: Immediate}},
 	{ID: ServiceAccountNotFound, Link: chain.LinkPods,
 		Summary:  "the pod's ServiceAccount does not exist",
-		NextStep: "create the ServiceAccount (kubectl create serviceaccount NAME -n NAMESPACE) or fix spec.template.spec.serviceAccountName",
+		NextStep: "create the ServiceAccount (kubectl create serviceaccount NAME -n {NAMESPACE}) or fix spec.template.spec.serviceAccountName",
 		Terminal: TerminalRule{Mode: AfterGrace}},
 	{ID: PodCreateFailed, Link: chain.LinkPods,
 		Summary:  "the ReplicaSet controller could not create pods",
-		NextStep: "kubectl describe replicaset -n NAMESPACE and read the FailedCreate event",
+		NextStep: "kubectl describe replicaset -n {NAMESPACE} and read the FailedCreate event",
 		Terminal: TerminalRule{Mode: AfterGrace}, Generic: true},
 	{ID: ProgressDeadlineExceeded, Link: chain.LinkReplicaSet,
 		Summary:  "the rollout made no progress within spec.progressDeadlineSeconds",
-		NextStep: "find why the new ReplicaSet's pods are not available in the links after this one; kubectl describe replicaset NAME -n NAMESPACE",
+		NextStep: "find why the new ReplicaSet's pods are not available in the links after this one; kubectl describe replicaset NAME -n {NAMESPACE}",
 		Terminal: TerminalRule{Mode: Immediate}},
 	{ID: ReplicaSetCreateFailed, Link: chain.LinkReplicaSet,
 		Summary:  "the Deployment controller could not create the new ReplicaSet",
-		NextStep: "read the Deployment's ReplicaSetCreateError condition: kubectl describe deployment NAME -n NAMESPACE",
+		NextStep: "read the Deployment's ReplicaSetCreateError condition: kubectl describe deployment {NAME} -n {NAMESPACE}",
 		Terminal: TerminalRule{Mode: AfterGrace}},
 }
 

@@ -153,7 +153,7 @@ func TestDeploymentCondition(t *testing.T) {
 			want: Decoded{
 				Cause:    ProgressDeadlineExceeded,
 				Summary:  `ReplicaSet "web-5d8f9c7b6" has timed out progressing (spec.progressDeadlineSeconds exceeded)`,
-				NextStep: `find why the pods of ReplicaSet "web-5d8f9c7b6" are not available in the links after this one; kubectl describe replicaset web-5d8f9c7b6 -n NAMESPACE`,
+				NextStep: `find why the pods of ReplicaSet "web-5d8f9c7b6" are not available in the links after this one; kubectl describe replicaset web-5d8f9c7b6 -n {NAMESPACE}`,
 				Details:  []chain.Detail{{Key: "replicaset", Value: "web-5d8f9c7b6"}},
 			},
 			wantOK: true,
@@ -166,7 +166,7 @@ func TestDeploymentCondition(t *testing.T) {
 			want: Decoded{
 				Cause:    ProgressDeadlineExceeded,
 				Summary:  `Deployment "web" has timed out progressing (spec.progressDeadlineSeconds exceeded)`,
-				NextStep: "the Deployment controller never got a new ReplicaSet going: kubectl describe deployment web -n NAMESPACE",
+				NextStep: "the Deployment controller never got a new ReplicaSet going: kubectl describe deployment web -n {NAMESPACE}",
 				Details:  []chain.Detail{{Key: "deployment", Value: "web"}},
 			},
 			wantOK: true,
@@ -179,7 +179,7 @@ func TestDeploymentCondition(t *testing.T) {
 			want: Decoded{
 				Cause:    ReplicaSetCreateFailed,
 				Summary:  `cannot create ReplicaSet "web-5d8f9c7b6": exceeded quota "objects": requested count/replicasets.apps=1, used count/replicasets.apps=10, limited count/replicasets.apps=10`,
-				NextStep: "kubectl describe resourcequota objects -n NAMESPACE; then delete old ReplicaSets or lower spec.revisionHistoryLimit, or raise the quota's spec.hard",
+				NextStep: "kubectl describe resourcequota objects -n {NAMESPACE}; then delete old ReplicaSets or lower spec.revisionHistoryLimit, or raise the quota's spec.hard",
 				Details: []chain.Detail{
 					{Key: "replicaset", Value: "web-5d8f9c7b6"},
 					{Key: "error", Value: `replicasets.apps "web-5d8f9c7b6" is forbidden: exceeded quota: objects, requested: count/replicasets.apps=1, used: count/replicasets.apps=10, limited: count/replicasets.apps=10`},

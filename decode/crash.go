@@ -28,7 +28,7 @@ var crashCauses = []Cause{
 		ID:       CrashLoopBackOff,
 		Link:     chain.LinkContainers,
 		Summary:  "the container keeps exiting with an error and the kubelet backs off restarting it",
-		NextStep: "read why it exits: kubectl logs POD -c CONTAINER --previous",
+		NextStep: "read why it exits: kubectl logs {POD} -c CONTAINER --previous",
 		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 3},
 	},
 	{
@@ -49,7 +49,7 @@ var crashCauses = []Cause{
 		ID:       InitContainerFailed,
 		Link:     chain.LinkContainers,
 		Summary:  "an init container exits with an error, so the app containers never start",
-		NextStep: "read why it exits: kubectl logs POD -c INIT-CONTAINER --previous, then fix spec.template.spec.initContainers[]",
+		NextStep: "read why it exits: kubectl logs {POD} -c INIT-CONTAINER --previous, then fix spec.template.spec.initContainers[]",
 		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 3},
 	},
 }
@@ -117,7 +117,7 @@ func termination(container, field string, t corev1.ContainerStateTerminated) Dec
 		// its pod evicted or deleted while it ran.
 		return Decoded{Cause: PodEvicted, Details: details,
 			Summary:  fmt.Sprintf("%s %q was lost: its pod was evicted or deleted while it ran (%s)", who, container, kubeletHead(t.Message)),
-			NextStep: "read why the pod was stopped: its status.reason and message (kubectl get pod POD -o jsonpath='{.status.reason}: {.status.message}') and the node's events; the ReplicaSet replaces it"}
+			NextStep: "read why the pod was stopped: its status.reason and message (kubectl get pod {POD} -o jsonpath='{.status.reason}: {.status.message}') and the node's events; the ReplicaSet replaces it"}
 	case t.Reason == terminatedOOMKilled, t.Reason == "OOM Killed":
 		return Decoded{
 			Cause:    OOMKilled,
@@ -129,7 +129,7 @@ func termination(container, field string, t corev1.ContainerStateTerminated) Dec
 		return Decoded{
 			Cause:    InitContainerFailed,
 			Summary:  fmt.Sprintf("%s %q exited with code %d%s", who, container, t.ExitCode, exitMeaning(t)),
-			NextStep: fmt.Sprintf("read why it exits: kubectl logs POD -c %s --previous, then fix %s", container, ref),
+			NextStep: fmt.Sprintf("read why it exits: kubectl logs {POD} -c %s --previous, then fix %s", container, ref),
 			Details:  details,
 		}
 	case t.ExitCode == 0:
@@ -143,7 +143,7 @@ func termination(container, field string, t corev1.ContainerStateTerminated) Dec
 	return Decoded{
 		Cause:    CrashLoopBackOff,
 		Summary:  fmt.Sprintf("container %q exited with code %d%s", container, t.ExitCode, exitMeaning(t)),
-		NextStep: fmt.Sprintf("read why it exits: kubectl logs POD -c %s --previous", container),
+		NextStep: fmt.Sprintf("read why it exits: kubectl logs {POD} -c %s --previous", container),
 		Details:  details,
 	}
 }
@@ -220,7 +220,7 @@ func BackOff(reason, message string) (d Decoded, ok bool) {
 	d = Decoded{Cause: CrashLoopBackOff, Summary: "a container keeps crashing and the kubelet backs off restarting it"}
 	if container != "" {
 		d.Summary = fmt.Sprintf("container %q keeps crashing", container)
-		d.NextStep = fmt.Sprintf("read why it exits: kubectl logs POD -c %s --previous", container)
+		d.NextStep = fmt.Sprintf("read why it exits: kubectl logs {POD} -c %s --previous", container)
 		d.Details = append(d.Details, chain.Detail{Key: "container", Value: container})
 	}
 	if backOff != "" {

@@ -45,7 +45,7 @@ var klTerminationCases = []klTerminationCase{
 		want: Decoded{
 			Cause:    CrashLoopBackOff,
 			Summary:  `container "web" exited with code 1 (Error)`,
-			NextStep: `read why it exits: kubectl logs POD -c web --previous`,
+			NextStep: `read why it exits: kubectl logs {POD} -c web --previous`,
 			Details:  []chain.Detail{{Key: "container", Value: "web"}, {Key: "exitCode", Value: "1"}, {Key: "reason", Value: "Error"}},
 		},
 	},
@@ -56,7 +56,7 @@ var klTerminationCases = []klTerminationCase{
 		want: Decoded{
 			Cause:    CrashLoopBackOff,
 			Summary:  `container "web" exited with code 139 (segmentation fault, SIGSEGV)`,
-			NextStep: `read why it exits: kubectl logs POD -c web --previous`,
+			NextStep: `read why it exits: kubectl logs {POD} -c web --previous`,
 			Details: []chain.Detail{
 				{Key: "container", Value: "web"}, {Key: "exitCode", Value: "139"}, {Key: "reason", Value: "Error"},
 				{Key: "message", Value: "panic: runtime error: invalid memory address or nil pointer dereference"},
@@ -81,7 +81,7 @@ var klTerminationCases = []klTerminationCase{
 			// a pod that was evicted or deleted, not a crash.
 			Cause:    PodEvicted,
 			Summary:  `container "web" was lost: its pod was evicted or deleted while it ran (The container could not be located when the pod was terminated)`,
-			NextStep: `read why the pod was stopped: its status.reason and message (kubectl get pod POD -o jsonpath='{.status.reason}: {.status.message}') and the node's events; the ReplicaSet replaces it`,
+			NextStep: `read why the pod was stopped: its status.reason and message (kubectl get pod {POD} -o jsonpath='{.status.reason}: {.status.message}') and the node's events; the ReplicaSet replaces it`,
 			Details: []chain.Detail{
 				{Key: "container", Value: "web"}, {Key: "exitCode", Value: "137"}, {Key: "reason", Value: "ContainerStatusUnknown"},
 				{Key: "message", Value: "The container could not be located when the pod was terminated"},
@@ -127,7 +127,7 @@ func TestInitTermination(t *testing.T) {
 			want: Decoded{
 				Cause:    InitContainerFailed,
 				Summary:  `init container "migrate" exited with code 2 (Error)`,
-				NextStep: `read why it exits: kubectl logs POD -c migrate --previous, then fix spec.template.spec.initContainers[migrate]`,
+				NextStep: `read why it exits: kubectl logs {POD} -c migrate --previous, then fix spec.template.spec.initContainers[migrate]`,
 				Details:  []chain.Detail{{Key: "container", Value: "migrate"}, {Key: "exitCode", Value: "2"}, {Key: "reason", Value: "Error"}},
 			},
 		},
@@ -172,7 +172,7 @@ var klBackOffCases = []klCase{
 		want: Decoded{
 			Cause:    CrashLoopBackOff,
 			Summary:  `container "web" keeps crashing; restart back-off 40s`,
-			NextStep: `read why it exits: kubectl logs POD -c web --previous`,
+			NextStep: `read why it exits: kubectl logs {POD} -c web --previous`,
 			Details:  []chain.Detail{{Key: "container", Value: "web"}, {Key: "backOff", Value: "40s"}},
 		},
 	},
@@ -185,7 +185,7 @@ var klBackOffCases = []klCase{
 		want: Decoded{
 			Cause:    CrashLoopBackOff,
 			Summary:  `container "web" keeps crashing`,
-			NextStep: `read why it exits: kubectl logs POD -c web --previous`,
+			NextStep: `read why it exits: kubectl logs {POD} -c web --previous`,
 			Details:  []chain.Detail{{Key: "container", Value: "web"}},
 		},
 	},
@@ -212,7 +212,7 @@ var klBackOffCases = []klCase{
 		want: Decoded{
 			Cause:    CrashLoopBackOff,
 			Summary:  `container "worker" keeps crashing; restart back-off 5m0s`,
-			NextStep: `read why it exits: kubectl logs POD -c worker --previous`,
+			NextStep: `read why it exits: kubectl logs {POD} -c worker --previous`,
 			Details:  []chain.Detail{{Key: "container", Value: "worker"}, {Key: "backOff", Value: "5m0s"}},
 		},
 	},

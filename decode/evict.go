@@ -60,7 +60,7 @@ var evictCauses = []Cause{
 		ID:       KubeletAdmissionRejected,
 		Link:     chain.LinkContainers,
 		Summary:  "the kubelet refused to run the pod on the node it was scheduled to (not enough cpu, memory or pods left there, node affinity or a device it lacks)",
-		NextStep: "the ReplicaSet creates a replacement; if it recurs, look for pods the scheduler does not see on the node (static pods, a second scheduler) or extended resources the device plugin lost: kubectl describe node NODE",
+		NextStep: "the ReplicaSet creates a replacement; if it recurs, look for pods the scheduler does not see on the node (static pods, a second scheduler) or extended resources the device plugin lost: kubectl describe node {NODE}",
 		Terminal: TerminalRule{Mode: AfterGrace},
 	},
 }

@@ -37,6 +37,7 @@ func Explain(reason, message string) []Decoded {
 func unnamed(ds []Decoded) []Decoded {
 	for i := range ds {
 		ds[i].Summary = strings.NewReplacer(`container "" `, "container ", `image "" `, "image ").Replace(ds[i].Summary)
+		ds[i].NextStep = Render(ds[i].NextStep, nil) // no pod, node or namespace to fill
 		details := ds[i].Details[:0:0]
 		for _, d := range ds[i].Details {
 			if d.Value != "" {

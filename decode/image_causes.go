@@ -76,7 +76,7 @@ var imageCauses = []Cause{
 		Terminal: TerminalRule{Mode: Immediate}},
 	{ID: ImagePullFailed, Link: chain.LinkContainers,
 		Summary:  "the image pull failed",
-		NextStep: "read the kubelet's Failed event (kubectl describe pod POD), fix the image or the registry, and wait for the next pull",
+		NextStep: "read the kubelet's Failed event (kubectl describe pod {POD}), fix the image or the registry, and wait for the next pull",
 		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 3}, Generic: true},
 	{ID: ImagePulling, Link: chain.LinkContainers,
 		Summary:  "the kubelet is pulling the image",

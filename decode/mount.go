@@ -309,7 +309,7 @@ func volumeClassify(op, volume, cause string) (Decoded, bool) {
 		driver := mntCSIDriverRe.FindStringSubmatch(text)[1]
 		return Decoded{Cause: CSIDriverNotRegistered,
 			Summary:  fmt.Sprintf("%s: CSI driver %s is not registered on the node", subject, driver),
-			NextStep: fmt.Sprintf("check that the node DaemonSet of CSI driver %s runs a ready pod on the node (kubectl get pods -A -o wide --field-selector spec.nodeName=NODE) and that kubectl get csinode NODE lists it; install the driver if it is missing", driver),
+			NextStep: fmt.Sprintf("check that the node DaemonSet of CSI driver %s runs a ready pod on the node (kubectl get pods -A -o wide --field-selector spec.nodeName={NODE}) and that kubectl get csinode {NODE} lists it; install the driver if it is missing", driver),
 			Details:  append(details, chain.Detail{Key: "driver", Value: driver})}, true
 	case has("already exclusively attached", "already used by pod", "volumeinuse", "resource_in_use_by_another_resource", "is already being used by", "already attached to"):
 		return Decoded{Cause: MultiAttachError,

@@ -69,7 +69,7 @@ var mountCauses = []Cause{
 		ID:       CSIDriverNotRegistered,
 		Link:     chain.LinkContainers,
 		Summary:  "the volume's CSI driver is not registered on the node (its node plugin is not running there)",
-		NextStep: "check the CSI driver's node DaemonSet has a ready pod on the node (kubectl get pods -A -o wide --field-selector spec.nodeName=NODE) and kubectl get csinode NODE lists the driver; install the driver if it is missing",
+		NextStep: "check the CSI driver's node DaemonSet has a ready pod on the node (kubectl get pods -A -o wide --field-selector spec.nodeName={NODE}) and kubectl get csinode {NODE} lists the driver; install the driver if it is missing",
 		Terminal: TerminalRule{Mode: AfterGrace, Retried: true},
 	},
 }

@@ -133,7 +133,7 @@ func probeFailure(k probeKind, out string) Decoded {
 		code := probeStatusRe.FindStringSubmatch(out)[1]
 		details = append(details, chain.Detail{Key: "failure", Value: "http-status"}, chain.Detail{Key: "statusCode", Value: code})
 		d.Summary = fmt.Sprintf("%s probe got HTTP %s", name, code)
-		d.NextStep = fmt.Sprintf("the endpoint answers %s: check the app (kubectl logs POD), or fix %s.httpGet path/port", code, field)
+		d.NextStep = fmt.Sprintf("the endpoint answers %s: check the app (kubectl logs {POD}), or fix %s.httpGet path/port", code, field)
 	case strings.Contains(out, "connection refused"):
 		details = append(details, chain.Detail{Key: "failure", Value: "connection-refused"})
 		d.Summary = fmt.Sprintf("%s probe: connection refused", name)
@@ -155,7 +155,7 @@ func probeFailure(k probeKind, out string) Decoded {
 		} else {
 			d.Summary = fmt.Sprintf("%s probe failed", name)
 		}
-		d.NextStep = fmt.Sprintf("run the probe by hand (kubectl exec POD -- ...) and fix %s or the app", field)
+		d.NextStep = fmt.Sprintf("run the probe by hand (kubectl exec {POD} -- ...) and fix %s or the app", field)
 	}
 	d.NextStep += probeSlowStart(k)
 	d.Details = details

@@ -19,7 +19,7 @@ var klProbeCases = []klCase{
 		want: Decoded{
 			Cause:    ReadinessProbeFailed,
 			Summary:  `readiness probe got HTTP 503`,
-			NextStep: `the endpoint answers 503: check the app (kubectl logs POD), or fix spec.template.spec.containers[].readinessProbe.httpGet path/port`,
+			NextStep: `the endpoint answers 503: check the app (kubectl logs {POD}), or fix spec.template.spec.containers[].readinessProbe.httpGet path/port`,
 			Details:  []chain.Detail{{Key: "probe", Value: "readiness"}, {Key: "failure", Value: "http-status"}, {Key: "statusCode", Value: "503"}},
 		},
 	},
@@ -80,7 +80,7 @@ var klProbeCases = []klCase{
 		want: Decoded{
 			Cause:    LivenessProbeFailed,
 			Summary:  `liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory`,
-			NextStep: `run the probe by hand (kubectl exec POD -- ...) and fix spec.template.spec.containers[].livenessProbe or the app; if the app only starts slowly, add or lengthen a startupProbe`,
+			NextStep: `run the probe by hand (kubectl exec {POD} -- ...) and fix spec.template.spec.containers[].livenessProbe or the app; if the app only starts slowly, add or lengthen a startupProbe`,
 			Details:  []chain.Detail{{Key: "probe", Value: "liveness"}, {Key: "output", Value: "cat: can't open '/tmp/healthy': No such file or directory"}},
 		},
 	},
@@ -92,7 +92,7 @@ var klProbeCases = []klCase{
 		want: Decoded{
 			Cause:    LivenessProbeFailed,
 			Summary:  `liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory`,
-			NextStep: `run the probe by hand (kubectl exec POD -- ...) and fix spec.template.spec.containers[].livenessProbe or the app; if the app only starts slowly, add or lengthen a startupProbe`,
+			NextStep: `run the probe by hand (kubectl exec {POD} -- ...) and fix spec.template.spec.containers[].livenessProbe or the app; if the app only starts slowly, add or lengthen a startupProbe`,
 			Details:  []chain.Detail{{Key: "probe", Value: "liveness"}, {Key: "output", Value: "cat: can't open '/tmp/healthy': No such file or directory"}},
 		},
 	},
@@ -104,7 +104,7 @@ var klProbeCases = []klCase{
 		want: Decoded{
 			Cause:    LivenessProbeFailed,
 			Summary:  `liveness probe failed`,
-			NextStep: `run the probe by hand (kubectl exec POD -- ...) and fix spec.template.spec.containers[].livenessProbe or the app; if the app only starts slowly, add or lengthen a startupProbe`,
+			NextStep: `run the probe by hand (kubectl exec {POD} -- ...) and fix spec.template.spec.containers[].livenessProbe or the app; if the app only starts slowly, add or lengthen a startupProbe`,
 			Details:  []chain.Detail{{Key: "probe", Value: "liveness"}},
 		},
 	},
@@ -128,7 +128,7 @@ var klProbeCases = []klCase{
 		want: Decoded{
 			Cause:    ReadinessProbeFailed,
 			Summary:  `readiness probe could not run: port "http" not found`,
-			NextStep: `run the probe by hand (kubectl exec POD -- ...) and fix spec.template.spec.containers[].readinessProbe or the app`,
+			NextStep: `run the probe by hand (kubectl exec {POD} -- ...) and fix spec.template.spec.containers[].readinessProbe or the app`,
 			Details:  []chain.Detail{{Key: "probe", Value: "readiness"}, {Key: "output", Value: `port "http" not found`}},
 		},
 	},
@@ -140,7 +140,7 @@ var klProbeCases = []klCase{
 		want: Decoded{
 			Cause:    ReadinessProbeFailed,
 			Summary:  `readiness probe failed: service unhealthy (responded with "NOT_SERVING")`,
-			NextStep: `run the probe by hand (kubectl exec POD -- ...) and fix spec.template.spec.containers[].readinessProbe or the app`,
+			NextStep: `run the probe by hand (kubectl exec {POD} -- ...) and fix spec.template.spec.containers[].readinessProbe or the app`,
 			Details:  []chain.Detail{{Key: "probe", Value: "readiness"}, {Key: "output", Value: `service unhealthy (responded with "NOT_SERVING")`}},
 		},
 	},
@@ -153,7 +153,7 @@ var klProbeCases = []klCase{
 		want: Decoded{
 			Cause:    ReadinessProbeFailed,
 			Summary:  `readiness probe could not run: rpc error: code = Unknown desc = failed to exec in container: container is in CONTAINER_EXITED state`,
-			NextStep: `run the probe by hand (kubectl exec POD -- ...) and fix spec.template.spec.containers[].readinessProbe or the app`,
+			NextStep: `run the probe by hand (kubectl exec {POD} -- ...) and fix spec.template.spec.containers[].readinessProbe or the app`,
 			Details: []chain.Detail{{Key: "probe", Value: "readiness"},
 				{Key: "output", Value: `rpc error: code = Unknown desc = failed to exec in container: container is in CONTAINER_EXITED state`}},
 		},

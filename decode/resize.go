@@ -25,11 +25,11 @@ const (
 var resizeCauses = []Cause{
 	{ID: PodResizeInfeasible, Link: chain.LinkContainers,
 		Summary:  "an in-place resize of the pod's resources can never be granted on its node (more than the node has, a static CPU or memory manager policy, swap, Windows, or the feature off there); the pod runs on with its old resources",
-		NextStep: "resize to what the node can hold (kubectl get node NODE -o jsonpath='{.status.allocatable}'), or change the workload's template so the pod is recreated and scheduled on a node that fits",
+		NextStep: "resize to what the node can hold (kubectl get node {NODE} -o jsonpath='{.status.allocatable}'), or change the workload's template so the pod is recreated and scheduled on a node that fits",
 		Terminal: TerminalRule{Mode: Immediate}},
 	{ID: PodResizeDeferred, Link: chain.LinkContainers,
 		Summary:  "an in-place resize waits for room on the pod's node: other pods hold the resources it asks for; the kubelet retries as they leave",
-		NextStep: "wait, or free the node (kubectl describe node NODE shows what its pods request), resize to less, or recreate the pod so the scheduler places it where it fits",
+		NextStep: "wait, or free the node (kubectl describe node {NODE} shows what its pods request), resize to less, or recreate the pod so the scheduler places it where it fits",
 		// The kubelet grants it as soon as room frees up: progress, however long.
 		Terminal: TerminalRule{Mode: Transient}},
 }

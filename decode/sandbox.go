@@ -35,7 +35,7 @@ const (
 var sandboxCauses = []Cause{
 	{ID: SandboxCreationFailed, Link: chain.LinkContainers,
 		Summary:  "the container runtime could not create the pod sandbox (CNI network setup, sandbox image or runtime handler)",
-		NextStep: "check the network plugin's pods on the pod's node (kubectl get pods -A -o wide --field-selector spec.nodeName=NODE) and their logs",
+		NextStep: "check the network plugin's pods on the pod's node (kubectl get pods -A -o wide --field-selector spec.nodeName={NODE}) and their logs",
 		Terminal: TerminalRule{Mode: AfterGrace}, Generic: true},
 	{ID: PodIPExhausted, Link: chain.LinkContainers,
 		Summary:  "the network plugin has no free IP address for the pod (node CIDR, subnet or IP pool exhausted)",
@@ -43,11 +43,11 @@ var sandboxCauses = []Cause{
 		Terminal: TerminalRule{Mode: AfterGrace}},
 	{ID: CNINotReady, Link: chain.LinkContainers,
 		Summary:  "the node's network plugin is not installed or not ready (no CNI config or plugin binary on the node)",
-		NextStep: "install or repair the cluster's network plugin: its DaemonSet pod must run on the node and write its config to /etc/cni/net.d and its binaries to /opt/cni/bin (kubectl get pods -A -o wide --field-selector spec.nodeName=NODE)",
+		NextStep: "install or repair the cluster's network plugin: its DaemonSet pod must run on the node and write its config to /etc/cni/net.d and its binaries to /opt/cni/bin (kubectl get pods -A -o wide --field-selector spec.nodeName={NODE})",
 		Terminal: TerminalRule{Mode: AfterGrace}},
 	{ID: CNIDatastoreUnreachable, Link: chain.LinkContainers,
 		Summary:  "the network plugin cannot reach or authenticate to its datastore or daemon (the API server, etcd, its node agent)",
-		NextStep: "check the network plugin's agent pod on the node (kubectl get pods -A -o wide --field-selector spec.nodeName=NODE) and its logs; its credentials (ServiceAccount token, kubeconfig in /etc/cni/net.d) and its path to the API server",
+		NextStep: "check the network plugin's agent pod on the node (kubectl get pods -A -o wide --field-selector spec.nodeName={NODE}) and its logs; its credentials (ServiceAccount token, kubeconfig in /etc/cni/net.d) and its path to the API server",
 		Terminal: TerminalRule{Mode: AfterGrace}},
 	{ID: SandboxImagePullFailed, Link: chain.LinkContainers,
 		Summary:  "the container runtime could not pull the pod sandbox (pause) image",
@@ -257,7 +257,7 @@ const runtimeHandlerStep = "check spec.template.spec.runtimeClassName against ku
 const sandboxNoCNIStep = "install or repair the cluster's network plugin: its DaemonSet must run on the node and write a config to /etc/cni/net.d"
 
 func sandboxCNIStep(plugin string) string {
-	return fmt.Sprintf("check the %q CNI plugin on the node: its DaemonSet pod there (kubectl get pods -A -o wide --field-selector spec.nodeName=NODE), its logs, /etc/cni/net.d and /opt/cni/bin", plugin)
+	return fmt.Sprintf("check the %q CNI plugin on the node: its DaemonSet pod there (kubectl get pods -A -o wide --field-selector spec.nodeName={NODE}), its logs, /etc/cni/net.d and /opt/cni/bin", plugin)
 }
 
 // sandboxNetworkNotReady decodes "network is not ready: container runtime

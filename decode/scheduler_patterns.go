@@ -62,7 +62,7 @@ func schedTolerationStep(key, value string) string {
 	if value != "" {
 		toleration = fmt.Sprintf("{key: %q, operator: \"Equal\", value: %q}", key, value)
 	}
-	return fmt.Sprintf("add a toleration %s to spec.template.spec.tolerations, or remove the taint: kubectl taint nodes NODE %s-", toleration, key)
+	return fmt.Sprintf("add a toleration %s to spec.template.spec.tolerations, or remove the taint: kubectl taint nodes {NODE} %s-", toleration, key)
 }
 
 // schedPVCMissing decodes the VolumeBinding PreFilter's lister error

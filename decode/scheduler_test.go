@@ -78,7 +78,7 @@ var schedulingCases = []schedCase{
 		want: SchedulingResult{Nodes: 5, Preemption: "preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.", Reasons: []Decoded{
 			{Cause: InsufficientCPU, Summary: "2 of 5 nodes: insufficient cpu", Nodes: 2},
 			{Cause: UntoleratedTaint, Summary: "3 of 5 nodes: untolerated taint {dedicated: gpu}", Nodes: 3,
-				NextStep: `add a toleration {key: "dedicated", operator: "Equal", value: "gpu"} to spec.template.spec.tolerations, or remove the taint: kubectl taint nodes NODE dedicated-`,
+				NextStep: `add a toleration {key: "dedicated", operator: "Equal", value: "gpu"} to spec.template.spec.tolerations, or remove the taint: kubectl taint nodes {NODE} dedicated-`,
 				Details:  []chain.Detail{{Key: "key", Value: "dedicated"}, {Key: "value", Value: "gpu"}}}}}},
 	{name: "v1.37 taint, memory and cpu, two preemption reasons",
 		// plugins/tainttoleration/taint_toleration.go "node(s) had untolerated taint(s)"; plugins/noderesources/fit.go
@@ -112,7 +112,7 @@ var schedulingCases = []schedCase{
 		message: "0/1 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling..",
 		want: SchedulingResult{Nodes: 1, Preemption: "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling..", Reasons: []Decoded{
 			{Cause: UntoleratedTaint, Summary: "1 of 1 nodes: untolerated taint {node-role.kubernetes.io/control-plane: }", Nodes: 1,
-				NextStep: `add a toleration {key: "node-role.kubernetes.io/control-plane", operator: "Exists"} to spec.template.spec.tolerations, or remove the taint: kubectl taint nodes NODE node-role.kubernetes.io/control-plane-`,
+				NextStep: `add a toleration {key: "node-role.kubernetes.io/control-plane", operator: "Exists"} to spec.template.spec.tolerations, or remove the taint: kubectl taint nodes {NODE} node-role.kubernetes.io/control-plane-`,
 				Details:  []chain.Detail{{Key: "key", Value: "node-role.kubernetes.io/control-plane"}, {Key: "value", Value: ""}}}}}},
 	{name: "two named taints, one from a node condition",
 		// v1.34 plugins/tainttoleration/taint_toleration.go "node(s) had untolerated taint {%s: %s}", twice
@@ -123,7 +123,7 @@ var schedulingCases = []schedCase{
 				NextStep: "the nodes carry the node.kubernetes.io/unreachable taint that Kubernetes sets from a node condition: fix the nodes (kubectl describe nodes: Conditions, Taints) rather than tolerating it",
 				Details:  []chain.Detail{{Key: "key", Value: "node.kubernetes.io/unreachable"}, {Key: "value", Value: ""}}},
 			{Cause: UntoleratedTaint, Summary: "2 of 3 nodes: untolerated taint {dedicated: gpu}", Nodes: 2,
-				NextStep: `add a toleration {key: "dedicated", operator: "Equal", value: "gpu"} to spec.template.spec.tolerations, or remove the taint: kubectl taint nodes NODE dedicated-`,
+				NextStep: `add a toleration {key: "dedicated", operator: "Equal", value: "gpu"} to spec.template.spec.tolerations, or remove the taint: kubectl taint nodes {NODE} dedicated-`,
 				Details:  []chain.Detail{{Key: "key", Value: "dedicated"}, {Key: "value", Value: "gpu"}}}}}},
 	{name: "pre-1.19 taints whose reason contains a comma",
 		// v1.18 plugins/tainttoleration/taint_toleration.go "node(s) had taint {%s: %s}, that the pod didn't tolerate"; no preemption then
@@ -131,10 +131,10 @@ var schedulingCases = []schedCase{
 		message: "0/4 nodes are available: 1 node(s) had taint {node-role.kubernetes.io/master: }, that the pod didn't tolerate, 3 node(s) had taint {dedicated: gpu}, that the pod didn't tolerate.",
 		want: SchedulingResult{Nodes: 4, Reasons: []Decoded{
 			{Cause: UntoleratedTaint, Summary: "1 of 4 nodes: untolerated taint {node-role.kubernetes.io/master: }", Nodes: 1,
-				NextStep: `add a toleration {key: "node-role.kubernetes.io/master", operator: "Exists"} to spec.template.spec.tolerations, or remove the taint: kubectl taint nodes NODE node-role.kubernetes.io/master-`,
+				NextStep: `add a toleration {key: "node-role.kubernetes.io/master", operator: "Exists"} to spec.template.spec.tolerations, or remove the taint: kubectl taint nodes {NODE} node-role.kubernetes.io/master-`,
 				Details:  []chain.Detail{{Key: "key", Value: "node-role.kubernetes.io/master"}, {Key: "value", Value: ""}}},
 			{Cause: UntoleratedTaint, Summary: "3 of 4 nodes: untolerated taint {dedicated: gpu}", Nodes: 3,
-				NextStep: `add a toleration {key: "dedicated", operator: "Equal", value: "gpu"} to spec.template.spec.tolerations, or remove the taint: kubectl taint nodes NODE dedicated-`,
+				NextStep: `add a toleration {key: "dedicated", operator: "Equal", value: "gpu"} to spec.template.spec.tolerations, or remove the taint: kubectl taint nodes {NODE} dedicated-`,
 				Details:  []chain.Detail{{Key: "key", Value: "dedicated"}, {Key: "value", Value: "gpu"}}}}}},
 	{name: "node affinity",
 		// plugins/nodeaffinity/node_affinity.go ErrReasonPod

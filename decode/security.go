@@ -100,7 +100,7 @@ func SecurityWords(message string) (Decoded, bool) {
 			d.NextStep = "install AppArmor's userspace tools on the node (the apparmor package, which brings apparmor_parser) and restart the runtime so it loads its default profile, or turn AppArmor off in the kernel"
 		case blockedRowRE.MatchString(message):
 			d.Summary = "the pod's containers are Blocked: the kubelet would not run it, most often for an AppArmor profile it cannot enforce"
-			d.NextStep = "kubectl describe pod POD shows the reason (Cannot enforce AppArmor: ...): load the profile on the node, or drop it from the pod"
+			d.NextStep = "kubectl describe pod {POD} shows the reason (Cannot enforce AppArmor: ...): load the profile on the node, or drop it from the pod"
 		}
 		return d, true
 	case has("does not support user namespaces", "can't set spec.hostusers", "create mapped mount", "idmapped mount",

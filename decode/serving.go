@@ -79,7 +79,7 @@ func Serving(reason, message string) (Decoded, bool) {
 	case noEndpointsRE.MatchString(message):
 		return Decoded{Cause: EndpointsMissing,
 			Summary: "the Service has no ready endpoint: no ready pod carries its selector's labels, or the EndpointSlice controller has not listed them",
-			NextStep: "compare the Service's selector with the pods' labels (kubectl get pods -l SELECTOR -n NAMESPACE), then their readiness: " +
+			NextStep: "compare the Service's selector with the pods' labels (kubectl get pods -l SELECTOR -n {NAMESPACE}), then their readiness: " +
 				"kubectl chain on the workload names the link that keeps them out"}, true
 	}
 	return Decoded{}, false

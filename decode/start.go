@@ -49,11 +49,11 @@ var startCauses = []Cause{
 		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 3}},
 	{ID: CreateContainerError, Link: chain.LinkContainers,
 		Summary:  "the container runtime could not create the container",
-		NextStep: "read the runtime's error in kubectl describe pod POD and the container runtime's log on the node (journalctl -u containerd)",
+		NextStep: "read the runtime's error in kubectl describe pod {POD} and the container runtime's log on the node (journalctl -u containerd)",
 		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 3}, Generic: true},
 	{ID: ContainerStartFailed, Link: chain.LinkContainers,
 		Summary:  "the container runtime could not start the container",
-		NextStep: "read the runtime's error in kubectl describe pod POD and the container runtime's log on the node (journalctl -u containerd)",
+		NextStep: "read the runtime's error in kubectl describe pod {POD} and the container runtime's log on the node (journalctl -u containerd)",
 		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 3}, Generic: true},
 }
 

@@ -24,15 +24,15 @@ const (
 var snapshotCauses = []Cause{
 	{ID: ClaimSnapshotNotFound, Link: chain.LinkClaims,
 		Summary:  "the claim is to be restored from a VolumeSnapshot (spec.dataSource) that does not exist",
-		NextStep: "kubectl get volumesnapshots -n NAMESPACE; fix the claim's dataSource name, or create the snapshot first",
+		NextStep: "kubectl get volumesnapshots -n {NAMESPACE}; fix the claim's dataSource name, or create the snapshot first",
 		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 2}},
 	{ID: ClaimSnapshotNotReady, Link: chain.LinkClaims,
 		Summary:  "the VolumeSnapshot the claim is restored from is not readyToUse: the provisioner waits for it",
-		NextStep: "kubectl describe volumesnapshot SNAPSHOT -n NAMESPACE: its status.error, and the snapshot controller's and CSI snapshotter's logs",
+		NextStep: "kubectl describe volumesnapshot SNAPSHOT -n {NAMESPACE}: its status.error, and the snapshot controller's and CSI snapshotter's logs",
 		Terminal: TerminalRule{Mode: AfterGrace}},
 	{ID: ClaimSmallerThanSnapshot, Link: chain.LinkClaims,
 		Summary:  "the claim asks for less storage than the VolumeSnapshot it is restored from holds (its restoreSize)",
-		NextStep: "request at least the snapshot's RESTORESIZE (kubectl get volumesnapshot SNAPSHOT -n NAMESPACE); a claim's source cannot change, so delete and recreate it",
+		NextStep: "request at least the snapshot's RESTORESIZE (kubectl get volumesnapshot SNAPSHOT -n {NAMESPACE}); a claim's source cannot change, so delete and recreate it",
 		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 2}},
 }
 

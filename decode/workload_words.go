@@ -20,7 +20,7 @@ const FailedPodRecreated chain.CauseID = "FailedPodRecreated"
 var workloadEventCauses = []Cause{
 	{ID: FailedPodRecreated, Link: chain.LinkPods,
 		Summary:  "a pod of the DaemonSet or StatefulSet reached phase Failed (rejected by its node's kubelet, evicted, or stopped with its node), so the controller deletes and recreates it; when it repeats, the node keeps failing it",
-		NextStep: "read the failed pod's status.reason and message before it is replaced (kubectl get pods -n NAMESPACE -o wide --field-selector status.phase=Failed; OutOfcpu, NodeAffinity, Evicted, ...), then fix the node or the template",
+		NextStep: "read the failed pod's status.reason and message before it is replaced (kubectl get pods -n {NAMESPACE} -o wide --field-selector status.phase=Failed; OutOfcpu, NodeAffinity, Evicted, ...), then fix the node or the template",
 		Terminal: TerminalRule{Mode: AfterRepeats, Repeats: 3}},
 }
 

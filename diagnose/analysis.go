@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -42,7 +41,7 @@ func analysisFailure(obj *unstructured.Unstructured, ref string) (decode.Decoded
 				cause = decode.AnalysisMetricError
 			}
 			d := decode.Decoded{Cause: cause, Summary: fmt.Sprintf("%s: metric %q %s (%s)", ref, name, phase, msg),
-				NextStep: strings.NewReplacer(decode.NamespacePlaceholder, obj.GetNamespace(), "NAME", obj.GetName()).Replace(mustCause(cause).NextStep)}
+				NextStep: decode.Fill(mustCause(cause).Step, decode.Fields{decode.FieldNamespace: obj.GetNamespace(), decode.FieldName: obj.GetName()})}
 			return d, chain.Evidence{Source: chain.SourceObjectStatus, Object: ref, Field: fmt.Sprintf("status.metricResults[%s]", name), Reason: phase, Message: msg}, true
 		}
 	case "Experiment":
@@ -50,7 +49,7 @@ func analysisFailure(obj *unstructured.Unstructured, ref string) (decode.Decoded
 			phase, name, run := str(m, "phase"), str(m, "name"), str(m, "analysisRun")
 			d := decode.Decoded{Cause: decode.ExperimentAnalysisFailed,
 				Summary:  fmt.Sprintf("%s: analysis %q %s (AnalysisRun %s)%s", ref, name, phase, run, colonMessage(str(m, "message"))),
-				NextStep: strings.NewReplacer(decode.NamespacePlaceholder, obj.GetNamespace(), "RUN", run).Replace(mustCause(decode.ExperimentAnalysisFailed).NextStep)}
+				NextStep: decode.Fill(mustCause(decode.ExperimentAnalysisFailed).Step, decode.Fields{decode.FieldNamespace: obj.GetNamespace(), decode.FieldRun: run})}
 			return d, chain.Evidence{Source: chain.SourceObjectStatus, Object: ref, Field: fmt.Sprintf("status.analysisRuns[%s]", name), Reason: phase, Message: str(m, "message")}, true
 		}
 	}

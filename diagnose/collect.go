@@ -89,7 +89,7 @@ func newFinding(d decode.Decoded) *chain.Finding {
 		f.Summary = c.Summary
 	}
 	if f.NextStep == "" {
-		f.NextStep = c.NextStep
+		f.NextStep = c.Step
 	}
 	return f
 }

@@ -6,7 +6,6 @@ package diagnose
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -30,19 +29,11 @@ type Options struct {
 	// Health judges the kinds the chain does not walk itself: the user's
 	// own checks over Argo CD's catalogue; nil is the catalogue alone.
 	Health *health.Catalogue
+	// Unfilled, when set, is told of each next step rendered with fields
+	// the walk could not fill (printed as their bare names: "kubectl logs
+	// POD"): the fixture tests fail on it.
+	Unfilled func(cause chain.CauseID, fields []decode.Field)
 }
-
-// podPlaceholder is how decoders' next steps say "the pod" (kubectl logs POD).
-var podPlaceholder = regexp.MustCompile(`\bPOD\b`)
-
-// nodePlaceholder is how they say "the pod's node".
-var nodePlaceholder = regexp.MustCompile(`\bNODE\b`)
-
-// deploymentPlaceholder is how the catalogue says "this Deployment"
-// (kubectl rollout resume deployment/NAME). Only NAME after "deploy/" or
-// "deployment/" is the Deployment's: elsewhere NAME is a ConfigMap's, a
-// Secret's or a custom-columns header.
-var deploymentPlaceholder = regexp.MustCompile(`\b(deploy|deployment|statefulset|daemonset|job|cronjob)/NAME\b`)
 
 // walker holds what one walk has learnt so far; each link reads what the
 // links before it established, as the components themselves do.
@@ -96,12 +87,42 @@ func Walk(s *chain.Snapshot, o Options) *chain.Report {
 	w.autoscalerNotes(r.Links)
 	afterBroken(r.Links)
 	w.viaNote(r.Links)
+	w.renderSteps(r.Links)
 	r.Verdict = w.verdict(r.Links)
 	if r.Verdict.Health == chain.Broken || r.Verdict.Health == chain.Progressing {
 		r.Change = whatChanged(s)
 	}
 	gapNotes(r, s)
 	return r
+}
+
+// renderSteps renders every finding's next step, once, with what the walk
+// knows and the decoders and the catalogue could not: the namespace, the
+// object walked, and the pod a finding names first and its node. A field
+// nothing filled is printed as its name, as the catalogue prints it.
+func (w *walker) renderSteps(links []chain.Link) {
+	for i := range links {
+		for j := range links[i].Findings {
+			f := &links[i].Findings[j]
+			fields := w.stepFields(f)
+			if u := decode.Unfilled(f.NextStep, fields); len(u) > 0 && w.o.Unfilled != nil {
+				w.o.Unfilled(f.Cause, u)
+			}
+			f.NextStep = decode.Render(f.NextStep, fields)
+		}
+	}
+}
+
+// stepFields are the fields the walk fills in a finding's next step.
+func (w *walker) stepFields(f *chain.Finding) decode.Fields {
+	fields := decode.Fields{decode.FieldNamespace: w.s.Namespace, decode.FieldName: w.s.Name}
+	if len(f.Objects) > 0 && strings.HasPrefix(f.Objects[0], "pod/") {
+		// Decoders cannot know the pod or its node; name the first seen.
+		pod := strings.TrimPrefix(f.Objects[0], "pod/")
+		fields[decode.FieldPod] = pod
+		fields[decode.FieldNode] = w.nodeOf(pod)
+	}
+	return fields
 }
 
 // finish turns a link's collected findings into its status: broken when any
@@ -115,18 +136,6 @@ func (w *walker) finish(id chain.LinkID, summary string, c *collector, of int) c
 	l.Findings = c.findings(of)
 	for i := range l.Findings {
 		f := &l.Findings[i]
-		// Admission messages do not name the namespace; the walk knows it.
-		f.NextStep = strings.ReplaceAll(f.NextStep, decode.NamespacePlaceholder, w.s.Namespace)
-		// Nor does the catalogue name the Deployment.
-		f.NextStep = deploymentPlaceholder.ReplaceAllString(f.NextStep, "${1}/"+w.s.Name)
-		if len(f.Objects) > 0 && strings.HasPrefix(f.Objects[0], "pod/") {
-			// Decoders cannot know the pod or its node; name the first seen.
-			pod := strings.TrimPrefix(f.Objects[0], "pod/")
-			f.NextStep = podPlaceholder.ReplaceAllLiteralString(f.NextStep, pod)
-			if node := w.nodeOf(pod); node != "" {
-				f.NextStep = nodePlaceholder.ReplaceAllLiteralString(f.NextStep, node)
-			}
-		}
 		f.Terminal = isTerminal(f, w.s.Now, w.o.Grace)
 		if f.Progressing && f.Terminal {
 			// A wait that outlived its grace is a failure: the component

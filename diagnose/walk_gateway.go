@@ -83,7 +83,7 @@ func (w *walker) gatewayClassLink() chain.Link {
 			continue
 		}
 		cobj := objectName("gatewayclass", class.Name)
-		next := strings.ReplaceAll(mustCause(decode.GatewayClassNoController).NextStep, "CLASS", class.Name)
+		next := decode.Fill(mustCause(decode.GatewayClassNoController).Step, decode.Fields{decode.FieldClass: class.Name})
 		switch acc := meta.FindStatusCondition(class.Status.Conditions, string(gatewayv1.GatewayClassConditionStatusAccepted)); {
 		case acc == nil || acc.Status == metav1.ConditionUnknown:
 			c.add(sighting{d: decode.Decoded{Cause: decode.GatewayClassNoController, Progressing: true,
@@ -94,7 +94,7 @@ func (w *walker) gatewayClassLink() chain.Link {
 		case acc.Status == metav1.ConditionFalse:
 			c.add(sighting{d: decode.Decoded{Cause: decode.GatewayClassNotAccepted,
 				Summary:  fmt.Sprintf("GatewayClass %s refused by %s: %s", class.Name, class.Spec.ControllerName, cmp.Or(acc.Message, acc.Reason)),
-				NextStep: strings.ReplaceAll(mustCause(decode.GatewayClassNotAccepted).NextStep, "CLASS", class.Name)},
+				NextStep: decode.Fill(mustCause(decode.GatewayClassNotAccepted).Step, decode.Fields{decode.FieldClass: class.Name})},
 				object: cobj, since: acc.LastTransitionTime.Time, evidence: []chain.Evidence{condEvidence(cobj, acc, "Accepted")}})
 			parts = append(parts, fmt.Sprintf("class %s refused", class.Name))
 		default:
@@ -122,7 +122,7 @@ func (w *walker) gatewayLink() chain.Link {
 		}
 		gobj := objectName("gateway", gw.Name)
 		next := func(cause chain.CauseID) string {
-			return strings.ReplaceAll(mustCause(cause).NextStep, "GATEWAY", gw.Name)
+			return decode.Fill(mustCause(cause).Step, decode.Fields{decode.FieldGateway: gw.Name})
 		}
 		add := func(cause chain.CauseID, progressing bool, summary string, cond *metav1.Condition, field string) {
 			ev := condEvidence(gobj, cond, field)

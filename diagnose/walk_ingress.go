@@ -49,14 +49,14 @@ func (w *walker) ingressClass() chain.Link {
 		}
 		c.add(sighting{d: decode.Decoded{Cause: decode.IngressClassNotFound,
 			Summary:  fmt.Sprintf("Ingress %s: spec.ingressClassName %s names no IngressClass (the cluster has %s)", ing.Name, name, orNone(have)),
-			NextStep: mustCause(decode.IngressClassNotFound).NextStep},
+			NextStep: mustCause(decode.IngressClassNotFound).Step},
 			object: obj, since: ing.CreationTimestamp.Time,
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.ingressClassName", Message: fmt.Sprintf("ingressClassName %s; IngressClasses: %s", name, orNone(have))}}})
 		return w.finish(id, "class "+name+" not found", c, 0)
 	case name == "":
 		c.add(sighting{d: decode.Decoded{Cause: decode.IngressClassNotFound,
 			Summary:  fmt.Sprintf("Ingress %s names no class and no IngressClass is the default", ing.Name),
-			NextStep: mustCause(decode.IngressClassNotFound).NextStep},
+			NextStep: mustCause(decode.IngressClassNotFound).Step},
 			object: obj, since: ing.CreationTimestamp.Time,
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.ingressClassName", Message: "no spec.ingressClassName, no " + chain.LegacyIngressClassAnnotation + " annotation, no IngressClass annotated " + chain.DefaultIngressClassAnnotation}}})
 		return w.finish(id, "no class", c, 0)
@@ -85,7 +85,7 @@ func (w *walker) ingressClass() chain.Link {
 		}
 		c.add(sighting{d: decode.Decoded{Cause: decode.IngressClassNoController, Progressing: true,
 			Summary:  fmt.Sprintf("Ingress %s: no controller has acted on it (no address, no event); %s does not seem to run", ing.Name, controller),
-			NextStep: strings.ReplaceAll(mustCause(decode.IngressClassNoController).NextStep, "CLASS", name)},
+			NextStep: decode.Fill(mustCause(decode.IngressClassNoController).Step, decode.Fields{decode.FieldClass: name})},
 			object: obj, since: ing.CreationTimestamp.Time,
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.loadBalancer", Message: fmt.Sprintf("no address; no event about ingress %s", ing.Name)}}})
 	}
@@ -117,7 +117,7 @@ func (w *walker) ingressBackends() chain.Link {
 		if svc == nil {
 			c.add(sighting{d: decode.Decoded{Cause: decode.IngressBackendNotFound,
 				Summary:  fmt.Sprintf("Ingress %s sends to Service %s, which does not exist", ing.Name, b.Service.Name),
-				NextStep: mustCause(decode.IngressBackendNotFound).NextStep},
+				NextStep: mustCause(decode.IngressBackendNotFound).Step},
 				object: obj, since: ing.CreationTimestamp.Time,
 				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "backend.service", Message: noServiceMessage(w.s, b.Service.Name, port, ing.Namespace)}}})
 			continue
@@ -126,7 +126,7 @@ func (w *walker) ingressBackends() chain.Link {
 			have := servicePorts(svc)
 			c.add(sighting{d: decode.Decoded{Cause: decode.IngressBackendPortNotFound,
 				Summary:  fmt.Sprintf("Ingress %s sends to port %s of Service %s, which has no such port (it has %s)", ing.Name, port, svc.Name, orNone(have)),
-				NextStep: strings.ReplaceAll(mustCause(decode.IngressBackendPortNotFound).NextStep, "SERVICE", svc.Name)},
+				NextStep: decode.Fill(mustCause(decode.IngressBackendPortNotFound).Step, decode.Fields{decode.FieldService: svc.Name})},
 				object: obj, since: laterOf(ing.CreationTimestamp.Time, svc.CreationTimestamp.Time),
 				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "backend.service.port", Message: fmt.Sprintf("port %s; Service %s ports: %s", port, svc.Name, orNone(have))}}})
 		}
@@ -138,7 +138,7 @@ func (w *walker) ingressBackends() chain.Link {
 		if e := w.secretMissingEvent(ing, t.SecretName); e != nil {
 			c.add(sighting{d: decode.Decoded{Cause: decode.IngressTLSSecretMissing,
 				Summary:  fmt.Sprintf("Ingress %s: the controller reports TLS secret %s missing", ing.Name, t.SecretName),
-				NextStep: mustCause(decode.IngressTLSSecretMissing).NextStep},
+				NextStep: mustCause(decode.IngressTLSSecretMissing).Step},
 				object: obj, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(*e)}})
 			continue
 		}

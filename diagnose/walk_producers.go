@@ -96,20 +96,20 @@ func (w *walker) producerCause(l *chain.Link, f *chain.Finding, p chain.Produced
 	f.Terminal = f.Terminal || failed
 	if !hasStatus(p.Object) {
 		f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, has no status: no controller has acted on it (its operator is not installed, not running, or not watching %s)", p.Secret, ref, w.s.Namespace)
-		f.NextStep = strings.NewReplacer(decode.NamespacePlaceholder, w.s.Namespace, "TYPE", p.API.Type(), "NAME", p.Object.GetName()).Replace(mustCause(decode.ResourceNotReconciled).NextStep)
+		f.NextStep = decode.Fill(mustCause(decode.ResourceNotReconciled).Step, decode.Fields{decode.FieldNamespace: w.s.Namespace, decode.FieldType: p.API.Type(), decode.FieldName: p.Object.GetName()})
 		f.Terminal = f.Terminal || pastGrace
 	}
 	if known, ok := decode.ProducerWords(message); ok && known.Cause != decode.CertificateIssuerNotFound {
 		// The producer's own words name why (a SealedSecret no key
 		// opens, an ExternalSecret's provider).
 		f.Cause = known.Cause
-		f.NextStep = strings.ReplaceAll(mustCause(known.Cause).NextStep, decode.NamespacePlaceholder, w.s.Namespace)
+		f.NextStep = decode.Fill(mustCause(known.Cause).Step, decode.Fields{decode.FieldNamespace: w.s.Namespace, decode.FieldName: p.Object.GetName()})
 		f.Terminal = f.Terminal || known.Cause == decode.SealedSecretUndecryptable
 	}
 	if len(p.Missing) > 0 {
 		f.Cause = decode.CertificateIssuerNotFound
 		f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, names %s, which does not exist", p.Secret, ref, strings.Join(p.Missing, ", "))
-		f.NextStep = strings.ReplaceAll(mustCause(decode.CertificateIssuerNotFound).NextStep, decode.NamespacePlaceholder, w.s.Namespace)
+		f.NextStep = decode.Fill(mustCause(decode.CertificateIssuerNotFound).Step, decode.Fields{decode.FieldNamespace: w.s.Namespace})
 		f.Evidence = append([]chain.Evidence{{Source: chain.SourceObjectStatus, Object: ref, Field: "spec.issuerRef", Message: strings.Join(p.Missing, ", ") + " not found"}}, f.Evidence...)
 		f.Terminal = f.Terminal || pastGrace
 		return
@@ -151,7 +151,7 @@ func (w *walker) attemptCause(f *chain.Finding, p chain.Produced, ref string) {
 		aref := chain.ResourceRef(chain.APIResource{Group: p.API.Group, Kind: a.GetKind()}, a.GetName()).String()
 		f.Cause = d.Cause
 		f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, is not ready; its %s %s: %s", p.Secret, ref, a.GetKind(), a.GetName(), d.Summary)
-		f.NextStep = strings.ReplaceAll(c.NextStep, decode.NamespacePlaceholder, w.s.Namespace)
+		f.NextStep = decode.Fill(c.Step, decode.Fields{decode.FieldNamespace: w.s.Namespace})
 		f.Evidence = append([]chain.Evidence{conditionEvidence(aref, cd.Type, cd.Status, cd.Reason, cd.Message)}, f.Evidence...)
 		// d's kind and name details are the Issuer's: the finding's keep
 		// naming the missing Secret.

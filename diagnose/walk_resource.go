@@ -80,7 +80,7 @@ func (w *walker) missingRefs(l *chain.Link, obj *unstructured.Unstructured) {
 	for _, m := range w.s.Missing {
 		c.add(sighting{d: decode.Decoded{Cause: decode.CertificateIssuerNotFound, Progressing: true, // broken past the grace
 			Summary:  fmt.Sprintf("%s names %s, which does not exist: it cannot be issued", ref, m),
-			NextStep: strings.ReplaceAll(mustCause(decode.CertificateIssuerNotFound).NextStep, decode.NamespacePlaceholder, w.s.Namespace)},
+			NextStep: decode.Fill(mustCause(decode.CertificateIssuerNotFound).Step, decode.Fields{decode.FieldNamespace: w.s.Namespace})},
 			object: ref, since: obj.GetCreationTimestamp().Time,
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: ref, Field: "spec.issuerRef", Message: m + " not found"}}})
 	}
@@ -189,7 +189,7 @@ func resourceStep(cause chain.CauseID, s *chain.Snapshot) string {
 	}
 	// NAMESPACE before NAME: a replacer tries its pairs in order at each
 	// position, so NAME is never replaced inside NAMESPACE.
-	return strings.NewReplacer(decode.NamespacePlaceholder, s.Namespace, "TYPE", typ, "NAME", s.Name).Replace(mustCause(cause).NextStep)
+	return decode.Fill(mustCause(cause).Step, decode.Fields{decode.FieldNamespace: s.Namespace, decode.FieldType: typ, decode.FieldName: s.Name})
 }
 
 // ownedLink quotes the chains of the workloads the object owns: the first

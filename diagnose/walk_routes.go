@@ -100,7 +100,7 @@ func (w *walker) parentsLink() chain.Link {
 			ev.Field = field
 			c.add(sighting{d: decode.Decoded{Cause: decode.RouteNoController, Progressing: true,
 				Summary:  fmt.Sprintf("%s %s: no status from the controller of parent %s (%s)", r.Kind, r.Name, name, ctl),
-				NextStep: strings.ReplaceAll(mustCause(decode.RouteNoController).NextStep, "GATEWAY", gw.Name)},
+				NextStep: decode.Fill(mustCause(decode.RouteNoController).Step, decode.Fields{decode.FieldGateway: gw.Name})},
 				object: obj, since: r.CreationTimestamp.Time, evidence: []chain.Evidence{ev}})
 			parts = append(parts, name+" no status")
 		case acc.Status == metav1.ConditionFalse:
@@ -112,7 +112,7 @@ func (w *walker) parentsLink() chain.Link {
 			ev.Field = field
 			c.add(sighting{d: decode.Decoded{Cause: cause,
 				Summary:  fmt.Sprintf("%s %s not accepted by %s (%s): %s", r.Kind, r.Name, name, acc.Reason, acc.Message),
-				NextStep: strings.ReplaceAll(mustCause(cause).NextStep, "GATEWAY", gw.Name)},
+				NextStep: decode.Fill(mustCause(cause).Step, decode.Fields{decode.FieldGateway: gw.Name})},
 				object: obj, since: conditionSince(acc, r), evidence: []chain.Evidence{ev}})
 			parts = append(parts, name+" refused")
 		default:
@@ -190,7 +190,7 @@ func (w *walker) routeBackends() chain.Link {
 			own[decode.RouteBackendPortNotFound] = true
 			c.add(sighting{d: decode.Decoded{Cause: decode.RouteBackendPortNotFound,
 				Summary:  fmt.Sprintf("%s %s sends to port %s of Service %s, which has no such port (it has %s)", r.Kind, r.Name, port, svc.Name, orNone(servicePorts(svc))),
-				NextStep: strings.ReplaceAll(mustCause(decode.RouteBackendPortNotFound).NextStep, "SERVICE", svc.Name)},
+				NextStep: decode.Fill(mustCause(decode.RouteBackendPortNotFound).Step, decode.Fields{decode.FieldService: svc.Name})},
 				object: obj, since: laterOf(r.CreationTimestamp.Time, svc.CreationTimestamp.Time),
 				evidence: append([]chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.rules[].backendRefs[].port", Message: fmt.Sprintf("port %s; Service %s ports: %s", port, svc.Name, orNone(servicePorts(svc)))}}, said[decode.RouteBackendPortNotFound].evidence...)})
 		}

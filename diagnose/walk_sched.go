@@ -209,7 +209,7 @@ func scaleUpWho(e *chain.Event) string {
 func scaleUpStep(d decode.Decoded) string {
 	step := d.NextStep
 	if c, ok := decode.Lookup(d.Cause); ok && step == "" {
-		step = c.NextStep
+		step = c.Step
 	}
 	return "wait for the new node (kubectl get nodes -w); if the pod still does not fit on it: " + step
 }

@@ -314,7 +314,7 @@ func (w *walker) headlessService(c *collector, sts *appsv1.StatefulSet) {
 		return
 	}
 	c.add(sighting{d: decode.Decoded{Cause: decode.HeadlessServiceMissing, Summary: summary,
-		NextStep: strings.ReplaceAll(mustCause(decode.HeadlessServiceMissing).NextStep, "SERVICE", name)},
+		NextStep: decode.Fill(mustCause(decode.HeadlessServiceMissing).Step, decode.Fields{decode.FieldService: name})},
 		object: obj, since: w.later(sts.CreationTimestamp.Time),
 		evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.serviceName", Message: summary}}})
 }
@@ -330,7 +330,7 @@ func (w *walker) later(t time.Time) time.Time {
 
 // serviceStep is the catalogue's next step for the Service.
 func serviceStep(id chain.CauseID, service string) string {
-	return strings.ReplaceAll(mustCause(id).NextStep, "SERVICE", service)
+	return decode.Fill(mustCause(id).Step, decode.Fields{decode.FieldService: service})
 }
 
 // readySince is when the pod turned ready.

@@ -247,7 +247,7 @@ func (w *walker) unownedNotReady(l *chain.Link, svc *corev1.Service, ready int) 
 	c := &collector{}
 	c.add(sighting{d: decode.Decoded{Cause: decode.NoReadyEndpoint, Progressing: true,
 		Summary:  fmt.Sprintf("Service %s has no ready endpoint: none of its %s is ready", svc.Name, plural(int32(len(pods)), "pod")),
-		NextStep: strings.ReplaceAll(mustCause(decode.NoReadyEndpoint).NextStep, "SELECTOR", labels.Set(svc.Spec.Selector).String())},
+		NextStep: decode.Fill(mustCause(decode.NoReadyEndpoint).Step, decode.Fields{decode.FieldSelector: labels.Set(svc.Spec.Selector).String()})},
 		object: obj, since: newestCreation(pods),
 		evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: "pod/" + pods[0].Name, Field: "status.conditions[Ready]", Message: fmt.Sprintf("phase %s, not ready", pods[0].Status.Phase)}}})
 	done := w.finish(chain.LinkWorkloads, "", c, 0)

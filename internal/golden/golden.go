@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
 )
 
 // Check compares got with the golden file dir/name as a whole, or rewrites
@@ -56,5 +57,16 @@ func NextSteps(t testing.TB, label string, r *chain.Report) {
 		if m := halfReplaced.FindString(s); m != "" {
 			t.Errorf("%s: a next step shows a half-replaced placeholder (%q): %s", label, m, s)
 		}
+	}
+}
+
+// Filled is a walk's Unfilled hook (diagnose.Options) that fails the test
+// on a next step rendered with a field the walk could not fill: every
+// cause's step, for every fixture and capture, names the real pod, node,
+// namespace and objects.
+func Filled(t testing.TB, label string) func(chain.CauseID, []decode.Field) {
+	return func(cause chain.CauseID, fields []decode.Field) {
+		t.Helper()
+		t.Errorf("%s: the next step of %s leaves %v unfilled", label, cause, fields)
 	}
 }
