@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-chain/kubectl-chain/internal/capture"
-	"github.com/kubectl-chain/kubectl-chain/internal/kube"
+	"github.com/kubectl-chain/kubectl-chain/internal/engine"
 )
 
 // captureOptions is `kubectl chain capture deploy/NAME`.
@@ -27,18 +27,19 @@ func newCaptureCommand(o *Options) *cobra.Command {
   kubectl chain capture sts/db --to db.yaml`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			targets, err := parseTargets(args)
+			targets, err := engine.ParseTargets(args)
 			if err != nil {
 				return err
 			}
 			if len(targets) != 1 {
 				return usageErrorf("capture one workload at a time")
 			}
-			o.targets = targets
-			if err := o.useKubeconfig(); err != nil {
+			req := o.request()
+			req.Targets = targets
+			if req.Namespace, err = engine.UseKubeconfig(o.ConfigFlags, o.ErrOut); err != nil {
 				return err
 			}
-			return c.run(cmd.Context(), o)
+			return c.run(cmd.Context(), o, req)
 		},
 	}
 	cmd.Flags().StringVar(&c.file, "to", "", "the file to write (default: standard output); an existing file is not overwritten")
@@ -46,30 +47,12 @@ func newCaptureCommand(o *Options) *cobra.Command {
 	return cmd
 }
 
-func (c *captureOptions) run(ctx context.Context, o *Options) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	client, err := o.NewClient()
+func (c *captureOptions) run(ctx context.Context, o *Options, req *engine.Request) error {
+	snap, related, err := engine.New(*req, o.ErrOut).Capture(ctx)
 	if err != nil {
-		return translate(err)
-	}
-	reader := &kube.Reader{Client: client, Now: o.Now}
-	if err := o.resolveResources(reader); err != nil {
 		return err
 	}
-	if err := o.resolveLive(ctx, reader); err != nil {
-		return err
-	}
-	snap, err := reader.Read(ctx, o.namespace, o.refs[0])
-	if err != nil {
-		return translate(err)
-	}
-	// The producers of Secrets its pods wait for, as the walk reads them.
-	if err := o.readProducers(ctx, reader, snap); err != nil {
-		return translate(err)
-	}
-	data, err := capture.Encode(snap, reader.Related(ctx, snap), c.keepEnv)
+	data, err := capture.Encode(snap, related, c.keepEnv)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/diagnose"
 	"github.com/kubectl-chain/kubectl-chain/internal/capture"
+	"github.com/kubectl-chain/kubectl-chain/internal/engine"
 	"github.com/kubectl-chain/kubectl-chain/render"
 )
 
@@ -51,8 +52,7 @@ func newExplainCommand(o *Options) *cobra.Command {
 			case len(files) > 0 && len(args) > 0:
 				return usageErrorf("give a message or -f, not both")
 			case len(files) > 0:
-				o.Files = files
-				b, err := o.loadEvents()
+				b, err := o.loadEvents(files)
 				if err != nil {
 					return err
 				}
@@ -90,13 +90,13 @@ func explain(reason, message, object string) Explanation {
 }
 
 // loadEvents reads -f files that may hold only events.
-func (o *Options) loadEvents() (*capture.Bundle, error) {
-	all, err := o.loadBundle()
+func (o *Options) loadEvents(files []string) (*capture.Bundle, error) {
+	all, err := engine.LoadFiles(files, o.In, o.ErrOut)
 	if err != nil {
 		return nil, err
 	}
 	if len(all.Events) == 0 {
-		return nil, usageErrorf("no events in %v: expected kubectl get events -o json (or -o yaml)", o.Files)
+		return nil, usageErrorf("no events in %v: expected kubectl get events -o json (or -o yaml)", files)
 	}
 	chain.SortEvents(all.Events)
 	return all, nil
@@ -168,7 +168,7 @@ func unexplained(items []Explanation) error {
 			return nil
 		}
 	}
-	return &ExitError{Code: ExitUnexplained, Err: errors.New("no known cause"), silent: true}
+	return &ExitError{Code: ExitUnexplained, Err: errors.New("no known cause"), Silent: true}
 }
 
 func linkName(l chain.LinkID) string {

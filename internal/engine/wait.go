@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/diagnose"
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
-	"github.com/kubectl-chain/kubectl-chain/render"
 )
 
 // minRefetch bounds how often a burst of changes re-reads the snapshot: a
@@ -28,7 +27,7 @@ type rollout interface {
 	walk(now time.Time) (done bool, err error)
 	// read re-reads the cluster for the next walk.
 	read(ctx context.Context) error
-	// finish prints the final report(s) and returns the verdict's error.
+	// finish hands the final report(s) to the sink and returns its error.
 	finish() error
 	// clear removes a live view before a message is printed.
 	clear()
@@ -41,16 +40,16 @@ type rollout interface {
 // it does not, nothing is re-read, stderr says since when, and once it
 // answers the watches resume where they left off. With poll set, or once a watch is reported forbidden, or while re-reads fail,
 // it re-reads every pollEvery instead of waiting for a change.
-func (o *Options) follow(ctx context.Context, r rollout, what string, changed <-chan struct{}, forbidden <-chan string, poll bool) error {
+func (e *Engine) follow(ctx context.Context, r rollout, what string, changed <-chan struct{}, forbidden <-chan string, poll bool) error {
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
 	var (
 		lastFetch time.Time
 		failing   string // the re-read error last reported, so it is said once
-		notice    = &connNotice{conn: o.conn}
+		notice    = &connNotice{conn: e.conn}
 	)
 	for {
-		done, err := r.walk(o.now())
+		done, err := r.walk(e.now())
 		if err != nil {
 			return err
 		}
@@ -62,7 +61,7 @@ func (o *Options) follow(ctx context.Context, r rollout, what string, changed <-
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				r.clear()
-				fmt.Fprintf(o.ErrOut, "timed out after %s waiting for %s\n", o.Timeout, what)
+				fmt.Fprintf(e.notes, "timed out after %s waiting for %s\n", e.Timeout, what)
 				if err := notice.unreachable(time.Now()); err != nil {
 					return err
 				}
@@ -70,13 +69,13 @@ func (o *Options) follow(ctx context.Context, r rollout, what string, changed <-
 			return r.finish()
 		case msg := <-forbidden:
 			r.clear()
-			fmt.Fprintf(o.ErrOut, "%s: re-reading every %s instead\n", msg, pollEvery)
+			fmt.Fprintf(e.notes, "%s: re-reading every %s instead\n", msg, pollEvery)
 			poll, refetch = true, true
 		case <-ticker.C:
 			refetch = (poll || failing != "") && time.Since(lastFetch) >= pollEvery
 			// After an outage, one re-read: a change may have come while
 			// the watches were away, and a re-read may have failed.
-			refetch = notice.check(o.ErrOut, r.clear, time.Now()) || refetch
+			refetch = notice.check(e.notes, r.clear, time.Now()) || refetch
 		case <-changed:
 			refetch = true
 		}
@@ -100,13 +99,13 @@ func (o *Options) follow(ctx context.Context, r rollout, what string, changed <-
 			// The timeout: reported on the next turn.
 		case final(err):
 			r.clear()
-			return translate(err)
+			return Translate(err)
 		default:
 			// A control plane restarting or a dropped connection: keep the
 			// last read and try again on the next change or tick.
-			if msg := translate(err).Error(); msg != failing {
+			if msg := Translate(err).Error(); msg != failing {
 				r.clear()
-				fmt.Fprintf(o.ErrOut, "re-reading failed, retrying: %s\n", msg)
+				fmt.Fprintf(e.notes, "re-reading failed, retrying: %s\n", msg)
 				failing = msg
 			}
 		}
@@ -116,47 +115,42 @@ func (o *Options) follow(ctx context.Context, r rollout, what string, changed <-
 // waiter follows one Deployment's rollout until it is healthy, broken beyond
 // hope, or out of time.
 type waiter struct {
-	o      *Options
+	e      *Engine
 	reader *kube.Reader
 	snap   *chain.Snapshot
 	report *chain.Report // the last walk's
 	start  time.Time
-	live   *render.Live
-	last   string // the last progress line printed
 }
 
 // runWait follows one rollout with watches on its narrow scopes: it ends on
 // healthy (exit 0), on a terminal cause (exit 1 at once), or at the timeout
 // with the last verdict's code.
-func (o *Options) runWait(ctx context.Context, reader *kube.Reader, snap *chain.Snapshot) error {
-	w := &waiter{o: o, reader: reader, snap: snap, start: o.now()}
-	if o.Output.Format == "text" && o.Output.tty {
-		w.live = render.NewLive(o.Out, o.Output.render)
-	}
-	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+func (e *Engine) runWait(ctx context.Context, reader *kube.Reader, snap *chain.Snapshot) error {
+	w := &waiter{e: e, reader: reader, snap: snap, start: e.now()}
+	ctx, cancel := context.WithTimeout(ctx, e.Timeout)
 	defer cancel()
 	changed := make(chan struct{}, 1)
 	forbidden := reader.Watch(ctx, snap, changed)
-	o.conn = reader.Conn()
-	return o.follow(ctx, w, "the rollout", changed, forbidden, false)
+	e.conn = reader.Conn()
+	return e.follow(ctx, w, "the rollout", changed, forbidden, false)
 }
 
 func (w *waiter) walk(now time.Time) (bool, error) {
 	w.snap.Now = now
-	w.report = diagnose.Walk(w.snap, w.o.walkOptions())
+	w.report = diagnose.Walk(w.snap, w.e.walkOptions())
 	if done(w.report) {
 		return true, nil
 	}
-	return false, w.progress(w.report)
+	return false, w.e.sink.Progress(one(w.report), true, w.e.now().Sub(w.start))
 }
 
 func (w *waiter) read(ctx context.Context) error {
-	next, err := w.reader.Read(ctx, w.o.namespace, w.o.refs[0])
+	next, err := w.reader.Read(ctx, w.e.Namespace, w.e.refs[0])
 	if err == nil {
-		err = w.o.readProducers(ctx, w.reader, next)
+		err = w.e.readProducers(ctx, w.reader, next)
 	}
 	if err == nil {
-		next.Via = w.o.via[w.o.refs[0]]
+		next.Via = w.e.via[w.e.refs[0]]
 		w.snap = next
 	}
 	return err
@@ -178,30 +172,10 @@ func done(r *chain.Report) bool {
 	return r.Verdict.Health == chain.Healthy || r.Verdict.Health == chain.Broken && r.Verdict.Terminal
 }
 
-// progress shows the report while waiting: a redrawn frame on a terminal,
-// else one plain line per change (on stderr when stdout carries JSON/YAML).
-func (w *waiter) progress(r *chain.Report) error {
-	elapsed := w.o.now().Sub(w.start)
-	if w.live != nil {
-		return w.live.Draw(r, elapsed)
-	}
-	line := render.Progress(r, 0)
-	if line == w.last {
-		return nil
-	}
-	w.last = line
-	_, err := fmt.Fprintln(w.o.progressOut(), render.Progress(r, elapsed))
-	return err
-}
+func (w *waiter) clear() { w.e.sink.Clear() }
 
-func (w *waiter) clear() {
-	if w.live != nil {
-		w.live.Clear()
-	}
-}
-
-// finish prints the final report and returns its verdict for the exit code.
+// finish hands the final report to the sink, whose error is the run's.
 func (w *waiter) finish() error {
 	w.clear()
-	return w.o.emit(one(w.report), true)
+	return w.e.sink.Reports(one(w.report), true)
 }

@@ -1,21 +1,20 @@
-package cli
+package engine
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
-// target is one thing named on the command line: a workload, or a pod or
-// ReplicaSet whose workload is walked.
-type target struct {
-	kind string // kindDeployment ... kindCronJob, kindPod, kindReplicaSet or kindResource
-	name string
-	// typ is a kindResource's type as typed ("certificate",
-	// "certificates.cert-manager.io"), which discovery resolves into api.
-	typ string
-	api *chain.APIResource
+// Target is one thing named (on the command line, in an MCP call): a
+// workload, or a pod or ReplicaSet whose workload is walked.
+type Target struct {
+	Kind string // "deployment" ... "cronjob", "pod", "replicaset", ... or "resource" (any other kind)
+	Name string
+	// Type is a resource's type as typed ("certificate",
+	// "certificates.cert-manager.io"), which discovery resolves into API.
+	Type string
+	API  *chain.APIResource
 }
 
 const (
@@ -50,7 +49,7 @@ var workloadKinds = map[string]chain.Kind{
 // (short name, singular, plural, with group and version). They are matched
 // locally: resolving them through discovery would cost a round trip on
 // every run.
-var resourceTypes = map[string]string{
+var resourceTypes = moreTypes(map[string]string{
 	"deploy": kindDeployment, "deployment": kindDeployment, "deployments": kindDeployment,
 	"deploy.apps": kindDeployment, "deployment.apps": kindDeployment, "deployments.apps": kindDeployment,
 	"deployment.v1.apps": kindDeployment, "deployments.v1.apps": kindDeployment,
@@ -73,61 +72,62 @@ var resourceTypes = map[string]string{
 	"ing": kindIngress, "ingress": kindIngress, "ingresses": kindIngress,
 	"ing.networking.k8s.io": kindIngress, "ingress.networking.k8s.io": kindIngress, "ingresses.networking.k8s.io": kindIngress,
 	"ingress.v1.networking.k8s.io": kindIngress, "ingresses.v1.networking.k8s.io": kindIngress,
-}
+})
 
-// The Gateway API's kinds, spelled as kubectl accepts them once their CRDs
-// are installed (gtw is the CRD's short name for Gateways).
-func init() {
+// moreTypes adds the spellings of the kinds that come with CRDs: the
+// Gateway API's, as kubectl accepts them once their CRDs are installed (gtw
+// is the CRD's short name for Gateways), and Argo Rollouts' Rollout (ro is
+// its CRD's short name).
+func moreTypes(types map[string]string) map[string]string {
 	for kind, short := range map[string]string{kindGateway: "gtw", kindHTTPRoute: "", kindGRPCRoute: "", kindTLSRoute: ""} {
 		plural := chain.Kind(kind).Plural()
 		for _, s := range []string{short, kind, plural} {
 			if s == "" {
 				continue
 			}
-			resourceTypes[s] = kind
-			resourceTypes[s+"."+chain.GatewayGroup] = kind
-			resourceTypes[s+".v1."+chain.GatewayGroup] = kind
+			types[s] = kind
+			types[s+"."+chain.GatewayGroup] = kind
+			types[s+".v1."+chain.GatewayGroup] = kind
 		}
 	}
-}
-
-// Argo Rollouts' Rollout, spelled as kubectl accepts it once its CRD is
-// installed (ro is the CRD's short name).
-func init() {
 	for _, s := range []string{"ro", kindRollout, "rollouts"} {
-		resourceTypes[s] = kindRollout
-		resourceTypes[s+"."+chain.RolloutGroup] = kindRollout
-		resourceTypes[s+".v1alpha1."+chain.RolloutGroup] = kindRollout
+		types[s] = kindRollout
+		types[s+"."+chain.RolloutGroup] = kindRollout
+		types[s+".v1alpha1."+chain.RolloutGroup] = kindRollout
 	}
+	return types
 }
 
-// kindOf resolves a resource type as typed, "" when unknown.
-func kindOf(typ string) string { return resourceTypes[strings.ToLower(typ)] }
+// KindOf resolves a resource type as typed, "" when unknown.
+func KindOf(typ string) string { return resourceTypes[strings.ToLower(typ)] }
 
-// parseTargets reads the arguments the way kubectl reads "TYPE/NAME",
+// DefaultKind is what a bare NAME names.
+const DefaultKind = kindDeployment
+
+// ParseTargets reads the arguments the way kubectl reads "TYPE/NAME",
 // "TYPE NAME..." and, here, a bare "NAME" meaning a Deployment.
-func parseTargets(args []string) ([]target, error) {
+func ParseTargets(args []string) ([]Target, error) {
 	switch len(args) {
 	case 0:
-		return nil, usageErrorf("name a workload: kubectl chain deploy/NAME, sts/NAME, ds/NAME, job/NAME or cj/NAME (a bare NAME is a Deployment), one of its pods, pod/NAME, or what sends it traffic, svc/NAME, ing/NAME, gateway/NAME, httproute/NAME, grpcroute/NAME or tlsroute/NAME, an Argo Rollout, rollout/NAME, or any other kind the cluster serves as KIND/NAME (certificate/web-tls)")
+		return nil, UsageErrorf("name a workload: kubectl chain deploy/NAME, sts/NAME, ds/NAME, job/NAME or cj/NAME (a bare NAME is a Deployment), one of its pods, pod/NAME, or what sends it traffic, svc/NAME, ing/NAME, gateway/NAME, httproute/NAME, grpcroute/NAME or tlsroute/NAME, an Argo Rollout, rollout/NAME, or any other kind the cluster serves as KIND/NAME (certificate/web-tls)")
 	case 1:
 		t, err := parseOne(args[0])
-		return []target{t}, err
+		return []Target{t}, err
 	}
-	if kind := kindOf(args[0]); kind != "" && !strings.Contains(args[0], "/") {
-		var out []target
+	if kind := KindOf(args[0]); kind != "" && !strings.Contains(args[0], "/") {
+		var out []Target
 		for _, a := range args[1:] {
 			if strings.Contains(a, "/") {
-				return nil, usageErrorf("%q: after the type %q give plain names, or use TYPE/NAME for every argument", a, args[0])
+				return nil, UsageErrorf("%q: after the type %q give plain names, or use TYPE/NAME for every argument", a, args[0])
 			}
 			if err := validName(kind, a); err != nil {
 				return nil, err
 			}
-			out = append(out, target{kind: kind, name: a})
+			out = append(out, Target{Kind: kind, Name: a})
 		}
 		return out, nil
 	}
-	var out []target
+	var out []Target
 	for _, a := range args {
 		t, err := parseOne(a)
 		if err != nil {
@@ -138,23 +138,23 @@ func parseTargets(args []string) ([]target, error) {
 	return out, nil
 }
 
-func parseOne(arg string) (target, error) {
+func parseOne(arg string) (Target, error) {
 	typ, name, found := strings.Cut(arg, "/")
 	if !found {
-		if kindOf(arg) != "" {
-			return target{}, usageErrorf("%q is a resource type: name the object too, as %s/NAME or %s NAME", arg, arg, arg)
+		if KindOf(arg) != "" {
+			return Target{}, UsageErrorf("%q is a resource type: name the object too, as %s/NAME or %s NAME", arg, arg, arg)
 		}
-		return target{kind: kindDeployment, name: arg}, validName(kindDeployment, arg)
+		return Target{Kind: kindDeployment, Name: arg}, validName(kindDeployment, arg)
 	}
-	kind := kindOf(typ)
+	kind := KindOf(typ)
 	if kind == "" {
 		if typ == "" {
-			return target{}, usageErrorf("%q names no type: use TYPE/NAME, as deploy/web", arg)
+			return Target{}, UsageErrorf("%q names no type: use TYPE/NAME, as deploy/web", arg)
 		}
 		// Any other type is the cluster's to resolve (resolveResources).
-		return target{kind: kindResource, name: name, typ: typ}, validName(kindResource, name)
+		return Target{Kind: kindResource, Name: name, Type: typ}, validName(kindResource, name)
 	}
-	return target{kind: kind, name: name}, validName(kind, name)
+	return Target{Kind: kind, Name: name}, validName(kind, name)
 }
 
 // validName checks a name the way the API server would, so a typo fails here
@@ -163,20 +163,16 @@ func validName(kind, name string) error {
 	what := map[string]string{kindDeployment: "Deployment", kindStatefulSet: "StatefulSet", kindDaemonSet: "DaemonSet",
 		kindJob: "Job", kindCronJob: "CronJob", kindPod: "pod", kindReplicaSet: "ReplicaSet", kindService: "Service", kindIngress: "Ingress", kindRollout: "Rollout", kindResource: "object"}[kind]
 	if name == "" {
-		return usageErrorf("empty %s name: use %s/NAME", what, kind)
+		return UsageErrorf("empty %s name: use %s/NAME", what, kind)
 	}
 	if len(name) > 253 {
-		return usageErrorf("%s name %q is longer than 253 characters", what, name)
+		return UsageErrorf("%s name %q is longer than 253 characters", what, name)
 	}
 	for i, r := range name {
 		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || (r == '-' || r == '.') && i > 0 && i < len(name)-1
 		if !ok {
-			return usageErrorf("%q is not a valid %s name: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit", name, what)
+			return UsageErrorf("%q is not a valid %s name: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit", name, what)
 		}
 	}
 	return nil
-}
-
-func usageErrorf(format string, a ...any) error {
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, a...)}
 }

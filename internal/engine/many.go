@@ -1,10 +1,9 @@
-package cli
+package engine
 
 import (
 	"cmp"
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -13,13 +12,12 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/diagnose"
 	"github.com/kubectl-chain/kubectl-chain/internal/capture"
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
-	"github.com/kubectl-chain/kubectl-chain/render"
 )
 
 // many says the command judges several workloads: more than one name, a
 // label selector, --all or --all-namespaces.
-func (o *Options) many() bool {
-	return len(o.refs) > 1 || o.All || o.Selector != "" || o.AllNamespaces || o.release != nil
+func (e *Engine) many() bool {
+	return len(e.refs) > 1 || e.All || e.Selector != "" || e.AllNamespaces || e.release != nil
 }
 
 // targets is one read of every workload judged, from any source.
@@ -44,39 +42,39 @@ func (t *targets) walk(now time.Time, opts diagnose.Options) *chain.ReportList {
 // readTargets reads every target. Named targets cost 4 requests each; a
 // selector, --all or -A reads the scope with one paged list per kind, so the
 // cost does not grow with the number of Deployments.
-func (o *Options) readTargets(ctx context.Context, reader *kube.Reader) (*targets, error) {
-	if o.release != nil {
-		return o.readRelease(ctx, reader)
+func (e *Engine) readTargets(ctx context.Context, reader *kube.Reader) (*targets, error) {
+	if e.release != nil {
+		return e.readRelease(ctx, reader)
 	}
 	t := &targets{}
-	if len(o.refs) > 0 {
-		for _, ref := range o.refs {
-			snap, err := reader.Read(ctx, o.namespace, ref)
+	if len(e.refs) > 0 {
+		for _, ref := range e.refs {
+			snap, err := reader.Read(ctx, e.Namespace, ref)
 			if err != nil {
 				return nil, err
 			}
 			t.requests += snap.Requests
-			snap.Via = o.via[ref]
+			snap.Via = e.via[ref]
 			t.snaps = append(t.snaps, snap)
 		}
 		return t, nil
 	}
-	bundle, gaps, requests, err := reader.Many(ctx, o.scope(), o.Selector)
+	bundle, gaps, requests, err := reader.Many(ctx, e.scope(), e.Selector)
 	if err != nil {
 		return nil, err
 	}
-	return o.targetsOf(bundle, gaps, requests)
+	return e.targetsOf(bundle, gaps, requests)
 }
 
 // targetsOf are the workloads of a bundle read for a selector, --all or
 // -A.
-func (o *Options) targetsOf(bundle *capture.Bundle, gaps []chain.Gap, requests int) (*targets, error) {
-	return o.targetsWhere(bundle, gaps, requests, nil)
+func (e *Engine) targetsOf(bundle *capture.Bundle, gaps []chain.Gap, requests int) (*targets, error) {
+	return e.targetsWhere(bundle, gaps, requests, nil)
 }
 
 // targetsWhere is targetsOf of the workloads keep keeps (all when nil):
 // serve judges again only those whose objects changed.
-func (o *Options) targetsWhere(bundle *capture.Bundle, gaps []chain.Gap, requests int, keep func(capture.Workload) bool) (*targets, error) {
+func (e *Engine) targetsWhere(bundle *capture.Bundle, gaps []chain.Gap, requests int, keep func(capture.Workload) bool) (*targets, error) {
 	t := &targets{requests: requests}
 	// Namespace, kind, then name, whatever order the API server listed
 	// them in.
@@ -84,14 +82,14 @@ func (o *Options) targetsWhere(bundle *capture.Bundle, gaps []chain.Gap, request
 		if keep != nil && !keep(w) {
 			continue
 		}
-		if chain.IsTraffic(w.Kind) && !o.selects(w.Object.GetLabels()) {
+		if chain.IsTraffic(w.Kind) && !e.selects(w.Object.GetLabels()) {
 			continue // Gateways and Services are listed whole
 		}
 		snap, err := bundle.Read(w.Namespace, w.Ref)
 		if err != nil {
 			return nil, err
 		}
-		if w.Kind == chain.KindJob && !o.selects(snap.Job.Labels) {
+		if w.Kind == chain.KindJob && !e.selects(snap.Job.Labels) {
 			continue // Jobs are listed whole, for the CronJobs' sake
 		}
 		snap.Gaps = append(snap.Gaps, gaps...)
@@ -101,12 +99,12 @@ func (o *Options) targetsWhere(bundle *capture.Bundle, gaps []chain.Gap, request
 		t.snaps = append(t.snaps, snap)
 	}
 	if len(t.snaps) == 0 {
-		where := "namespace " + o.namespace
-		if o.AllNamespaces {
+		where := "namespace " + e.Namespace
+		if e.AllNamespaces {
 			where = "any namespace"
 		}
-		if o.Selector != "" {
-			where += " matching " + o.Selector
+		if e.Selector != "" {
+			where += " matching " + e.Selector
 		}
 		return nil, &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no Deployments, StatefulSets, DaemonSets, Jobs, CronJobs, Argo Rollouts, Ingresses, Gateways or routes in %s", where)}
 	}
@@ -127,11 +125,11 @@ func sortedWorkloads(b *capture.Bundle, namespace string, more ...capture.Worklo
 }
 
 // scope is the namespace read: "" for all namespaces.
-func (o *Options) scope() string {
-	if o.AllNamespaces {
+func (e *Engine) scope() string {
+	if e.AllNamespaces {
 		return ""
 	}
-	return o.namespace
+	return e.Namespace
 }
 
 // followMany follows several targets until each is healthy or terminally
@@ -141,32 +139,32 @@ func (o *Options) scope() string {
 // the first read, whatever the cluster's size. Named workloads are
 // followed with watches on their namespace, re-read on each change; a
 // release over several namespaces is re-read every pollEvery.
-func (o *Options) followMany(ctx context.Context, reader *kube.Reader, t *targets) error {
-	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+func (e *Engine) followMany(ctx context.Context, reader *kube.Reader, t *targets) error {
+	ctx, cancel := context.WithTimeout(ctx, e.Timeout)
 	defer cancel()
-	m := &manyWaiter{o: o, reader: reader, targets: t, start: o.now(), last: map[string]string{}}
-	o.conn = reader.Conn()
+	m := &manyWaiter{e: e, reader: reader, targets: t, start: e.now()}
+	e.conn = reader.Conn()
 	changed := make(chan struct{}, 1)
 	var forbidden <-chan string
-	ns, refs, poll := o.namespace, o.refs, false
-	switch r := o.release; {
+	ns, refs, poll := e.Namespace, e.refs, false
+	switch r := e.release; {
 	case r != nil:
 		// One namespace is watched; a release over several is re-read.
 		ns, refs, poll = r.namespaces[0], r.refs[r.namespaces[0]], len(r.namespaces) > 1
-	case o.mirror != nil:
-		m.mirror = o.mirror
-		return o.follow(ctx, m, "the rollouts", o.changed, o.mirror.Forbidden, false)
+	case e.mirror != nil:
+		m.mirror = e.mirror
+		return e.follow(ctx, m, "the rollouts", e.changed, e.mirror.Forbidden, false)
 	}
 	if !poll {
-		forbidden = reader.WatchNamespace(ctx, ns, o.Selector, refs, changed)
+		forbidden = reader.WatchNamespace(ctx, ns, e.Selector, refs, changed)
 	}
-	return o.follow(ctx, m, "the rollouts", changed, forbidden, poll)
+	return e.follow(ctx, m, "the rollouts", changed, forbidden, poll)
 }
 
-// manyWaiter follows several rollouts, printing a line per Deployment whose
-// progress changes.
+// manyWaiter follows several rollouts, handing the sink their progress at
+// every walk.
 type manyWaiter struct {
-	o       *Options
+	e       *Engine
 	reader  *kube.Reader
 	targets *targets
 	// mirror, when set, holds the scope current: reading it costs no
@@ -174,46 +172,34 @@ type manyWaiter struct {
 	mirror *kube.Mirror
 	list   *chain.ReportList // the last walk's
 	start  time.Time
-	last   map[string]string
 }
 
 func (m *manyWaiter) walk(now time.Time) (bool, error) {
-	m.list = m.targets.walk(now, m.o.walkOptions())
+	m.list = m.targets.walk(now, m.e.walkOptions())
 	if allDone(m.list) || anyHopeless(m.list) {
 		return true, nil
 	}
-	for _, r := range m.list.Items {
-		// Keyed by kind too: a Deployment and a Service of one name each
-		// keep their own last line, so neither is printed every tick.
-		id := r.Namespace + "/" + string(r.Kind) + "/" + r.Name
-		if line := render.ProgressOfMany(&r, 0); m.last[id] != line {
-			m.last[id] = line
-			if _, err := fmt.Fprintln(m.o.progressOut(), render.ProgressOfMany(&r, now.Sub(m.start))); err != nil {
-				return false, err
-			}
-		}
-	}
-	return false, nil
+	return false, m.e.sink.Progress(m.list, false, now.Sub(m.start))
 }
 
 func (m *manyWaiter) read(ctx context.Context) error {
 	if m.mirror != nil && !m.mirror.Stale() {
-		t, err := m.o.targetsOf(m.mirror.Bundle(), m.mirror.Gaps, m.targets.requests)
+		t, err := m.e.targetsOf(m.mirror.Bundle(), m.mirror.Gaps, m.targets.requests)
 		if err == nil {
 			m.targets = t
 		}
 		return err
 	}
-	t, err := m.o.readTargets(ctx, m.reader)
+	t, err := m.e.readTargets(ctx, m.reader)
 	if err == nil {
 		m.targets = t
 	}
 	return err
 }
 
-func (m *manyWaiter) finish() error { return m.o.emit(m.list, false) }
+func (m *manyWaiter) finish() error { return m.e.sink.Reports(m.list, false) }
 
-func (m *manyWaiter) clear() {}
+func (m *manyWaiter) clear() { m.e.sink.Clear() }
 
 // anyHopeless says one of them is terminally broken: the gate's verdict
 // is broken whatever the others do, so waiting for them would only hold
@@ -235,13 +221,4 @@ func allDone(l *chain.ReportList) bool {
 		}
 	}
 	return true
-}
-
-// progressOut is where progress lines go: stdout for text, stderr when
-// stdout carries a machine format.
-func (o *Options) progressOut() io.Writer {
-	if o.Output.Format == "text" {
-		return o.Out
-	}
-	return o.ErrOut
 }
