@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
-	"github.com/kubectl-chain/kubectl-chain/diagnose"
 	"github.com/kubectl-chain/kubectl-chain/internal/capture"
 	"github.com/kubectl-chain/kubectl-chain/internal/engine"
 	"github.com/kubectl-chain/kubectl-chain/render"
@@ -17,25 +16,7 @@ import (
 
 // Explanation is one decoded message as `kubectl chain explain -o json`
 // prints it.
-type Explanation struct {
-	Object  string        `json:"object,omitempty"`
-	Reason  string        `json:"reason,omitempty"`
-	Message string        `json:"message"`
-	Causes  []ExplainedAs `json:"causes"`
-	// Normal says what a Normal event of a pod that goes well reports
-	// (an image present or pulled, a container started): not a failure.
-	Normal string `json:"normal,omitempty"`
-}
-
-// ExplainedAs is one cause a message decodes to.
-type ExplainedAs struct {
-	ID       chain.CauseID         `json:"id"`
-	Link     chain.LinkID          `json:"link"`
-	Summary  string                `json:"summary"`
-	NextStep string                `json:"nextStep"`
-	Terminal diagnose.TerminalRule `json:"terminal"`
-	Details  []chain.Detail        `json:"details,omitempty"`
-}
+type Explanation = engine.Explanation
 
 func newExplainCommand(o *Options) *cobra.Command {
 	var reason string
@@ -57,12 +38,12 @@ func newExplainCommand(o *Options) *cobra.Command {
 					return err
 				}
 				for _, e := range b.Events {
-					items = append(items, explain(e.Reason, e.Message, fmt.Sprintf("%s/%s", strings.ToLower(e.Object.Kind), e.Object.Name)))
+					items = append(items, engine.Explain(e.Reason, e.Message, fmt.Sprintf("%s/%s", strings.ToLower(e.Object.Kind), e.Object.Name)))
 				}
 			case len(args) == 0:
 				return usageErrorf(`give the message to explain in quotes: kubectl chain explain "0/3 nodes are available: ..."`)
 			default:
-				items = append(items, explain(reason, strings.Join(args, " "), ""))
+				items = append(items, engine.Explain(reason, strings.Join(args, " "), ""))
 			}
 			return o.printExplanations(items)
 		},
@@ -70,23 +51,6 @@ func newExplainCommand(o *Options) *cobra.Command {
 	cmd.Flags().StringVar(&reason, "reason", "", "the reason that came with the message (event reason, condition reason or waiting reason)")
 	cmd.Flags().StringArrayVarP(&files, "filename", "f", nil, "explain every event in kubectl get events -o json|yaml output (- reads stdin)")
 	return cmd
-}
-
-func explain(reason, message, object string) Explanation {
-	e := Explanation{Object: object, Reason: reason, Message: message, Causes: []ExplainedAs{}}
-	e.Normal, _ = diagnose.NormalEvent(strings.TrimSpace(message))
-	for _, d := range diagnose.Explain(reason, message) {
-		c, _ := diagnose.Lookup(d.Cause)
-		a := ExplainedAs{ID: d.Cause, Link: c.Link, Summary: d.Summary, NextStep: d.NextStep, Terminal: c.Terminal, Details: d.Details}
-		if a.Summary == "" {
-			a.Summary = c.Summary
-		}
-		if a.NextStep == "" {
-			a.NextStep = c.NextStep
-		}
-		e.Causes = append(e.Causes, a)
-	}
-	return e
 }
 
 // loadEvents reads -f files that may hold only events.
@@ -142,7 +106,7 @@ func (o *Options) printExplanations(items []Explanation) error {
 			b.WriteString("no known cause: kubectl chain causes lists what it decodes\n")
 		}
 		for _, c := range it.Causes {
-			fmt.Fprintf(&b, "%s (%s): %s\n  next: %s\n", c.ID, linkName(c.Link), c.Summary, c.NextStep)
+			fmt.Fprintf(&b, "%s (%s): %s\n  next: %s\n", c.ID, engine.LinkName(c.Link), c.Summary, c.NextStep)
 			for _, d := range c.Details {
 				fmt.Fprintf(&b, "  %s: %s\n", d.Key, d.Value)
 			}
@@ -169,11 +133,4 @@ func unexplained(items []Explanation) error {
 		}
 	}
 	return &ExitError{Code: ExitUnexplained, Err: errors.New("no known cause"), Silent: true}
-}
-
-func linkName(l chain.LinkID) string {
-	if l == "" {
-		return "any link"
-	}
-	return string(l)
 }
