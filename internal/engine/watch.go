@@ -25,11 +25,11 @@ type WatchSink interface {
 	Error(reason string)
 }
 
-// watcher is Watch's state: one mirror a scope, and the last verdicts.
+// watcher is what Watch follows: one mirror a scope, and the last
+// verdicts.
 type watcher struct {
 	e       *Engine
 	sink    WatchSink
-	resync  time.Duration
 	reader  *kube.Reader
 	scopes  []string
 	mirrors []*kube.Mirror
@@ -55,15 +55,16 @@ func keyOf(namespace string, kind chain.Kind, name string) workloadKey {
 
 // Watch follows the workloads of scopes (namespaces, "" for all of them)
 // that the request's Selector matches until ctx ends, with the watches
-// --wait -A uses (one read, then no re-list): it judges them again whenever
-// their objects change, and every resync while a verdict may change with
+// --wait -A uses (one read, then no re-list) and the follow loop --wait
+// uses: it judges them again whenever their objects change (once a burst
+// of changes settles), and every resync while a verdict may change with
 // time alone, and hands every judgement to sink.
 func (e *Engine) Watch(ctx context.Context, scopes []string, resync time.Duration, sink WatchSink) error {
 	client, err := e.NewClient()
 	if err != nil {
 		return Translate(err)
 	}
-	w := &watcher{e: e, sink: sink, resync: resync, scopes: scopes, changed: make(chan struct{}, 1),
+	w := &watcher{e: e, sink: sink, scopes: scopes, changed: make(chan struct{}, 1),
 		reader: &kube.Reader{Client: client, Now: e.Now, MirrorEverything: true}}
 	for _, scope := range w.scopes {
 		m, err := w.reader.Mirror(ctx, scope, e.Selector, true, w.changed)
@@ -73,7 +74,7 @@ func (e *Engine) Watch(ctx context.Context, scopes []string, resync time.Duratio
 		w.mirrors = append(w.mirrors, m)
 		sink.Requests(m.Requests)
 	}
-	return w.run(ctx)
+	return e.follow(ctx, w, pace{tick: resync, settle: debounce, what: "the workloads"}, w.changed, nil, false)
 }
 
 // ScopeNames says which namespaces scopes are.
@@ -84,43 +85,33 @@ func ScopeNames(scopes []string) string {
 	return "namespaces " + strings.Join(scopes, ", ")
 }
 
-// run judges on every change (coalesced over debounce) and every resync,
-// until ctx ends.
-func (w *watcher) run(ctx context.Context) error {
-	const debounce = 200 * time.Millisecond
-	tick := time.NewTicker(w.resync)
-	defer tick.Stop()
-	for {
-		if err := w.judge(ctx); err != nil {
-			return err
-		}
-		for again := false; !again; {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-tick.C:
-				// Nothing changed: only a verdict time alone may change
-				// calls for a judgement.
-				again = w.waiting
-			case <-w.changed:
-				select {
-				case <-ctx.Done():
-					return nil
-				case <-time.After(debounce):
-				}
-				again = true
-			}
-		}
+// debounce is how long serve waits after a change for the rest of its
+// burst before it judges again.
+const debounce = 200 * time.Millisecond
+
+func (w *watcher) walk(ctx context.Context, now time.Time, fresh bool) (bool, error) {
+	// Nothing changed: only a verdict time alone may change calls for a
+	// judgement, and none once serve ends.
+	if !fresh && (!w.waiting || ctx.Err() != nil) {
+		return false, nil
 	}
+	return false, w.judge(ctx, now)
 }
+
+// read has nothing to do: the mirrors apply every change as it comes.
+func (w *watcher) read(context.Context) error { return nil }
+
+// finish: serve's verdicts are in its metrics already.
+func (w *watcher) finish() error { return nil }
+
+func (w *watcher) clear() {}
 
 // judge walks the workloads the mirrors hold and hands them to the sink:
 // all of them the first time and when a whole store was read anew or a
 // cluster-scoped object changed; else those of the namespaces whose
 // objects changed, and those whose verdict time alone may change. A mirror
 // a watch was refused on is read anew.
-func (w *watcher) judge(ctx context.Context) error {
-	now := w.e.now()
+func (w *watcher) judge(ctx context.Context, now time.Time) error {
 	first := w.reports == nil
 	if first {
 		w.reports = map[workloadKey]chain.Report{}
