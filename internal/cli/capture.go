@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-chain/kubectl-chain/internal/capture"
+	"github.com/kubectl-chain/kubectl-chain/internal/connect"
 	"github.com/kubectl-chain/kubectl-chain/internal/engine"
 )
 
@@ -36,7 +37,7 @@ func newCaptureCommand(o *Options) *cobra.Command {
 			}
 			req := o.request()
 			req.Targets = targets
-			if req.Namespace, err = engine.UseKubeconfig(o.ConfigFlags, o.ErrOut); err != nil {
+			if req.Namespace, err = connect.Kubeconfig(o.ConfigFlags, o.ErrOut); err != nil {
 				return err
 			}
 			return c.run(cmd.Context(), o, req)

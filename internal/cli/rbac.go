@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-chain/kubectl-chain/internal/connect"
 	"github.com/kubectl-chain/kubectl-chain/internal/engine"
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 )
@@ -55,7 +56,7 @@ and watch; never Secrets.`,
 			if len(r.manifests) > 0 {
 				req := o.request()
 				req.Manifests = r.manifests
-				if req.Namespace, err = engine.UseKubeconfig(o.ConfigFlags, o.ErrOut); err != nil {
+				if req.Namespace, err = connect.Kubeconfig(o.ConfigFlags, o.ErrOut); err != nil {
 					return err
 				}
 				if extra, err = releasePermissions(engine.New(*req, o.ErrOut)); err != nil {

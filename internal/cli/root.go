@@ -19,6 +19,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/internal/connect"
 	"github.com/kubectl-chain/kubectl-chain/internal/engine"
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 )
@@ -72,8 +73,8 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 		IOStreams:   streams,
 		Grace:       diagnose.DefaultGrace,
 	}
-	o.NewClient = engine.ClientOf(o.ConfigFlags, userAgent())
-	o.NewMapper = engine.MapperOf(o.ConfigFlags)
+	o.NewClient = connect.Client(o.ConfigFlags, userAgent())
+	o.NewMapper = connect.Mapper(o.ConfigFlags)
 	return o
 }
 
@@ -166,7 +167,7 @@ func (o *Options) Complete(args []string) (*engine.Request, error) {
 		req.Namespace = namespaceFlag(o.ConfigFlags)
 		return req, nil
 	}
-	ns, err := engine.UseKubeconfig(o.ConfigFlags, o.ErrOut)
+	ns, err := connect.Kubeconfig(o.ConfigFlags, o.ErrOut)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kubectl-chain/kubectl-chain/internal/engine"
+	"github.com/kubectl-chain/kubectl-chain/internal/connect"
 	"github.com/kubectl-chain/kubectl-chain/internal/serve"
 )
 
@@ -51,7 +51,7 @@ verdict changes (this needs create on events; kubectl chain serve manifests
 			if o.AllNamespaces && len(s.namespaces) > 0 {
 				return usageErrorf("choose -A or --namespaces, not both")
 			}
-			ns, err := engine.UseKubeconfig(o.ConfigFlags, o.ErrOut)
+			ns, err := connect.Kubeconfig(o.ConfigFlags, o.ErrOut)
 			if err != nil {
 				return err
 			}

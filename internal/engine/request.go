@@ -51,8 +51,8 @@ type Request struct {
 	// Stdin is what a file named "-" reads.
 	Stdin io.Reader
 	// NewClient builds the clientset, and NewMapper resolves resource
-	// types through discovery; tests replace them (ClientOf and MapperOf
-	// build them from kubectl's flags).
+	// types through discovery (connect.Client and connect.Mapper build
+	// them from kubectl's flags); tests give fakes.
 	NewClient func() (kube.Client, error)
 	NewMapper func() (meta.RESTMapper, error)
 	// Now is the clock used to stamp snapshots; nil means time.Now.

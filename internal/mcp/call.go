@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/internal/connect"
 	"github.com/kubectl-chain/kubectl-chain/internal/engine"
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 )
@@ -77,7 +78,7 @@ func (r caller) request(c call) (*engine.Request, error) {
 		req.Namespace = *flags.Namespace // offline: -n as given
 		return req, nil
 	}
-	ns, err := engine.UseKubeconfig(flags, io.Discard)
+	ns, err := connect.Kubeconfig(flags, io.Discard)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +86,7 @@ func (r caller) request(c call) (*engine.Request, error) {
 	if r.cfg.Connect != nil {
 		req.NewClient, req.NewMapper = r.cfg.Connect(flags)
 	} else {
-		req.NewClient, req.NewMapper = engine.ClientOf(flags, "kubectl-chain/"+r.cfg.Version), engine.MapperOf(flags)
+		req.NewClient, req.NewMapper = connect.Client(flags, "kubectl-chain/"+r.cfg.Version), connect.Mapper(flags)
 	}
 	return req, nil
 }

@@ -1,4 +1,9 @@
-package engine
+// Package connect is kubectl's connection flags as every front of the
+// engine uses them: the kubeconfig checked (a running lab when there is
+// none), its context's namespace, and the clientset and discovery mapper
+// built from them. The engine itself takes only the factories, so it needs
+// no command-line package.
+package connect
 
 import (
 	"errors"
@@ -14,21 +19,21 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kubectl-chain/kubectl-chain/internal/health"
+	"github.com/kubectl-chain/kubectl-chain/internal/engine"
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 	"github.com/kubectl-chain/kubectl-chain/internal/labhome"
 )
 
-// UseKubeconfig checks the kubeconfig kubectl's flags name and returns the
+// Kubeconfig checks the kubeconfig kubectl's flags name and returns the
 // namespace from -n or the current context. With no kubeconfig at all, a
 // running lab is used, and notes says so.
-func UseKubeconfig(flags *genericclioptions.ConfigFlags, notes io.Writer) (string, error) {
+func Kubeconfig(flags *genericclioptions.ConfigFlags, notes io.Writer) (string, error) {
 	if err := checkKubeconfig(flags, notes); err != nil {
 		return "", err
 	}
 	ns, _, err := flags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
-		return "", Translate(err)
+		return "", engine.Translate(err)
 	}
 	return ns, nil
 }
@@ -42,7 +47,7 @@ func checkKubeconfig(flags *genericclioptions.ConfigFlags, notes io.Writer) erro
 	}
 	raw, err := flags.ToRawKubeConfigLoader().RawConfig()
 	if err != nil {
-		return Translate(err)
+		return engine.Translate(err)
 	}
 	if c := flags.Context; c != nil && *c != "" {
 		if _, ok := raw.Contexts[*c]; !ok {
@@ -51,7 +56,7 @@ func checkKubeconfig(flags *genericclioptions.ConfigFlags, notes io.Writer) erro
 				names = append(names, n)
 			}
 			sort.Strings(names)
-			return &ExitError{Code: ExitCluster, Err: fmt.Errorf("context %q is not in the kubeconfig (it has: %s)", *c, strings.Join(names, ", "))}
+			return &engine.ExitError{Code: engine.ExitCluster, Err: fmt.Errorf("context %q is not in the kubeconfig (it has: %s)", *c, strings.Join(names, ", "))}
 		}
 	}
 	return nil
@@ -84,7 +89,7 @@ func defaultToLab(flags *genericclioptions.ConfigFlags, notes io.Writer) error {
 	case len(labs) == 1:
 		name = labs[0]
 	case len(labs) > 1:
-		return &ExitError{Code: ExitCluster, Err: fmt.Errorf(
+		return &engine.ExitError{Code: engine.ExitCluster, Err: fmt.Errorf(
 			"no kubeconfig, and several labs are up (%s): choose one with --kubeconfig \"$(kubectl chain lab kubeconfig --name %s)\"",
 			strings.Join(labs, ", "), labs[0])}
 	}
@@ -96,15 +101,15 @@ func defaultToLab(flags *genericclioptions.ConfigFlags, notes io.Writer) error {
 			return nil
 		}
 	}
-	return &ExitError{Code: ExitCluster, Err: errors.New(
+	return &engine.ExitError{Code: engine.ExitCluster, Err: errors.New(
 		"no cluster configured: set KUBECONFIG or pass --kubeconfig; for a local cluster run: kubectl chain lab up")}
 }
 
 // defaultLab is the name `kubectl chain lab up` gives a lab by default.
 const defaultLab = "lab"
 
-// ClientOf builds the clientset from kubectl's flags, as userAgent.
-func ClientOf(flags *genericclioptions.ConfigFlags, userAgent string) func() (kube.Client, error) {
+// Client builds the clientset from kubectl's flags, as userAgent.
+func Client(flags *genericclioptions.ConfigFlags, userAgent string) func() (kube.Client, error) {
 	return func() (kube.Client, error) {
 		cfg, err := flags.ToRESTConfig()
 		if err != nil {
@@ -120,18 +125,8 @@ func ClientOf(flags *genericclioptions.ConfigFlags, userAgent string) func() (ku
 	}
 }
 
-// MapperOf resolves resource types through discovery, with kubectl's
+// Mapper resolves resource types through discovery, with kubectl's
 // on-disk cache.
-func MapperOf(flags *genericclioptions.ConfigFlags) func() (meta.RESTMapper, error) {
+func Mapper(flags *genericclioptions.ConfigFlags) func() (meta.RESTMapper, error) {
 	return func() (meta.RESTMapper, error) { return flags.ToRESTMapper() }
-}
-
-// LoadHealth loads the user's own health checks (their argocd-cm ConfigMap,
-// or a folder of GROUP/KIND/health.lua) over Argo CD's catalogue.
-func LoadHealth(path string) (*health.Catalogue, error) {
-	user, err := health.Load(path)
-	if err != nil {
-		return nil, UsageErrorf("--health-checks: %v", err)
-	}
-	return user.Over(health.Builtin()), nil
 }
