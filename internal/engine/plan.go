@@ -16,17 +16,18 @@ const (
 	sourceManifests               // a rendered release's workloads (--manifests), judged live
 )
 
-// plan is what the flags ask, compiled once: where the objects come from,
-// one target (whose report prints alone) or many (a list with a summary),
-// and whether to follow them (--wait). Every source yields the same
-// targets, and judge is the one way they are walked and emitted.
+// plan is what the request asks, compiled once: where the objects come
+// from, one target (whose report stands alone) or many (a list with a
+// summary), and whether to follow them (--wait). Every source yields the
+// same targets, and judge is the one way they are walked and handed to the
+// sink.
 type plan struct {
 	source source
 	single bool
 	follow bool
 }
 
-// compile reads the flags into a plan; the targets must be resolved.
+// compile reads the request into a plan; the targets must be resolved.
 func (e *Engine) compile() plan {
 	p := plan{source: sourceLive, single: !e.many(), follow: e.Wait}
 	switch {
@@ -39,8 +40,9 @@ func (e *Engine) compile() plan {
 	return p
 }
 
-// judge walks what was read and emits it, or with --wait follows it until
-// each target is healthy or terminally broken, or the timeout.
+// judge walks what was read and hands it to the sink, or with --wait
+// follows it until each target is healthy or terminally broken, or the
+// timeout.
 func (e *Engine) judge(ctx context.Context, p plan, reader *kube.Reader, t *targets) error {
 	switch {
 	case !p.follow:
