@@ -1,6 +1,8 @@
-// Package capture reads captured cluster state (kubectl get -o yaml/json
-// output, or a kubectl chain capture file) into the same chain.Snapshot the
-// live reader builds, so the walk runs unchanged without a cluster.
+// Package capture is the capture format, writer and reader side by side:
+// Encode writes a snapshot the live reader built as a kubectl chain capture
+// file, and Load reads captured cluster state (that file, or kubectl get
+// -o yaml/json output) into the same chain.Snapshot the live reader builds,
+// so the walk runs unchanged without a cluster.
 package capture
 
 import (

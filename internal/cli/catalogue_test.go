@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -215,10 +214,8 @@ data:
 		t.Errorf("with the user's check: exit %d, want 1 quoting it\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	// The MCP server's calls take the mcp command's --health-checks.
-	mcp := chainRunner{options: NewOptions, healthChecks: cm}
-	out, err := mcp.run(context.Background(), "", "", "certificate.cert-manager.io/web-tls", "-f", cert, "-o", "json")
-	if err != nil || !strings.Contains(string(out), "our rule: every certificate is renewed by hand") {
-		t.Errorf("an MCP call with --health-checks: %v\n%s", err, out)
+	if rep, text := mcpDiagnose(t, (&Options{HealthChecks: cm}).mcpConfig(), map[string]any{"target": "certificate.cert-manager.io/web-tls", "file": cert}); rep.Verdict.Health != chain.Broken || !strings.Contains(text, "our rule: every certificate is renewed by hand") {
+		t.Errorf("an MCP call with --health-checks: %s\n%s", rep.Verdict.Health, text)
 	}
 	if r := runWith(t, nil, "mcp", "--health-checks", filepath.Join(dir, "missing.yaml")); r.code != 4 || !strings.Contains(r.stderr, "missing.yaml") {
 		t.Errorf("mcp with a missing --health-checks file: exit %d, want 4 naming it; stderr:\n%s", r.code, r.stderr)
@@ -243,4 +240,9 @@ data:
 	if r.code != 4 || !strings.Contains(r.stderr, "missing.yaml") {
 		t.Errorf("a missing file: exit %d, want 4 naming it; stderr:\n%s", r.code, r.stderr)
 	}
+}
+
+func firstLine(b []byte) string {
+	s, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	return s
 }

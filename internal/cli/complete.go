@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubectl-chain/kubectl-chain/internal/engine"
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 )
 
@@ -15,17 +16,17 @@ import (
 // cluster through internal/kube, once, and only when the shell asks.
 func (o *Options) completeDeployments(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	// One target at a time: complete "NAME", "TYPE/NAME" or "TYPE NAME".
-	kind, prefix := kindDeployment, ""
+	kind, prefix := engine.DefaultKind, ""
 	switch {
 	case len(args) > 1:
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	case len(args) == 1:
-		if kind = kindOf(args[0]); kind == "" || strings.Contains(args[0], "/") {
+		if kind = engine.KindOf(args[0]); kind == "" || strings.Contains(args[0], "/") {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 	}
 	if typ, rest, ok := strings.Cut(toComplete, "/"); ok {
-		if kind = kindOf(typ); kind == "" || len(args) > 0 {
+		if kind = engine.KindOf(typ); kind == "" || len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		prefix, toComplete = typ+"/", rest

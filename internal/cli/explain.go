@@ -9,32 +9,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
-	"github.com/kubectl-chain/kubectl-chain/decode"
 	"github.com/kubectl-chain/kubectl-chain/internal/capture"
+	"github.com/kubectl-chain/kubectl-chain/internal/engine"
 	"github.com/kubectl-chain/kubectl-chain/render"
 )
 
 // Explanation is one decoded message as `kubectl chain explain -o json`
 // prints it.
-type Explanation struct {
-	Object  string        `json:"object,omitempty"`
-	Reason  string        `json:"reason,omitempty"`
-	Message string        `json:"message"`
-	Causes  []ExplainedAs `json:"causes"`
-	// Normal says what a Normal event of a pod that goes well reports
-	// (an image present or pulled, a container started): not a failure.
-	Normal string `json:"normal,omitempty"`
-}
-
-// ExplainedAs is one cause a message decodes to.
-type ExplainedAs struct {
-	ID       chain.CauseID       `json:"id"`
-	Link     chain.LinkID        `json:"link"`
-	Summary  string              `json:"summary"`
-	NextStep string              `json:"nextStep"`
-	Terminal decode.TerminalRule `json:"terminal"`
-	Details  []chain.Detail      `json:"details,omitempty"`
-}
+type Explanation = engine.Explanation
 
 func newExplainCommand(o *Options) *cobra.Command {
 	var reason string
@@ -51,18 +33,17 @@ func newExplainCommand(o *Options) *cobra.Command {
 			case len(files) > 0 && len(args) > 0:
 				return usageErrorf("give a message or -f, not both")
 			case len(files) > 0:
-				o.Files = files
-				b, err := o.loadEvents()
+				b, err := o.loadEvents(files)
 				if err != nil {
 					return err
 				}
 				for _, e := range b.Events {
-					items = append(items, explain(e.Reason, e.Message, fmt.Sprintf("%s/%s", strings.ToLower(e.Object.Kind), e.Object.Name)))
+					items = append(items, engine.Explain(e.Reason, e.Message, fmt.Sprintf("%s/%s", strings.ToLower(e.Object.Kind), e.Object.Name)))
 				}
 			case len(args) == 0:
 				return usageErrorf(`give the message to explain in quotes: kubectl chain explain "0/3 nodes are available: ..."`)
 			default:
-				items = append(items, explain(reason, strings.Join(args, " "), ""))
+				items = append(items, engine.Explain(reason, strings.Join(args, " "), ""))
 			}
 			return o.printExplanations(items)
 		},
@@ -72,31 +53,14 @@ func newExplainCommand(o *Options) *cobra.Command {
 	return cmd
 }
 
-func explain(reason, message, object string) Explanation {
-	e := Explanation{Object: object, Reason: reason, Message: message, Causes: []ExplainedAs{}}
-	e.Normal, _ = decode.NormalEvent(strings.TrimSpace(message))
-	for _, d := range decode.Explain(reason, message) {
-		c, _ := decode.Lookup(d.Cause)
-		a := ExplainedAs{ID: d.Cause, Link: c.Link, Summary: d.Summary, NextStep: d.NextStep, Terminal: c.Terminal, Details: d.Details}
-		if a.Summary == "" {
-			a.Summary = c.Summary
-		}
-		if a.NextStep == "" {
-			a.NextStep = c.NextStep
-		}
-		e.Causes = append(e.Causes, a)
-	}
-	return e
-}
-
 // loadEvents reads -f files that may hold only events.
-func (o *Options) loadEvents() (*capture.Bundle, error) {
-	all, err := o.loadBundle()
+func (o *Options) loadEvents(files []string) (*capture.Bundle, error) {
+	all, err := engine.LoadFiles(files, o.In, o.ErrOut)
 	if err != nil {
 		return nil, err
 	}
 	if len(all.Events) == 0 {
-		return nil, usageErrorf("no events in %v: expected kubectl get events -o json (or -o yaml)", o.Files)
+		return nil, usageErrorf("no events in %v: expected kubectl get events -o json (or -o yaml)", files)
 	}
 	chain.SortEvents(all.Events)
 	return all, nil
@@ -142,7 +106,7 @@ func (o *Options) printExplanations(items []Explanation) error {
 			b.WriteString("no known cause: kubectl chain causes lists what it decodes\n")
 		}
 		for _, c := range it.Causes {
-			fmt.Fprintf(&b, "%s (%s): %s\n  next: %s\n", c.ID, linkName(c.Link), c.Summary, c.NextStep)
+			fmt.Fprintf(&b, "%s (%s): %s\n  next: %s\n", c.ID, engine.LinkName(c.Link), c.Summary, c.NextStep)
 			for _, d := range c.Details {
 				fmt.Fprintf(&b, "  %s: %s\n", d.Key, d.Value)
 			}
@@ -168,12 +132,5 @@ func unexplained(items []Explanation) error {
 			return nil
 		}
 	}
-	return &ExitError{Code: ExitUnexplained, Err: errors.New("no known cause"), silent: true}
-}
-
-func linkName(l chain.LinkID) string {
-	if l == "" {
-		return "any link"
-	}
-	return string(l)
+	return &ExitError{Code: ExitUnexplained, Err: errors.New("no known cause"), Silent: true}
 }

@@ -32,7 +32,7 @@ func newLabCommand(streams genericiooptions.IOStreams) *cobra.Command {
 			err = c.Run()
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {
-				return &ExitError{Code: ee.ExitCode(), Err: err, silent: true}
+				return &ExitError{Code: ee.ExitCode(), Err: err, Silent: true}
 			}
 			return err
 		},

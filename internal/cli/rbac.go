@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-chain/kubectl-chain/internal/connect"
+	"github.com/kubectl-chain/kubectl-chain/internal/engine"
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 )
 
@@ -52,10 +54,12 @@ and watch; never Secrets.`,
 			}
 			var extra []kube.Permission
 			if len(r.manifests) > 0 {
-				if err := o.useKubeconfig(); err != nil {
+				req := o.request()
+				req.Manifests = r.manifests
+				if req.Namespace, err = connect.Kubeconfig(o.ConfigFlags, o.ErrOut); err != nil {
 					return err
 				}
-				if extra, err = o.releasePermissions(r.manifests); err != nil {
+				if extra, err = releasePermissions(engine.New(*req, o.ErrOut)); err != nil {
 					return err
 				}
 			}
@@ -147,19 +151,15 @@ func yamlDocs(header string, docs []any) ([]byte, error) {
 
 // releasePermissions are get and watch on each resource of the release's
 // objects of other kinds, once each, in the order the release names them.
-func (o *Options) releasePermissions(files []string) ([]kube.Permission, error) {
-	b, err := o.loadAll(files)
-	if err != nil {
-		return nil, err
-	}
-	objs, _, err := o.resolveOthers(b)
+func releasePermissions(e *engine.Engine) ([]kube.Permission, error) {
+	apis, err := e.ReleaseAPIs()
 	if err != nil {
 		return nil, err
 	}
 	var out []kube.Permission
-	for _, obj := range objs {
-		p := kube.Permission{Group: obj.api.Group, Resource: obj.api.Resource, Verbs: []string{"get", "watch"}, Cluster: !obj.api.Namespaced,
-			Why: "a " + obj.api.Kind + " of the release (--manifests)"}
+	for _, api := range apis {
+		p := kube.Permission{Group: api.Group, Resource: api.Resource, Verbs: []string{"get", "watch"}, Cluster: !api.Namespaced,
+			Why: "a " + api.Kind + " of the release (--manifests)"}
 		if !slices.ContainsFunc(out, func(q kube.Permission) bool { return q.Group == p.Group && q.Resource == p.Resource }) {
 			out = append(out, p)
 		}

@@ -1,6 +1,7 @@
 // Package cli holds kubectl chain's cobra commands. Each command has an
-// Options with Complete (flags and environment to a config), Validate and
-// Run, as kubectl's own commands do.
+// Options of its flags with Complete (flags and environment compiled into
+// the engine's Request) and Run (the request on the engine, its verdicts to
+// the printer), as kubectl's own commands do.
 package cli
 
 import (
@@ -13,18 +14,19 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/diagnose"
-	"github.com/kubectl-chain/kubectl-chain/internal/health"
+	"github.com/kubectl-chain/kubectl-chain/internal/connect"
+	"github.com/kubectl-chain/kubectl-chain/internal/engine"
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 )
 
-// Options is the root command's configuration: `kubectl chain deploy/NAME`.
+// Options is the root command's flags: `kubectl chain deploy/NAME`.
+// Complete compiles them, with the arguments, into the engine's Request;
+// the engine keeps whatever a run learns.
 type Options struct {
 	ConfigFlags *genericclioptions.ConfigFlags
 	genericiooptions.IOStreams
@@ -34,9 +36,8 @@ type Options struct {
 	Grace time.Duration
 	// HealthChecks is the user's own health checks (their argocd-cm
 	// ConfigMap, or a folder of GROUP/KIND/health.lua), over Argo CD's
-	// catalogue; health is what Complete loaded from it.
+	// catalogue.
 	HealthChecks string
-	health       *health.Catalogue
 	// Wait follows the rollout until it is healthy, terminally broken or
 	// Timeout passes.
 	Wait    bool
@@ -47,7 +48,8 @@ type Options struct {
 	// Manifests are a rendered release whose workloads are judged live.
 	Manifests []string
 	// Unjudged says whether a release's objects that cannot be judged fail
-	// the gate (unjudgedFail) or are only listed (unjudgedNote).
+	// the gate (engine.UnjudgedFail) or are only listed
+	// (engine.UnjudgedNote).
 	Unjudged string
 
 	// Selector, All and AllNamespaces choose many Deployments at once.
@@ -55,31 +57,13 @@ type Options struct {
 	All           bool
 	AllNamespaces bool
 
-	// NewClient builds the clientset; tests replace it.
+	// NewClient builds the clientset from ConfigFlags; tests replace it.
 	NewClient func() (kube.Client, error)
 	// NewMapper resolves resource types through discovery, with kubectl's
 	// on-disk cache; tests replace it.
 	NewMapper func() (meta.RESTMapper, error)
 	// Now is the clock used to stamp snapshots; nil means time.Now.
 	Now func() time.Time
-
-	namespace string
-	// targets are what the arguments name; names the Deployments they
-	// resolve to, in order, each once; via what was named for a
-	// Deployment reached through its pod or ReplicaSet.
-	targets []target
-	refs    []chain.Ref
-	via     map[chain.Ref]string
-	release *release
-	// mirror holds a followed selector's, --all's or -A's scope current;
-	// changed signals its changes.
-	mirror  *kube.Mirror
-	changed chan struct{}
-	// conn is the followed reader's view of the API server, for a wait.
-	conn *kube.Conn
-	// producers are the producer kinds the cluster serves, resolved once
-	// when a Secret is first found missing.
-	producers []chain.APIResource
 }
 
 // NewOptions returns Options reading the real cluster named by the kubeconfig.
@@ -89,22 +73,13 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 		IOStreams:   streams,
 		Grace:       diagnose.DefaultGrace,
 	}
-	o.NewClient = func() (kube.Client, error) {
-		cfg, err := o.ConfigFlags.ToRESTConfig()
-		if err != nil {
-			return nil, err
-		}
-		cfg.UserAgent = "kubectl-chain/" + Version()
-		// kubectl's own discovery limits: a read of a busy scope sends
-		// its field-selected event reads (up to 100) in parallel.
-		if cfg.QPS == 0 {
-			cfg.QPS, cfg.Burst = 50, 300
-		}
-		return kube.NewClient(cfg)
-	}
-	o.NewMapper = func() (meta.RESTMapper, error) { return o.ConfigFlags.ToRESTMapper() }
+	o.NewClient = connect.Client(o.ConfigFlags, userAgent())
+	o.NewMapper = connect.Mapper(o.ConfigFlags)
 	return o
 }
+
+// userAgent is how kubectl chain names itself to the API server.
+func userAgent() string { return "kubectl-chain/" + Version() }
 
 // NewRootCommand builds `kubectl chain` with its subcommands.
 func NewRootCommand(o *Options) *cobra.Command {
@@ -132,10 +107,11 @@ cause, the verbatim evidence and the next step. It only reads (get and list).`,
 		SilenceErrors:     true,
 		ValidArgsFunction: o.completeDeployments,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
+			req, err := o.Complete(args)
+			if err != nil {
 				return err
 			}
-			return o.Run(cmd.Context())
+			return o.Run(cmd.Context(), req)
 		},
 	}
 	cmd.SetIn(o.In)
@@ -149,9 +125,9 @@ cause, the verbatim evidence and the next step. It only reads (get and list).`,
 	cmd.PersistentFlags().StringVar(&o.HealthChecks, "health-checks", "", "your own health checks for other kinds, as Argo CD keeps them: the argocd-cm ConfigMap as YAML (resource.customizations.health.GROUP_KIND keys), or a folder of GROUP/KIND/health.lua; they override Argo CD's catalogue")
 	cmd.Flags().DurationVar(&o.Grace, "grace", o.Grace, "how long a cause that real clusters show as a short blip (a missing Secret, an unschedulable pod) must last before it counts as terminal")
 	cmd.Flags().BoolVar(&o.Wait, "wait", false, "follow the rollout until it is complete, a cause is terminal, or --timeout passes")
-	cmd.Flags().DurationVar(&o.Timeout, "timeout", 5*time.Minute, "with --wait, how long to wait before giving up with the last verdict")
+	cmd.Flags().DurationVar(&o.Timeout, "timeout", engine.DefaultTimeout, "with --wait, how long to wait before giving up with the last verdict")
 	cmd.Flags().StringArrayVarP(&o.Files, "filename", "f", nil, "walk captured objects instead of a cluster: a kubectl chain capture, or kubectl get deploy,rs,pods,events -o yaml output (repeatable; - reads stdin; a folder, its .yaml, .yml and .json files)")
-	cmd.Flags().StringVar(&o.Unjudged, "unjudged", unjudgedNote, "with --manifests, what an object that cannot be judged does (a Secret, never read; a kind the cluster does not serve): note lists it on standard error, fail also fails the gate (exit 3 when nothing is broken)")
+	cmd.Flags().StringVar(&o.Unjudged, "unjudged", engine.UnjudgedNote, "with --manifests, what an object that cannot be judged does (a Secret, never read; a kind the cluster does not serve): note lists it on standard error, fail also fails the gate (exit 3 when nothing is broken)")
 	cmd.Flags().StringArrayVar(&o.Manifests, "manifests", nil, "judge live every workload of a rendered release: helm template, helm get manifest or kustomize build output, or plain YAML (repeatable; - reads stdin; a folder, its .yaml, .yml and .json files, as kubectl apply -f DIR)")
 	cmd.Flags().StringVarP(&o.Selector, "selector", "l", "", "judge the workloads matching this label selector (e.g. app=web)")
 	cmd.Flags().BoolVar(&o.All, "all", false, "judge every workload in the namespace")
@@ -160,78 +136,68 @@ cause, the verbatim evidence and the next step. It only reads (get and list).`,
 	return cmd
 }
 
-// Complete reads the arguments and the kubeconfig's namespace.
-func (o *Options) Complete(args []string) error {
+// Complete compiles the flags and the arguments into the engine's request:
+// the targets named, the health checks loaded, and the namespace from -n or
+// the kubeconfig (read only for a live run).
+func (o *Options) Complete(args []string) (*engine.Request, error) {
+	req := o.request()
 	if o.HealthChecks != "" {
-		user, err := health.Load(o.HealthChecks)
+		h, err := engine.LoadHealth(o.HealthChecks)
 		if err != nil {
-			return usageErrorf("--health-checks: %v", err)
+			return nil, err
 		}
-		o.health = user.Over(health.Builtin())
+		req.Health = h
 	}
 	if len(args) > 0 || !(o.All || o.Selector != "" || o.AllNamespaces || len(o.Files) > 0 || len(o.Manifests) > 0) {
-		targets, err := parseTargets(args)
+		targets, err := engine.ParseTargets(args)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		o.targets = targets
-		for _, t := range targets {
-			if k := workloadKinds[t.kind]; k != "" {
-				o.refs = append(o.refs, chain.Ref{Kind: k, Name: t.name})
-			}
-		}
+		req.Targets = targets
 	}
 	// Mistakes on the command line are usage errors whatever the kubeconfig.
 	if err := o.Output.complete(o.Out); err != nil {
-		return err
+		return nil, err
 	}
-	if err := o.Validate(); err != nil {
-		return err
+	if err := req.Validate(); err != nil {
+		return nil, err
 	}
 	if len(o.Files) > 0 {
-		return nil // offline: no kubeconfig is read
+		// Offline: no kubeconfig is read, and -n is as given.
+		req.Namespace = namespaceFlag(o.ConfigFlags)
+		return req, nil
 	}
-	return o.useKubeconfig()
+	ns, err := connect.Kubeconfig(o.ConfigFlags, o.ErrOut)
+	if err != nil {
+		return nil, err
+	}
+	req.Namespace, req.NamespaceFromFlag = ns, namespaceFlag(o.ConfigFlags) != ""
+	return req, nil
 }
 
-// Validate checks what flags alone cannot.
-func (o *Options) Validate() error {
-	if len(o.targets) > 0 && (o.All || o.Selector != "" || o.AllNamespaces) {
-		return usageErrorf("name Deployments (or pods, ReplicaSets) or choose them with -l, --all or -A, not both")
+// request is the engine's request of the flags alone.
+func (o *Options) request() *engine.Request {
+	return &engine.Request{
+		Files: o.Files, Manifests: o.Manifests, Unjudged: o.Unjudged,
+		Selector: o.Selector, All: o.All, AllNamespaces: o.AllNamespaces,
+		Wait: o.Wait, Timeout: o.Timeout, Grace: o.Grace,
+		Stdin: o.In, NewClient: o.NewClient, NewMapper: o.NewMapper, Now: o.Now,
 	}
-	if o.Selector != "" {
-		if _, err := labels.Parse(o.Selector); err != nil {
-			return usageErrorf("invalid -l selector %q: %v", o.Selector, err)
-		}
-	}
-	if len(o.Manifests) > 0 && (len(o.targets) > 0 || o.All || o.Selector != "" || o.AllNamespaces || len(o.Files) > 0) {
-		return usageErrorf("--manifests names the workloads to judge: use it without names, -l, --all, -A or -f")
-	}
-	if len(o.Files) > 0 && o.Wait {
-		return usageErrorf("--wait follows a live rollout; it cannot be used with -f")
-	}
-	if o.Unjudged != unjudgedNote && o.Unjudged != unjudgedFail {
-		return usageErrorf("unknown --unjudged %q: use note (list what cannot be judged) or fail (also fail the gate on it)", o.Unjudged)
-	}
-	if o.Timeout <= 0 {
-		return usageErrorf("--timeout must be positive, got %s", o.Timeout)
-	}
-	if o.Grace < 0 {
-		return usageErrorf("--grace must not be negative, got %s", o.Grace)
-	}
-	return nil
 }
 
-// walkOptions are the walk's options the flags set.
-func (o *Options) walkOptions() diagnose.Options {
-	return diagnose.Options{Grace: o.Grace, Health: o.health}
+// namespaceFlag is -n as given, "" when not given.
+func namespaceFlag(f *genericclioptions.ConfigFlags) string {
+	if f.Namespace == nil {
+		return ""
+	}
+	return *f.Namespace
 }
 
-func (o *Options) now() time.Time {
-	if o.Now != nil {
-		return o.Now()
-	}
-	return time.Now()
+// Run runs the request on the engine and prints what it judged. A verdict
+// other than healthy is returned as a *VerdictError so main picks its exit
+// code.
+func (o *Options) Run(ctx context.Context, req *engine.Request) error {
+	return engine.New(*req, o.ErrOut).Run(ctx, o.printer())
 }
 
 // Execute runs kubectl chain with the process's arguments and streams and
@@ -254,7 +220,7 @@ func ExecuteWith(ctx context.Context, o *Options, args []string) error {
 	var e *ExitError
 	switch {
 	case err == nil, errors.As(err, &v):
-	case errors.As(err, &e) && e.silent:
+	case errors.As(err, &e) && e.Silent:
 	default:
 		fmt.Fprintf(o.ErrOut, "error: %s\n", err)
 	}

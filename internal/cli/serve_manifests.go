@@ -1,22 +1,13 @@
 package cli
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/utils/ptr"
-)
 
-// serveName names the watcher's objects in the cluster.
-const serveName = "kubectl-chain"
+	"github.com/kubectl-chain/kubectl-chain/internal/serve"
+)
 
 type serveManifestOptions struct {
 	namespace, image string
@@ -53,89 +44,19 @@ for 5 minutes. The namespace must exist.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&m.namespace, "namespace", serveName, "the namespace to run it in")
+	cmd.Flags().StringVar(&m.namespace, "namespace", serve.Name, "the namespace to run it in")
 	cmd.Flags().StringVar(&m.image, "image", "", "the kubectl-chain image (required)")
 	cmd.Flags().BoolVar(&m.events, "events", false, "run it with --events, and grant create on events")
 	return cmd
 }
 
-// serveManifests are the objects that run the watcher.
+// serveManifests are the objects that run the watcher, then the read-only
+// RBAC of its ServiceAccount, kubectl chain rbac -A's.
 func serveManifests(m *serveManifestOptions) ([]byte, error) {
-	labels := map[string]string{"app.kubernetes.io/name": serveName, "app.kubernetes.io/component": "serve"}
-	sa := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: m.namespace, Name: serveName}
-	rbac, err := rbacManifests("", sa)
+	out, err := serve.Manifests(serve.ManifestOptions{Namespace: m.namespace, Image: m.image, Events: m.events, Version: Version()})
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"serve", "-A", "--listen", defaultListen}
-	docs := []any{&corev1.ServiceAccount{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
-		ObjectMeta: metav1.ObjectMeta{Name: serveName, Namespace: m.namespace, Labels: labels}}}
-	if m.events {
-		args = append(args, "--events")
-		role := serveName + "-events"
-		docs = append(docs,
-			&rbacv1.ClusterRole{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
-				ObjectMeta: metav1.ObjectMeta{Name: role, Labels: labels},
-				Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create"}}}},
-			&rbacv1.ClusterRoleBinding{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
-				ObjectMeta: metav1.ObjectMeta{Name: role, Labels: labels},
-				RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role}, Subjects: []rbacv1.Subject{sa}})
-	}
-	port := corev1.ContainerPort{Name: "metrics", ContainerPort: 8080}
-	probe := func(path string) *corev1.Probe {
-		return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: path, Port: intstr.FromString("metrics")}}, PeriodSeconds: 10}
-	}
-	docs = append(docs,
-		&appsv1.Deployment{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
-			ObjectMeta: metav1.ObjectMeta{Name: serveName, Namespace: m.namespace, Labels: labels},
-			Spec: appsv1.DeploymentSpec{Replicas: ptr.To(int32(1)), Selector: &metav1.LabelSelector{MatchLabels: labels},
-				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
-					Spec: corev1.PodSpec{ServiceAccountName: serveName,
-						SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To(int64(65532)),
-							SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
-						Containers: []corev1.Container{{Name: "serve", Image: m.image, Args: args, Ports: []corev1.ContainerPort{port},
-							ReadinessProbe: probe("/readyz"), LivenessProbe: probe("/healthz"),
-							Resources: corev1.ResourceRequirements{Requests: resources("50m", "128Mi"), Limits: resources("", "600Mi")},
-							SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(true),
-								Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}}}}}}},
-		&corev1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-			ObjectMeta: metav1.ObjectMeta{Name: serveName, Namespace: m.namespace, Labels: labels},
-			Spec:       corev1.ServiceSpec{Selector: labels, Ports: []corev1.ServicePort{{Name: "metrics", Port: 8080, TargetPort: intstr.FromString("metrics")}}}},
-		prometheusRule(m.namespace, labels))
-	out, err := yamlDocs(fmt.Sprintf("# kubectl chain %s serve: a watcher with Prometheus metrics (docs/serve.md).\n", Version()), docs)
+	rbac, err := rbacManifests("", serve.ServiceAccount(m.namespace))
 	return append(out, rbac...), err
-}
-
-func resources(cpu, memory string) corev1.ResourceList {
-	l := corev1.ResourceList{}
-	if cpu != "" {
-		l[corev1.ResourceCPU] = resource.MustParse(cpu)
-	}
-	if memory != "" {
-		l[corev1.ResourceMemory] = resource.MustParse(memory)
-	}
-	return l
-}
-
-// prometheusRule is the Prometheus Operator's rule with the example alert:
-// a workload broken for 5 minutes, with its link and cause.
-func prometheusRule(ns string, labels map[string]string) map[string]any {
-	return map[string]any{
-		"apiVersion": "monitoring.coreos.com/v1",
-		"kind":       "PrometheusRule",
-		"metadata":   map[string]any{"name": serveName, "namespace": ns, "labels": labels},
-		"spec": map[string]any{"groups": []any{map[string]any{
-			"name": "kubectl-chain",
-			"rules": []any{map[string]any{
-				"alert":  "WorkloadBroken",
-				"expr":   "max by (namespace, kind, name, link, cause) (kubectl_chain_workload_broken_info) == 1",
-				"for":    "5m",
-				"labels": map[string]any{"severity": "warning"},
-				"annotations": map[string]any{
-					"summary":     "{{ $labels.kind }} {{ $labels.namespace }}/{{ $labels.name }} is broken at {{ $labels.link }}: {{ $labels.cause }}",
-					"description": "kubectl chain names the first broken link of the workload's chain. Run kubectl chain {{ $labels.kind }}/{{ $labels.name }} -n {{ $labels.namespace }} for the evidence and the next step.",
-				},
-			}},
-		}}},
-	}
 }

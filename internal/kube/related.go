@@ -5,28 +5,17 @@ import (
 	"fmt"
 	"sort"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/internal/capture"
 )
 
-// Related is what a capture adds beyond the snapshot so that whoever reads
-// it later can check the evidence: the PersistentVolumeClaims the pods
-// mount, the namespace's ResourceQuotas, and the nodes the pods run on or
-// were nominated for. Secrets are never read.
-type Related struct {
-	Claims []corev1.PersistentVolumeClaim
-	Quotas []corev1.ResourceQuota
-	Nodes  []corev1.Node
-	// Missing says what could not be read, and why.
-	Missing []string
-}
-
-// Related reads the objects the snapshot's evidence refers to: one list of
-// claims, one of quotas, one GET per node named by a pod.
-func (r *Reader) Related(ctx context.Context, s *chain.Snapshot) *Related {
-	out := &Related{}
+// Related reads the objects the snapshot's evidence refers to, which a
+// capture carries beside it (capture.Related): one list of claims, one of
+// quotas, one GET per node named by a pod.
+func (r *Reader) Related(ctx context.Context, s *chain.Snapshot) *capture.Related {
+	out := &capture.Related{}
 	claims := map[string]bool{}
 	nodes := map[string]bool{}
 	for _, p := range s.Pods {

@@ -1,6 +1,7 @@
-// Package serve keeps kubectl chain's verdicts as Prometheus metrics: the
-// watcher in the cluster (kubectl chain serve) judges its workloads on
-// every change and hands the reports here.
+// Package serve is kubectl chain serve, the watcher in the cluster: the
+// engine follows its scopes and judges their workloads on every change,
+// and serve keeps the verdicts as Prometheus metrics and, on a change,
+// records an Event; it also prints the manifests that run it.
 package serve
 
 import (

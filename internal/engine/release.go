@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"cmp"
@@ -49,14 +49,14 @@ const (
 // its own namespace or, when it names none (helm template and kustomize
 // build leave it to the apply), in -n's. Helm test hooks are left out:
 // they do not run at install.
-func (o *Options) loadRelease() error {
-	b, err := o.loadAll(o.Manifests)
+func (e *Engine) loadRelease() error {
+	b, err := e.loadAll(e.Manifests)
 	if err != nil {
 		return err
 	}
 	r := &release{refs: map[string][]chain.Ref{}, optional: map[string]bool{}, meant: map[string]map[chain.Ref][]string{}}
-	o.noteUnnamespaced(b)
-	r.meantByMembership(b, o.namespace)
+	e.noteUnnamespaced(b)
+	r.meantByMembership(b, e.Namespace)
 	for _, w := range b.Workloads("") {
 		if w.Ref.Kind == chain.KindRollout {
 			continue // with the other kinds: only where discovery says Rollouts are served
@@ -67,7 +67,7 @@ func (o *Options) loadRelease() error {
 		}
 		ns := w.Namespace
 		if ns == "" {
-			ns = o.namespace
+			ns = e.Namespace
 		}
 		if _, ok := r.refs[ns]; !ok {
 			r.namespaces = append(r.namespaces, ns)
@@ -85,7 +85,7 @@ func (o *Options) loadRelease() error {
 	for _, w := range b.TrafficObjects("") {
 		ns := w.Namespace
 		if ns == "" {
-			ns = o.namespace
+			ns = e.Namespace
 		}
 		if _, ok := r.refs[ns]; !ok {
 			r.namespaces = append(r.namespaces, ns)
@@ -94,14 +94,14 @@ func (o *Options) loadRelease() error {
 			r.refs[ns] = append(r.refs[ns], w.Ref)
 		}
 	}
-	if err := o.releaseOthers(b, r); err != nil {
+	if err := e.releaseOthers(b, r); err != nil {
 		return err
 	}
 	if len(r.namespaces) == 0 && len(r.cluster) == 0 {
-		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no object kubectl chain can judge in %v: nothing to judge", o.Manifests)}
+		return &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no object kubectl chain can judge in %v: nothing to judge", e.Manifests)}
 	}
 	slices.Sort(r.namespaces)
-	o.release = r
+	e.release = r
 	return nil
 }
 
@@ -110,7 +110,7 @@ func (o *Options) loadRelease() error {
 // (helm template and kustomize build leave it to the apply) and which
 // namespace they are judged in, so a wall of not-found reports is never
 // a mystery.
-func (o *Options) noteUnnamespaced(b *capture.Bundle) {
+func (e *Engine) noteUnnamespaced(b *capture.Bundle) {
 	n := 0
 	for _, w := range append(b.Workloads(""), b.TrafficObjects("")...) {
 		if w.Namespace == "" {
@@ -121,30 +121,30 @@ func (o *Options) noteUnnamespaced(b *capture.Bundle) {
 		return
 	}
 	from := "the kubeconfig context's namespace, or default (pass -n to choose)"
-	if f := o.ConfigFlags.Namespace; f != nil && *f != "" {
+	if e.NamespaceFromFlag {
 		from = "-n"
 	}
-	fmt.Fprintf(o.ErrOut, "%d workload(s) and traffic object(s) of the manifests name no namespace: judged in %q, from %s\n", n, o.namespace, from)
+	fmt.Fprintf(e.notes, "%d workload(s) and traffic object(s) of the manifests name no namespace: judged in %q, from %s\n", n, e.Namespace, from)
 }
 
 // readRelease reads each namespace of the release once (one paged list
 // per kind) and cuts a snapshot per workload of the manifests; a workload
 // the cluster lacks is judged as not found, unless it is a hook deleted
 // once it succeeded.
-func (o *Options) readRelease(ctx context.Context, reader *kube.Reader) (*targets, error) {
+func (e *Engine) readRelease(ctx context.Context, reader *kube.Reader) (*targets, error) {
 	t := &targets{}
 	// The objects of other kinds: their status, then what they own that
 	// the release does not hold (an operator's Deployments): the release's
 	// own workloads are judged on their own.
-	reader.APIs = o.release.apis
-	reader.Apart = func(ns string, ref chain.Ref) bool { return slices.Contains(o.release.refs[ns], ref) }
-	for _, ns := range o.release.namespaces {
+	reader.APIs = e.release.apis
+	reader.Apart = func(ns string, ref chain.Ref) bool { return slices.Contains(e.release.refs[ns], ref) }
+	for _, ns := range e.release.namespaces {
 		bundle, gaps, requests, err := reader.Many(ctx, ns, "")
 		t.requests += requests
 		if err != nil {
 			return nil, err
 		}
-		for _, ref := range o.release.refs[ns] {
+		for _, ref := range e.release.refs[ns] {
 			if chain.IsTraffic(ref.Kind) || ref.IsResource() || ref.Kind == chain.KindRollout {
 				// Read as svc/NAME, ing/NAME or httproute/NAME are, on
 				// their own: a namespace with no workload has no
@@ -153,37 +153,37 @@ func (o *Options) readRelease(ctx context.Context, reader *kube.Reader) (*target
 				var nf *kube.NotFoundError
 				switch {
 				case errors.As(err, &nf):
-					snap = o.release.notFound(ns, ref, nf)
+					snap = e.release.notFound(ns, ref, nf)
 				case err != nil:
 					return nil, err
 				}
 				t.requests += snap.Requests
 				if ref.Kind == chain.KindService {
-					snap.MeantFor = o.release.meantFor(ns, ref.Name)
+					snap.MeantFor = e.release.meantFor(ns, ref.Name)
 				}
 				t.snaps = append(t.snaps, snap)
 				continue
 			}
 			snap, err := bundle.Read(ns, ref)
 			if err != nil {
-				if o.release.optional[ns+"/"+ref.String()] {
+				if e.release.optional[ns+"/"+ref.String()] {
 					continue // a hook deleted once it succeeded
 				}
 				snap = &chain.Snapshot{Kind: ref.Kind, Namespace: ns, Name: ref.Name}
 			}
-			if names := o.release.meant[ns][ref]; len(names) > 0 {
+			if names := e.release.meant[ns][ref]; len(names) > 0 {
 				bundle.AddMeant(snap, names)
 			}
 			snap.Gaps = append(snap.Gaps, gaps...)
 			t.snaps = append(t.snaps, snap)
 		}
 	}
-	for _, ref := range o.release.cluster {
+	for _, ref := range e.release.cluster {
 		snap, err := reader.Read(ctx, "", ref)
 		var nf *kube.NotFoundError
 		switch {
 		case errors.As(err, &nf):
-			snap = o.release.notFound("", ref, nf)
+			snap = e.release.notFound("", ref, nf)
 		case err != nil:
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"errors"
@@ -38,16 +38,16 @@ func TestResolveType(t *testing.T) {
 }
 
 func TestParseTargets(t *testing.T) {
-	d := func(names ...string) []target {
-		var out []target
+	d := func(names ...string) []Target {
+		var out []Target
 		for _, n := range names {
-			out = append(out, target{kind: kindDeployment, name: n})
+			out = append(out, Target{Kind: kindDeployment, Name: n})
 		}
 		return out
 	}
 	tests := []struct {
 		args    []string
-		want    []target
+		want    []Target
 		wantErr string
 	}{
 		{args: []string{"deploy/web"}, want: d("web")},
@@ -58,27 +58,27 @@ func TestParseTargets(t *testing.T) {
 		{args: []string{"web"}, want: d("web")},
 		{args: []string{"deploy", "a", "b"}, want: d("a", "b")},
 		{args: []string{"deploy/a", "deploy/b"}, want: d("a", "b")},
-		{args: []string{"pod/web-7d4b9c6f5-x2x7q"}, want: []target{{kind: kindPod, name: "web-7d4b9c6f5-x2x7q"}}},
-		{args: []string{"po", "a", "b"}, want: []target{{kind: kindPod, name: "a"}, {kind: kindPod, name: "b"}}},
-		{args: []string{"rs/web-7d4b9c6f5", "deploy/api"}, want: []target{{kind: kindReplicaSet, name: "web-7d4b9c6f5"}, {kind: kindDeployment, name: "api"}}},
-		{args: []string{"replicasets.apps/web-7d4b9c6f5"}, want: []target{{kind: kindReplicaSet, name: "web-7d4b9c6f5"}}},
+		{args: []string{"pod/web-7d4b9c6f5-x2x7q"}, want: []Target{{Kind: kindPod, Name: "web-7d4b9c6f5-x2x7q"}}},
+		{args: []string{"po", "a", "b"}, want: []Target{{Kind: kindPod, Name: "a"}, {Kind: kindPod, Name: "b"}}},
+		{args: []string{"rs/web-7d4b9c6f5", "deploy/api"}, want: []Target{{Kind: kindReplicaSet, Name: "web-7d4b9c6f5"}, {Kind: kindDeployment, Name: "api"}}},
+		{args: []string{"replicasets.apps/web-7d4b9c6f5"}, want: []Target{{Kind: kindReplicaSet, Name: "web-7d4b9c6f5"}}},
 		{args: nil, wantErr: "name a workload"},
-		{args: []string{"statefulsets.apps/db"}, want: []target{{kind: kindStatefulSet, name: "db"}}},
-		{args: []string{"sts", "db", "cache"}, want: []target{{kind: kindStatefulSet, name: "db"}, {kind: kindStatefulSet, name: "cache"}}},
-		{args: []string{"ds/agent", "daemonsets.v1.apps/node-exporter"}, want: []target{{kind: kindDaemonSet, name: "agent"}, {kind: kindDaemonSet, name: "node-exporter"}}},
-		{args: []string{"job/migrate", "jobs.batch/seed"}, want: []target{{kind: kindJob, name: "migrate"}, {kind: kindJob, name: "seed"}}},
-		{args: []string{"cj/nightly"}, want: []target{{kind: kindCronJob, name: "nightly"}}},
-		{args: []string{"cronjobs.v1.batch/nightly"}, want: []target{{kind: kindCronJob, name: "nightly"}}},
+		{args: []string{"statefulsets.apps/db"}, want: []Target{{Kind: kindStatefulSet, Name: "db"}}},
+		{args: []string{"sts", "db", "cache"}, want: []Target{{Kind: kindStatefulSet, Name: "db"}, {Kind: kindStatefulSet, Name: "cache"}}},
+		{args: []string{"ds/agent", "daemonsets.v1.apps/node-exporter"}, want: []Target{{Kind: kindDaemonSet, Name: "agent"}, {Kind: kindDaemonSet, Name: "node-exporter"}}},
+		{args: []string{"job/migrate", "jobs.batch/seed"}, want: []Target{{Kind: kindJob, Name: "migrate"}, {Kind: kindJob, Name: "seed"}}},
+		{args: []string{"cj/nightly"}, want: []Target{{Kind: kindCronJob, Name: "nightly"}}},
+		{args: []string{"cronjobs.v1.batch/nightly"}, want: []Target{{Kind: kindCronJob, Name: "nightly"}}},
 		{args: []string{"sts/DB"}, wantErr: `"DB" is not a valid StatefulSet name`},
-		{args: []string{"certificate/web-tls", "certificates.v1.cert-manager.io/api"}, want: []target{{kind: kindResource, name: "web-tls", typ: "certificate"}, {kind: kindResource, name: "api", typ: "certificates.v1.cert-manager.io"}}},
+		{args: []string{"certificate/web-tls", "certificates.v1.cert-manager.io/api"}, want: []Target{{Kind: kindResource, Name: "web-tls", Type: "certificate"}, {Kind: kindResource, Name: "api", Type: "certificates.v1.cert-manager.io"}}},
 		{args: []string{"/web"}, wantErr: "names no type"},
-		{args: []string{"svc/web", "ing/web"}, want: []target{{kind: kindService, name: "web"}, {kind: kindIngress, name: "web"}}},
-		{args: []string{"ingresses.networking.k8s.io/web"}, want: []target{{kind: kindIngress, name: "web"}}},
+		{args: []string{"svc/web", "ing/web"}, want: []Target{{Kind: kindService, Name: "web"}, {Kind: kindIngress, Name: "web"}}},
+		{args: []string{"ingresses.networking.k8s.io/web"}, want: []Target{{Kind: kindIngress, Name: "web"}}},
 		{args: []string{"gtw/edge", "httproute/web", "grpcroutes/api", "tlsroute.gateway.networking.k8s.io/tls"},
-			want: []target{{kind: kindGateway, name: "edge"}, {kind: kindHTTPRoute, name: "web"}, {kind: kindGRPCRoute, name: "api"}, {kind: kindTLSRoute, name: "tls"}}},
-		{args: []string{"httproutes.v1.gateway.networking.k8s.io/web"}, want: []target{{kind: kindHTTPRoute, name: "web"}}},
+			want: []Target{{Kind: kindGateway, Name: "edge"}, {Kind: kindHTTPRoute, Name: "web"}, {Kind: kindGRPCRoute, Name: "api"}, {Kind: kindTLSRoute, Name: "tls"}}},
+		{args: []string{"httproutes.v1.gateway.networking.k8s.io/web"}, want: []Target{{Kind: kindHTTPRoute, Name: "web"}}},
 		{args: []string{"ro/web", "rollouts.argoproj.io/api", "rollout.v1alpha1.argoproj.io/db"},
-			want: []target{{kind: kindRollout, name: "web"}, {kind: kindRollout, name: "api"}, {kind: kindRollout, name: "db"}}},
+			want: []Target{{Kind: kindRollout, Name: "web"}, {Kind: kindRollout, Name: "api"}, {Kind: kindRollout, Name: "db"}}},
 		{args: []string{"rollout/Web"}, wantErr: `"Web" is not a valid Rollout name`},
 		{args: []string{"svc/Web"}, wantErr: `"Web" is not a valid Service name`},
 		{args: []string{"deploy"}, wantErr: `"deploy" is a resource type`},
@@ -91,7 +91,7 @@ func TestParseTargets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			got, err := parseTargets(tt.args)
+			got, err := ParseTargets(tt.args)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want it to contain %q", err, tt.wantErr)
@@ -105,7 +105,7 @@ func TestParseTargets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(target{})); diff != "" {
+			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
@@ -117,7 +117,7 @@ func FuzzParseTargets(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		targets, err := parseTargets(strings.Fields(s))
+		targets, err := ParseTargets(strings.Fields(s))
 		if err != nil {
 			var e *ExitError
 			if !errors.As(err, &e) || e.Code != ExitUsage {
@@ -126,7 +126,7 @@ func FuzzParseTargets(f *testing.F) {
 			return
 		}
 		for _, tg := range targets {
-			if kindOf(tg.kind) == "" || validName(tg.kind, tg.name) != nil {
+			if KindOf(tg.Kind) == "" || validName(tg.Kind, tg.Name) != nil {
 				t.Fatalf("%q: accepted %+v", s, tg)
 			}
 		}

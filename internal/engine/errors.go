@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"context"
@@ -15,11 +15,48 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 )
 
-// translate turns an error from reading the cluster into one line a user can
+// Exit codes. They are part of the CI contract: never renumber one.
+const (
+	ExitHealthy     = 0 // the rollout is complete and every pod is ready
+	ExitBroken      = 1 // a link is broken
+	ExitProgressing = 2 // nothing is broken, but the rollout is not done
+	ExitUnknown     = 3 // a link could not be judged (evidence forbidden) and nothing is broken
+	ExitUsage       = 4 // the command line is wrong: flag, argument, resource type
+	ExitNotFound    = 5 // the Deployment does not exist in that namespace
+	ExitCluster     = 6 // the cluster could not be read: kubeconfig, connection, timeout, credentials, RBAC on the Deployment
+	ExitUnexplained = 7 // explain: no cause is known for the message (or for any of the events)
+)
+
+// ExitError carries the exit code chosen for an error up to main.
+type ExitError struct {
+	Code int
+	Err  error
+	// Silent errors were already reported (by a child process, or by the
+	// output itself).
+	Silent bool
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// VerdictError reports a walk that ended in anything but healthy; its message
+// was already printed with the report.
+type VerdictError struct{ Health chain.Health }
+
+func (e *VerdictError) Error() string { return "deployment is " + string(e.Health) }
+
+// UsageErrorf is an error of the request itself (a flag, an argument, a
+// resource type), with the usage exit code.
+func UsageErrorf(format string, a ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, a...)}
+}
+
+// Translate turns an error from reading the cluster into one line a user can
 // act on, with its exit code, in kubectl's wording where kubectl has one
 // (k8s.io/kubectl/pkg/cmd/util.StandardErrorMessage). It runs once, at the
-// top; everything below wraps errors with context and leaves wording here.
-func translate(err error) error {
+// top of a run; everything below wraps errors with context and leaves
+// wording here.
+func Translate(err error) error {
 	if err == nil {
 		return nil
 	}

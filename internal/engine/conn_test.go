@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"bytes"
@@ -31,8 +31,8 @@ func TestConnNotice(t *testing.T) {
 		t.Errorf("said %q, want once %q", out.String(), want)
 	}
 	err := n.unreachable(start.Add(30 * time.Second))
-	if ExitCode(err) != ExitCluster || !strings.Contains(err.Error(), "has not answered since 01:42:10 (30s ago)") || !strings.Contains(err.Error(), "connection refused") {
-		t.Errorf("timeout during the outage: code %d, %v", ExitCode(err), err)
+	if exitCode(err) != ExitCluster || !strings.Contains(err.Error(), "has not answered since 01:42:10 (30s ago)") || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("timeout during the outage: code %d, %v", exitCode(err), err)
 	}
 	out.Reset()
 	conn.SetLost(time.Time{}, "")

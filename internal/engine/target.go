@@ -1,22 +1,21 @@
-package cli
+package engine
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
-// target is one thing named on the command line: a workload, or a pod or
-// ReplicaSet whose workload is walked.
-type target struct {
-	kind string // kindDeployment ... kindCronJob, kindPod, kindReplicaSet or kindResource
-	name string
-	// typ is a kindResource's type as typed ("certificate",
-	// "certificates.cert-manager.io"), which discovery resolves into api.
-	typ string
-	api *chain.APIResource
+// Target is one thing named (on the command line, in an MCP call): a
+// workload, or a pod or ReplicaSet whose workload is walked.
+type Target struct {
+	Kind string // "deployment" ... "cronjob", "pod", "replicaset", ... or "resource" (any other kind)
+	Name string
+	// Type is a resource's type as typed ("certificate",
+	// "certificates.cert-manager.io"), which discovery resolves into API.
+	Type string
+	API  *chain.APIResource
 }
 
 const (
@@ -55,11 +54,11 @@ var workloadKinds = func() map[string]chain.Kind {
 // as its Deployment.
 var replicaSet = chain.KindRow{Kind: "ReplicaSet", Group: "apps", Version: "v1", Short: "rs"}
 
-// kindOf resolves a resource type as typed, "" when unknown. The spellings
+// KindOf resolves a resource type as typed, "" when unknown. The spellings
 // are kubectl's (short name, singular, plural, with group and version), as
 // the kinds table gives them. They are matched locally: resolving them
 // through discovery would cost a round trip on every run.
-func kindOf(typ string) string {
+func KindOf(typ string) string {
 	if k, ok := chain.KindBySpelling(typ); ok {
 		return k.Resource()
 	}
@@ -69,30 +68,33 @@ func kindOf(typ string) string {
 	return ""
 }
 
-// parseTargets reads the arguments the way kubectl reads "TYPE/NAME",
+// DefaultKind is what a bare NAME names.
+const DefaultKind = kindDeployment
+
+// ParseTargets reads the arguments the way kubectl reads "TYPE/NAME",
 // "TYPE NAME..." and, here, a bare "NAME" meaning a Deployment.
-func parseTargets(args []string) ([]target, error) {
+func ParseTargets(args []string) ([]Target, error) {
 	switch len(args) {
 	case 0:
-		return nil, usageErrorf("name a workload: kubectl chain deploy/NAME, sts/NAME, ds/NAME, job/NAME or cj/NAME (a bare NAME is a Deployment), one of its pods, pod/NAME, or what sends it traffic, svc/NAME, ing/NAME, gateway/NAME, httproute/NAME, grpcroute/NAME or tlsroute/NAME, an Argo Rollout, rollout/NAME, or any other kind the cluster serves as KIND/NAME (certificate/web-tls)")
+		return nil, UsageErrorf("name a workload: kubectl chain deploy/NAME, sts/NAME, ds/NAME, job/NAME or cj/NAME (a bare NAME is a Deployment), one of its pods, pod/NAME, or what sends it traffic, svc/NAME, ing/NAME, gateway/NAME, httproute/NAME, grpcroute/NAME or tlsroute/NAME, an Argo Rollout, rollout/NAME, or any other kind the cluster serves as KIND/NAME (certificate/web-tls)")
 	case 1:
 		t, err := parseOne(args[0])
-		return []target{t}, err
+		return []Target{t}, err
 	}
-	if kind := kindOf(args[0]); kind != "" && !strings.Contains(args[0], "/") {
-		var out []target
+	if kind := KindOf(args[0]); kind != "" && !strings.Contains(args[0], "/") {
+		var out []Target
 		for _, a := range args[1:] {
 			if strings.Contains(a, "/") {
-				return nil, usageErrorf("%q: after the type %q give plain names, or use TYPE/NAME for every argument", a, args[0])
+				return nil, UsageErrorf("%q: after the type %q give plain names, or use TYPE/NAME for every argument", a, args[0])
 			}
 			if err := validName(kind, a); err != nil {
 				return nil, err
 			}
-			out = append(out, target{kind: kind, name: a})
+			out = append(out, Target{Kind: kind, Name: a})
 		}
 		return out, nil
 	}
-	var out []target
+	var out []Target
 	for _, a := range args {
 		t, err := parseOne(a)
 		if err != nil {
@@ -103,23 +105,23 @@ func parseTargets(args []string) ([]target, error) {
 	return out, nil
 }
 
-func parseOne(arg string) (target, error) {
+func parseOne(arg string) (Target, error) {
 	typ, name, found := strings.Cut(arg, "/")
 	if !found {
-		if kindOf(arg) != "" {
-			return target{}, usageErrorf("%q is a resource type: name the object too, as %s/NAME or %s NAME", arg, arg, arg)
+		if KindOf(arg) != "" {
+			return Target{}, UsageErrorf("%q is a resource type: name the object too, as %s/NAME or %s NAME", arg, arg, arg)
 		}
-		return target{kind: kindDeployment, name: arg}, validName(kindDeployment, arg)
+		return Target{Kind: kindDeployment, Name: arg}, validName(kindDeployment, arg)
 	}
-	kind := kindOf(typ)
+	kind := KindOf(typ)
 	if kind == "" {
 		if typ == "" {
-			return target{}, usageErrorf("%q names no type: use TYPE/NAME, as deploy/web", arg)
+			return Target{}, UsageErrorf("%q names no type: use TYPE/NAME, as deploy/web", arg)
 		}
 		// Any other type is the cluster's to resolve (resolveResources).
-		return target{kind: kindResource, name: name, typ: typ}, validName(kindResource, name)
+		return Target{Kind: kindResource, Name: name, Type: typ}, validName(kindResource, name)
 	}
-	return target{kind: kind, name: name}, validName(kind, name)
+	return Target{Kind: kind, Name: name}, validName(kind, name)
 }
 
 // validName checks a name the way the API server would, so a typo fails here
@@ -128,20 +130,16 @@ func validName(kind, name string) error {
 	what := map[string]string{kindDeployment: "Deployment", kindStatefulSet: "StatefulSet", kindDaemonSet: "DaemonSet",
 		kindJob: "Job", kindCronJob: "CronJob", kindPod: "pod", kindReplicaSet: "ReplicaSet", kindService: "Service", kindIngress: "Ingress", kindRollout: "Rollout", kindResource: "object"}[kind]
 	if name == "" {
-		return usageErrorf("empty %s name: use %s/NAME", what, kind)
+		return UsageErrorf("empty %s name: use %s/NAME", what, kind)
 	}
 	if len(name) > 253 {
-		return usageErrorf("%s name %q is longer than 253 characters", what, name)
+		return UsageErrorf("%s name %q is longer than 253 characters", what, name)
 	}
 	for i, r := range name {
 		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || (r == '-' || r == '.') && i > 0 && i < len(name)-1
 		if !ok {
-			return usageErrorf("%q is not a valid %s name: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit", name, what)
+			return UsageErrorf("%q is not a valid %s name: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit", name, what)
 		}
 	}
 	return nil
-}
-
-func usageErrorf(format string, a ...any) error {
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, a...)}
 }

@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"context"
@@ -16,9 +16,9 @@ import (
 // resolveLive turns the targets into workloads, reading the owner of each
 // pod or ReplicaSet named (one GET, two for a Deployment's pod); a
 // workload named twice, directly or through its pods, is walked once.
-func (o *Options) resolveLive(ctx context.Context, reader *kube.Reader) error {
-	return o.resolve(func(t target) (chain.Ref, error) {
-		return reader.OwnerOf(ctx, o.namespace, t.kind, t.name)
+func (e *Engine) resolveLive(ctx context.Context, reader *kube.Reader) error {
+	return e.resolve(func(t Target) (chain.Ref, error) {
+		return reader.OwnerOf(ctx, e.Namespace, t.Kind, t.Name)
 	})
 }
 
@@ -26,10 +26,10 @@ func (o *Options) resolveLive(ctx context.Context, reader *kube.Reader) error {
 // A pod whose workload the files do not hold (one pod's YAML, as kubectl
 // get pod X -o yaml prints it) is walked alone, and standard error says
 // what to add to walk its workload.
-func (o *Options) resolveFiles(b *capture.Bundle, ns string) error {
-	return o.resolve(func(t target) (chain.Ref, error) {
+func (e *Engine) resolveFiles(b *capture.Bundle, ns string) error {
+	return e.resolve(func(t Target) (chain.Ref, error) {
 		missing := ""
-		ref, err := kube.FollowOwners(t.kind, t.name, func(kind, name string) (metav1.Object, error) {
+		ref, err := kube.FollowOwners(t.Kind, t.Name, func(kind, name string) (metav1.Object, error) {
 			if kind == kindPod {
 				if p, ok := b.Pod(ns, name); ok {
 					return p, nil
@@ -38,12 +38,12 @@ func (o *Options) resolveFiles(b *capture.Bundle, ns string) error {
 				return rs, nil
 			}
 			missing = kind + "/" + name
-			return nil, usageErrorf("no %s %s in %v", kind, name, o.Files)
+			return nil, UsageErrorf("no %s %s in %v", kind, name, e.Files)
 		})
-		if t.kind != kindPod || ref.Kind == chain.KindPod {
+		if t.Kind != kindPod || ref.Kind == chain.KindPod {
 			return ref, err
 		}
-		if _, ok := b.Pod(ns, t.name); !ok {
+		if _, ok := b.Pod(ns, t.Name); !ok {
 			return ref, err
 		}
 		if err == nil {
@@ -52,36 +52,36 @@ func (o *Options) resolveFiles(b *capture.Bundle, ns string) error {
 			}
 			missing = ref.String()
 		}
-		fmt.Fprintf(o.ErrOut, "pod/%s: its owner %s is not in the input, so the pod is walked alone; add kubectl get %s -o yaml (and what owns it) to walk its workload\n",
-			t.name, missing, strings.Replace(missing, "/", " ", 1))
-		return chain.Ref{Kind: chain.KindPod, Name: t.name}, nil
+		fmt.Fprintf(e.notes, "pod/%s: its owner %s is not in the input, so the pod is walked alone; add kubectl get %s -o yaml (and what owns it) to walk its workload\n",
+			t.Name, missing, strings.Replace(missing, "/", " ", 1))
+		return chain.Ref{Kind: chain.KindPod, Name: t.Name}, nil
 	})
 }
 
-// resolve fills o.refs and o.via through owner.
-func (o *Options) resolve(owner func(target) (chain.Ref, error)) error {
-	o.refs, o.via = nil, map[chain.Ref]string{}
+// resolve fills e.refs and e.via through owner.
+func (e *Engine) resolve(owner func(Target) (chain.Ref, error)) error {
+	e.refs, e.via = nil, map[chain.Ref]string{}
 	seen := map[chain.Ref]bool{}
-	for _, t := range o.targets {
-		ref, walked := chain.Ref{Kind: workloadKinds[t.kind], Name: t.name}, true
-		if t.api != nil {
-			ref = chain.ResourceRef(*t.api, t.name)
+	for _, t := range e.targets {
+		ref, walked := chain.Ref{Kind: workloadKinds[t.Kind], Name: t.Name}, true
+		if t.API != nil {
+			ref = chain.ResourceRef(*t.API, t.Name)
 		} else if ref.Kind == "" {
 			var err error
 			if ref, err = owner(t); err != nil {
-				return translate(err)
+				return Translate(err)
 			}
 			walked = ref.Kind == chain.KindPod
 		}
-		switch _, named := o.via[ref]; {
+		switch _, named := e.via[ref]; {
 		case walked:
-			delete(o.via, ref) // the workload itself was named
+			delete(e.via, ref) // the workload itself was named
 		case !named && !seen[ref]:
-			o.via[ref] = fmt.Sprintf("%s/%s", t.kind, t.name)
+			e.via[ref] = fmt.Sprintf("%s/%s", t.Kind, t.Name)
 		}
 		if !seen[ref] {
 			seen[ref] = true
-			o.refs = append(o.refs, ref)
+			e.refs = append(e.refs, ref)
 		}
 	}
 	return nil

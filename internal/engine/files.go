@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"fmt"
@@ -15,54 +15,57 @@ import (
 
 // loadFiles reads every -f file ("-" is stdin) into one bundle holding at
 // least one workload, or the pod named.
-func (o *Options) loadFiles() (*capture.Bundle, error) {
-	all, err := o.loadBundle()
+func (e *Engine) loadFiles() (*capture.Bundle, error) {
+	all, err := e.loadAll(e.Files)
 	if err != nil {
 		return nil, err
 	}
-	walkable := len(all.Workloads("")) > 0 || o.names(kindPod) ||
-		all.HasObjects() && (o.names(kindResource) || all.Target.Name != "") || // a capture names what it was taken of
-		all.Lone != nil && len(o.targets) > 0
+	walkable := len(all.Workloads("")) > 0 || e.names(kindPod) ||
+		all.HasObjects() && (e.names(kindResource) || all.Target.Name != "") || // a capture names what it was taken of
+		all.Lone != nil && len(e.targets) > 0
 	if !walkable {
-		return nil, usageErrorf("no workload in %v: expected a kubectl chain capture, or the output of kubectl get deploy,rs,pods,events -o yaml (or -o json; for a StatefulSet sts,controllerrevisions,pvc,pods,events)", o.Files)
+		return nil, UsageErrorf("no workload in %v: expected a kubectl chain capture, or the output of kubectl get deploy,rs,pods,events -o yaml (or -o json; for a StatefulSet sts,controllerrevisions,pvc,pods,events)", e.Files)
 	}
 	return all, nil
 }
 
 // names says a target of kind was named: a pod may have no controller,
 // and a file holds any other kind's objects among its others.
-func (o *Options) names(kind string) bool {
-	for _, t := range o.targets {
-		if t.kind == kind {
+func (e *Engine) names(kind string) bool {
+	for _, t := range e.targets {
+		if t.Kind == kind {
 			return true
 		}
 	}
 	return false
 }
 
-// loadBundle merges every -f file into one bundle, naming the file that
-// fails.
-func (o *Options) loadBundle() (*capture.Bundle, error) { return o.loadAll(o.Files) }
-
 // loadAll merges files into one bundle, naming the file that fails.
-func (o *Options) loadAll(files []string) (*capture.Bundle, error) {
+func (e *Engine) loadAll(files []string) (*capture.Bundle, error) {
+	return LoadFiles(files, e.Stdin, e.notes)
+}
+
+// LoadFiles merges files (a folder, its manifest files; "-", stdin) into
+// one bundle, naming the file that fails; notes says which fields of an
+// object did not fit their type and were left out.
+func LoadFiles(files []string, stdin io.Reader, notes io.Writer) (*capture.Bundle, error) {
 	all := &capture.Bundle{Skipped: map[string]int{}}
 	files, err := expandDirs(files)
 	if err != nil {
 		return nil, err
 	}
 	for _, name := range files {
-		r, label, closeFn, err := o.open(name)
+		r, label, closeFn, err := open(name, stdin)
 		if err != nil {
 			return nil, err
 		}
 		b, err := capture.Load(r)
 		closeFn()
 		if err != nil {
-			return nil, usageErrorf("%s: %v", label, err)
+			return nil, UsageErrorf("%s: %v", label, err)
 		}
 		for _, u := range b.Undecoded {
-			fmt.Fprintf(o.ErrOut, "%s: %s\n", label, u)
+			fmt.Fprintf(notes, "%s: %s\n", label, u)
 		}
 		all.Merge(b)
 	}
@@ -86,12 +89,12 @@ func expandDirs(files []string) ([]string, error) {
 		}
 		for _, k := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
 			if _, err := os.Stat(filepath.Join(name, k)); err == nil {
-				return nil, usageErrorf("%s is a kustomization: render it first, as kubectl apply -k would: kubectl kustomize %s | kubectl chain --manifests - (or -f -)", name, name)
+				return nil, UsageErrorf("%s is a kustomization: render it first, as kubectl apply -k would: kubectl kustomize %s | kubectl chain --manifests - (or -f -)", name, name)
 			}
 		}
 		entries, err := os.ReadDir(name)
 		if err != nil {
-			return nil, usageErrorf("reading %s: %v", name, err)
+			return nil, UsageErrorf("reading %s: %v", name, err)
 		}
 		n := len(out)
 		for _, e := range entries {
@@ -100,104 +103,97 @@ func expandDirs(files []string) ([]string, error) {
 			}
 		}
 		if len(out) == n {
-			return nil, usageErrorf("%s holds no .yaml, .yml or .json file", name)
+			return nil, UsageErrorf("%s holds no .yaml, .yml or .json file", name)
 		}
 	}
 	return out, nil
 }
 
 // open opens one -f argument: a file, or stdin for "-".
-func (o *Options) open(name string) (io.Reader, string, func(), error) {
+func open(name string, stdin io.Reader) (io.Reader, string, func(), error) {
 	if name == "-" {
-		return o.In, "standard input", func() {}, nil
+		return stdin, "standard input", func() {}, nil
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, "", nil, usageErrorf("reading %s: %v", name, err)
+		return nil, "", nil, UsageErrorf("reading %s: %v", name, err)
 	}
 	return f, name, func() { f.Close() }, nil
 }
 
 // readFiles reads the targets from captured files: the same snapshots as
 // live, with no cluster, each judged at the capture's own time.
-func (o *Options) readFiles() (*targets, error) {
-	b, err := o.loadFiles()
+func (e *Engine) readFiles() (*targets, error) {
+	b, err := e.loadFiles()
 	if err != nil {
 		return nil, err
 	}
 	// Any other kind: its type as the files' objects name it, since no
 	// discovery is asked offline.
-	for i := range o.targets {
-		if t := &o.targets[i]; t.kind == kindResource {
-			api, ok := b.ResourceAPI(t.typ)
+	for i := range e.targets {
+		if t := &e.targets[i]; t.Kind == kindResource {
+			api, ok := b.ResourceAPI(t.Type)
 			if !ok {
-				return nil, usageErrorf("%s/%s: no object of type %q in %v", t.typ, t.name, t.typ, o.Files)
+				return nil, UsageErrorf("%s/%s: no object of type %q in %v", t.Type, t.Name, t.Type, e.Files)
 			}
-			t.api = api
+			t.API = api
 		}
 	}
-	ns := o.namespaceFlag()
+	// -n as given: offline, no kubeconfig default applies, and "" matches
+	// any namespace.
+	ns := e.Namespace
 	b.Adopt(ns) // an object that names no namespace is in the one asked
-	if err := o.resolveFiles(b, ns); err != nil {
+	if err := e.resolveFiles(b, ns); err != nil {
 		return nil, err
 	}
 	t := &targets{}
 	switch {
-	case o.All || o.AllNamespaces || o.Selector != "":
+	case e.All || e.AllNamespaces || e.Selector != "":
 		scope := ns
-		if o.AllNamespaces {
+		if e.AllNamespaces {
 			scope = ""
 		}
 		for _, w := range sortedWorkloads(b, scope) {
 			s, err := b.Read(w.Namespace, w.Ref)
 			if err != nil {
-				return nil, usageErrorf("%v", err)
+				return nil, UsageErrorf("%v", err)
 			}
-			if o.selects(s.Workload().GetLabels()) {
+			if e.selects(s.Workload().GetLabels()) {
 				t.snaps = append(t.snaps, s)
 			}
 		}
 		if len(t.snaps) == 0 {
-			return nil, &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no workload in %v matches", o.Files)}
+			return nil, &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no workload in %v matches", e.Files)}
 		}
-	case len(o.refs) > 1:
-		for _, ref := range o.refs {
+	case len(e.refs) > 1:
+		for _, ref := range e.refs {
 			s, err := b.Read(ns, ref)
 			if err != nil {
-				return nil, usageErrorf("%v", err)
+				return nil, UsageErrorf("%v", err)
 			}
-			s.Via = o.via[ref]
+			s.Via = e.via[ref]
 			t.snaps = append(t.snaps, s)
 		}
 	default:
 		var ref chain.Ref
-		if len(o.refs) == 1 {
-			ref = o.refs[0]
+		if len(e.refs) == 1 {
+			ref = e.refs[0]
 		}
 		s, err := b.Read(ns, ref)
 		if err != nil {
-			return nil, usageErrorf("%v (name one, or pass --all)", err)
+			return nil, UsageErrorf("%v (name one, or pass --all)", err)
 		}
-		s.Via = o.via[ref]
+		s.Via = e.via[ref]
 		t.snaps = append(t.snaps, s)
 	}
 	return t, nil
 }
 
-// namespaceFlag is -n as given: offline, no kubeconfig default applies, and
-// an empty namespace matches any in the files.
-func (o *Options) namespaceFlag() string {
-	if o.ConfigFlags.Namespace == nil {
-		return ""
-	}
-	return *o.ConfigFlags.Namespace
-}
-
 // selects applies -l to a Deployment's labels.
-func (o *Options) selects(set map[string]string) bool {
-	if o.Selector == "" {
+func (e *Engine) selects(set map[string]string) bool {
+	if e.Selector == "" {
 		return true
 	}
-	sel, err := labels.Parse(o.Selector)
+	sel, err := labels.Parse(e.Selector)
 	return err == nil && sel.Matches(labels.Set(set))
 }

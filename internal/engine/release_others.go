@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"cmp"
@@ -14,19 +14,13 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 )
 
-// Values of --unjudged.
-const (
-	unjudgedNote = "note"
-	unjudgedFail = "fail"
-)
-
 // releaseOthers adds the release's objects of every other kind, each
 // judged as any kind is (its status as kstatus reads it), where discovery
 // says the cluster serves it: its claims, custom resources, ConfigMaps,
 // RBAC. What cannot be judged is listed with why: a Secret (never read), a
 // kind the cluster does not serve.
-func (o *Options) releaseOthers(b *capture.Bundle, r *release) error {
-	objs, unjudged, err := o.resolveOthers(b)
+func (e *Engine) releaseOthers(b *capture.Bundle, r *release) error {
+	objs, unjudged, err := e.resolveOthers(b)
 	if err != nil {
 		return err
 	}
@@ -64,7 +58,7 @@ type otherObject struct {
 // resolveOthers resolves the bundle's objects of other kinds (and its
 // claims) through discovery; unjudged says why each of the rest cannot be
 // judged.
-func (o *Options) resolveOthers(b *capture.Bundle) (objs []otherObject, unjudged []string, err error) {
+func (e *Engine) resolveOthers(b *capture.Bundle) (objs []otherObject, unjudged []string, err error) {
 	others := slices.Clone(b.Others)
 	for _, c := range b.Claims {
 		others = append(others, capture.Other{APIVersion: "v1", Kind: "PersistentVolumeClaim", Namespace: c.Namespace, Name: c.Name})
@@ -72,9 +66,9 @@ func (o *Options) resolveOthers(b *capture.Bundle) (objs []otherObject, unjudged
 	if len(others) == 0 {
 		return nil, nil, nil
 	}
-	mapper, err := o.NewMapper()
+	mapper, err := e.NewMapper()
 	if err != nil {
-		return nil, nil, translate(err)
+		return nil, nil, Translate(err)
 	}
 	for _, obj := range others {
 		what := strings.ToLower(obj.Kind) + "/" + obj.Name
@@ -99,7 +93,7 @@ func (o *Options) resolveOthers(b *capture.Bundle) (objs []otherObject, unjudged
 		api := apiOf(mapping)
 		ns := ""
 		if api.Namespaced {
-			ns = cmp.Or(obj.Namespace, o.namespace)
+			ns = cmp.Or(obj.Namespace, e.Namespace)
 		}
 		objs = append(objs, otherObject{api: api, namespace: ns, name: obj.Name})
 	}
@@ -108,21 +102,21 @@ func (o *Options) resolveOthers(b *capture.Bundle) (objs []otherObject, unjudged
 
 // noteUnjudged lists what the release holds that was not judged, on
 // standard error.
-func (o *Options) noteUnjudged() {
-	if o.release == nil || len(o.release.unjudged) == 0 {
+func (e *Engine) noteUnjudged() {
+	if e.release == nil || len(e.release.unjudged) == 0 {
 		return
 	}
-	fmt.Fprintf(o.ErrOut, "not judged (%d; --unjudged fail fails the gate on them):\n", len(o.release.unjudged))
-	for _, u := range o.release.unjudged {
-		fmt.Fprintf(o.ErrOut, "  %s\n", u)
+	fmt.Fprintf(e.notes, "not judged (%d; --unjudged fail fails the gate on them):\n", len(e.release.unjudged))
+	for _, u := range e.release.unjudged {
+		fmt.Fprintf(e.notes, "  %s\n", u)
 	}
 }
 
 // gateUnjudged fails a gate that passed when --unjudged fail is given and
 // some object could not be judged.
-func (o *Options) gateUnjudged() error {
-	if o.release != nil && len(o.release.unjudged) > 0 && o.Unjudged == unjudgedFail {
-		return &ExitError{Code: ExitUnknown, Err: fmt.Errorf("%d object(s) of the release could not be judged, and --unjudged fail fails the gate on them", len(o.release.unjudged))}
+func (e *Engine) gateUnjudged() error {
+	if e.release != nil && len(e.release.unjudged) > 0 && e.Unjudged == UnjudgedFail {
+		return &ExitError{Code: ExitUnknown, Err: fmt.Errorf("%d object(s) of the release could not be judged, and --unjudged fail fails the gate on them", len(e.release.unjudged))}
 	}
 	return nil
 }

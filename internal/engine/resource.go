@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"fmt"
@@ -16,33 +16,33 @@ import (
 // plurals, TYPE.GROUP and TYPE.VERSION.GROUP), with kubectl's on-disk
 // cache of discovery. A type that turns out to be a kind kubectl chain
 // walks itself is walked as that kind.
-func (o *Options) resolveResources(reader *kube.Reader) error {
+func (e *Engine) resolveResources(reader *kube.Reader) error {
 	var mapper meta.RESTMapper
-	for i := range o.targets {
-		t := &o.targets[i]
-		if t.kind != kindResource || t.api != nil {
+	for i := range e.targets {
+		t := &e.targets[i]
+		if t.Kind != kindResource || t.API != nil {
 			continue
 		}
 		if mapper == nil {
-			m, err := o.NewMapper()
+			m, err := e.NewMapper()
 			if err != nil {
-				return translate(err)
+				return Translate(err)
 			}
 			mapper = m
 		}
-		api, err := resolveType(mapper, t.typ)
+		api, err := resolveType(mapper, t.Type)
 		if err != nil {
 			return err
 		}
 		if own := ownKind(api); own != "" {
-			t.kind = own
+			t.Kind = own
 			continue
 		}
-		t.api = &api
+		t.API = &api
 		if reader.APIs == nil {
 			reader.APIs = map[string]chain.APIResource{}
 		}
-		reader.APIs[kube.APIKey(chain.ResourceRef(api, t.name))] = api
+		reader.APIs[kube.APIKey(chain.ResourceRef(api, t.Name))] = api
 	}
 	return nil
 }
@@ -62,13 +62,13 @@ func resolveType(mapper meta.RESTMapper, typ string) (chain.APIResource, error) 
 	}
 	if err != nil || gvk.Empty() {
 		if meta.IsNoMatchError(err) || err == nil {
-			return chain.APIResource{}, usageErrorf("unknown resource type %q: this cluster serves no such resource (kubectl api-resources lists what it serves); kubectl chain walks deploy/NAME (or NAME), sts/NAME, ds/NAME, job/NAME, cj/NAME, svc/NAME, ing/NAME and the Gateway API's kinds itself, and any other kind the cluster serves as KIND/NAME", typ)
+			return chain.APIResource{}, UsageErrorf("unknown resource type %q: this cluster serves no such resource (kubectl api-resources lists what it serves); kubectl chain walks deploy/NAME (or NAME), sts/NAME, ds/NAME, job/NAME, cj/NAME, svc/NAME, ing/NAME and the Gateway API's kinds itself, and any other kind the cluster serves as KIND/NAME", typ)
 		}
-		return chain.APIResource{}, translate(fmt.Errorf("resolving resource type %q through discovery: %w", typ, err))
+		return chain.APIResource{}, Translate(fmt.Errorf("resolving resource type %q through discovery: %w", typ, err))
 	}
 	mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
-		return chain.APIResource{}, translate(fmt.Errorf("resolving resource type %q through discovery: %w", typ, err))
+		return chain.APIResource{}, Translate(fmt.Errorf("resolving resource type %q through discovery: %w", typ, err))
 	}
 	return apiOf(mapping), nil
 }
@@ -83,7 +83,7 @@ func apiOf(mapping *meta.RESTMapping) chain.APIResource {
 // (a Deployment spelled "deployments.v1.apps", or by a short name a CRD
 // adds), "" for any other.
 func ownKind(api chain.APIResource) string {
-	kind := kindOf(api.Kind)
+	kind := KindOf(api.Kind)
 	if kind != "" && kindGroup(kind) == api.Group {
 		return kind
 	}

@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"context"
@@ -14,22 +14,22 @@ import (
 // not exist, for the objects meant to write them (chain.Producers), of the
 // kinds the cluster serves as discovery says: no request for a kind whose
 // CRD is absent, and none at all when no Secret is missing.
-func (o *Options) readProducers(ctx context.Context, reader *kube.Reader, snap *chain.Snapshot) error {
-	secrets := diagnose.MissingSecrets(diagnose.Walk(snap, o.walkOptions()))
+func (e *Engine) readProducers(ctx context.Context, reader *kube.Reader, snap *chain.Snapshot) error {
+	secrets := diagnose.MissingSecrets(diagnose.Walk(snap, e.walkOptions()))
 	if len(secrets) == 0 {
 		return nil
 	}
-	if o.producers == nil {
-		o.producers = o.servedProducers()
+	if e.producers == nil {
+		e.producers = e.servedProducers()
 	}
-	return reader.ReadProduced(ctx, snap, secrets, o.producers)
+	return reader.ReadProduced(ctx, snap, secrets, e.producers)
 }
 
 // servedProducers are the producer kinds the cluster serves; none when
 // discovery cannot say.
-func (o *Options) servedProducers() []chain.APIResource {
+func (e *Engine) servedProducers() []chain.APIResource {
 	out := []chain.APIResource{}
-	m, err := o.NewMapper()
+	m, err := e.NewMapper()
 	if err != nil {
 		return out
 	}

@@ -1,0 +1,205 @@
+package mcp
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/diagnose"
+	"github.com/kubectl-chain/kubectl-chain/internal/connect"
+	"github.com/kubectl-chain/kubectl-chain/internal/engine"
+	"github.com/kubectl-chain/kubectl-chain/internal/kube"
+)
+
+// Config is what every tool call starts from: the mcp command's flags.
+type Config struct {
+	// Kubeconfig, Context and Namespace are the mcp command's connection
+	// flags, the defaults of every call (a call may name its own context
+	// and namespace).
+	Kubeconfig, Context, Namespace string
+	// HealthChecks are the user's own health checks, read at every call
+	// as the command line reads them.
+	HealthChecks string
+	// Version is kubectl chain's: the server's, and the user agent's.
+	Version string
+	// Connect makes a call's clientset and discovery mapper from its
+	// connection flags; nil reads the cluster they name. Tests give a fake.
+	Connect func(*genericclioptions.ConfigFlags) (func() (kube.Client, error), func() (meta.RESTMapper, error))
+	// Now is the clock that stamps the snapshots; nil means time.Now.
+	Now func() time.Time
+}
+
+// caller runs the engine for the tools that read a cluster.
+type caller struct{ cfg Config }
+
+// call is what a tool asks: the targets and files, or the scope, and the
+// connection of the call.
+type call struct {
+	context, namespace string
+	args, files        []string
+	all, allNamespaces bool
+}
+
+// request compiles a call into the engine's request as the command line
+// compiles its flags: the health checks, the targets, the checks of the
+// request, and the kubeconfig only for a live call.
+func (r caller) request(c call) (*engine.Request, error) {
+	req := &engine.Request{Files: c.files, All: c.all, AllNamespaces: c.allNamespaces,
+		Timeout: engine.DefaultTimeout, Grace: diagnose.DefaultGrace, Unjudged: engine.UnjudgedNote,
+		Stdin: strings.NewReader(""), Now: r.cfg.Now}
+	if r.cfg.HealthChecks != "" {
+		h, err := engine.LoadHealth(r.cfg.HealthChecks)
+		if err != nil {
+			return nil, err
+		}
+		req.Health = h
+	}
+	if len(c.args) > 0 || !(c.all || c.allNamespaces || len(c.files) > 0) {
+		targets, err := engine.ParseTargets(c.args)
+		if err != nil {
+			return nil, err
+		}
+		req.Targets = targets
+	}
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	flags := r.flags(c)
+	if len(c.files) > 0 {
+		req.Namespace = *flags.Namespace // offline: -n as given
+		return req, nil
+	}
+	ns, err := connect.Kubeconfig(flags, io.Discard)
+	if err != nil {
+		return nil, err
+	}
+	req.Namespace, req.NamespaceFromFlag = ns, *flags.Namespace != ""
+	if r.cfg.Connect != nil {
+		req.NewClient, req.NewMapper = r.cfg.Connect(flags)
+	} else {
+		req.NewClient, req.NewMapper = connect.Client(flags, "kubectl-chain/"+r.cfg.Version), connect.Mapper(flags)
+	}
+	return req, nil
+}
+
+// flags are the call's connection flags: its own context and namespace
+// first, then the mcp command's.
+func (r caller) flags(c call) *genericclioptions.ConfigFlags {
+	f := genericclioptions.NewConfigFlags(true)
+	*f.KubeConfig = r.cfg.Kubeconfig
+	*f.Context = cmp.Or(c.context, r.cfg.Context)
+	*f.Namespace = cmp.Or(c.namespace, r.cfg.Namespace)
+	return f
+}
+
+// run runs the call on the engine and returns the reports it gave. A
+// verdict other than healthy is no error here: the report says it, and so
+// does the report of a target that does not exist. Any other failure is
+// the command line's message, as a user would read it.
+func (r caller) run(ctx context.Context, c call) (*results, error) {
+	req, err := r.request(c)
+	if err != nil {
+		return nil, err
+	}
+	res := &results{}
+	err = engine.New(*req, io.Discard).Run(ctx, res)
+	if res.list == nil && res.notFound == nil {
+		if err == nil {
+			err = errors.New("the run gave no report")
+		}
+		return nil, err
+	}
+	return res, nil
+}
+
+// results is MCP's sink of the engine's verdicts: it keeps them as the
+// tools' structured results.
+type results struct {
+	list     *chain.ReportList
+	single   bool
+	notFound *chain.Report
+}
+
+func (s *results) Reports(l *chain.ReportList, single bool) error {
+	s.list, s.single = l, single
+	return nil
+}
+
+func (s *results) NotFound(r *chain.Report) error {
+	s.notFound = r
+	return nil
+}
+
+func (s *results) Progress(*chain.ReportList, bool, time.Duration) error { return nil }
+func (s *results) Clear()                                                {}
+
+// one is the report of the one target named.
+func (s *results) one() (*chain.Report, bool) {
+	switch {
+	case s.list != nil && s.single && len(s.list.Items) == 1:
+		return &s.list.Items[0], true
+	case s.list == nil && s.notFound != nil:
+		return s.notFound, true
+	}
+	return nil, false
+}
+
+func (r caller) diagnose(ctx context.Context, _ *mcp.CallToolRequest, in diagnoseIn) (*mcp.CallToolResult, *chain.Report, error) {
+	c := call{context: in.Context, namespace: in.Namespace}
+	switch {
+	case in.File != "":
+		c.files = []string{in.File}
+		if in.Target != "" {
+			c.args = []string{in.Target}
+		}
+	case strings.TrimSpace(in.Target) == "":
+		return nil, nil, errors.New(`name a target ("deploy/web", "sts/db", "pod/NAME", "svc/web", ...) or a capture file`)
+	default:
+		c.args = []string{in.Target}
+	}
+	res, err := r.run(ctx, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, ok := res.one()
+	if !ok {
+		return nil, nil, fmt.Errorf("one report expected for %q, got a list of %d", in.Target, len(res.list.Items))
+	}
+	return textResult(reportText(rep)), rep, nil
+}
+
+func (r caller) listUnhealthy(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, *chain.ReportList, error) {
+	c := call{context: in.Context, namespace: in.Namespace, all: !in.AllNamespaces, allNamespaces: in.AllNamespaces}
+	res, err := r.run(ctx, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	if res.list == nil {
+		return nil, nil, errors.New("a list of reports expected, got one report")
+	}
+	all := res.list
+	list := *all
+	list.Items = nil
+	var text []string
+	for i := range all.Items {
+		if all.Items[i].Verdict.Health != chain.Healthy {
+			list.Items = append(list.Items, all.Items[i])
+			text = append(text, reportText(&all.Items[i]))
+		}
+	}
+	if len(text) == 0 {
+		text = []string{fmt.Sprintf("all %d workloads are healthy", len(all.Items))}
+	} else {
+		text = append([]string{fmt.Sprintf("%d of %d workloads are not healthy:", len(list.Items), len(all.Items))}, text...)
+	}
+	return textResult(strings.Join(text, "\n")), &list, nil
+}

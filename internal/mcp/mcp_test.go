@@ -1,0 +1,286 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/decode"
+	"github.com/kubectl-chain/kubectl-chain/internal/kube"
+)
+
+// session connects an in-memory MCP client (the SDK's own) to the server.
+func session(t *testing.T, cfg Config) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := NewServer(cfg).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// TestTools: the four tools, each with its input and output schema.
+func TestTools(t *testing.T) {
+	cs := session(t, Config{Version: "test"})
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		if tool.InputSchema == nil || tool.OutputSchema == nil || tool.Description == "" {
+			t.Errorf("tool %s: input schema %v, output schema %v, description %q", tool.Name, tool.InputSchema != nil, tool.OutputSchema != nil, tool.Description)
+		}
+		if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
+			t.Errorf("tool %s is not marked read-only", tool.Name)
+		}
+	}
+	if got := strings.Join(names, ","); got != "diagnose,explain,list_causes,list_unhealthy" {
+		t.Errorf("tools %s", got)
+	}
+}
+
+// callTool calls a tool and decodes its structured content into out.
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, out any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if out != nil && !res.IsError {
+		b, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatalf("%s: structured content: %v", name, err)
+		}
+	}
+	return res
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// TestExplain: a real message (a wazuh-agent DaemonSet pod, in a public
+// deployment report: github.com/Ka0s-Klaus/ka0s audit/deploy/
+// deployment-report-soc-21868482362.md; testdata/real/messages/
+// daemonsets.yaml) decodes as the command line decodes it.
+func TestExplain(t *testing.T) {
+	cs := session(t, Config{Version: "test"})
+	msg := "0/4 nodes are available: 1 Insufficient cpu, 3 node(s) didn't satisfy plugin(s) [NodeAffinity]. preemption: 0/4 nodes are available: 1 No preemption victims found for incoming pod, 3 Preemption is not helpful for scheduling."
+	var out explainOut
+	res := callTool(t, cs, "explain", map[string]any{"message": msg, "reason": "FailedScheduling"}, &out)
+	if res.IsError || len(out.Explanation.Causes) == 0 || out.Explanation.Causes[0].ID != "InsufficientCPU" {
+		t.Fatalf("explain: %+v\n%s", out, text(res))
+	}
+	if !strings.Contains(text(res), "InsufficientCPU (node-assignment)") {
+		t.Errorf("text for the model: %q", text(res))
+	}
+	res = callTool(t, cs, "explain", map[string]any{"message": "  "}, nil)
+	if !res.IsError || !strings.Contains(text(res), "give the message") {
+		t.Errorf("an empty message: error %v, %q", res.IsError, text(res))
+	}
+}
+
+// TestDiagnose: the report of a capture, its few lines for the model, and a
+// target the command line refuses comes back as a tool error in its words.
+// (internal/cli's test checks the report is the command line's -o json.)
+func TestDiagnose(t *testing.T) {
+	cs := session(t, Config{Version: "test"})
+	file := filepath.Join("..", "..", "testdata", "captures", "update-image-not-found.yaml")
+	var got chain.Report
+	res := callTool(t, cs, "diagnose", map[string]any{"file": file}, &got)
+	if res.IsError {
+		t.Fatalf("diagnose: %s", text(res))
+	}
+	if got.Name != "web" || got.Verdict.Health != chain.Broken || got.Verdict.Cause != "ImageNotFound" || got.Change == nil || got.Change.Rollback == "" {
+		t.Errorf("diagnose: %+v", got.Verdict)
+	}
+	for _, s := range []string{"deployment sc-update-image-not-found/web: broken at containers (ImageNotFound)", "rollback: kubectl rollout undo deploy/web"} {
+		if !strings.Contains(text(res), s) {
+			t.Errorf("text for the model lacks %q:\n%s", s, text(res))
+		}
+	}
+	res = callTool(t, cs, "diagnose", map[string]any{"target": "frobnicators/web", "file": file}, nil)
+	if !res.IsError || !strings.Contains(text(res), "frobnicators") {
+		t.Errorf("an unknown kind: error %v, %q", res.IsError, text(res))
+	}
+	res = callTool(t, cs, "diagnose", map[string]any{}, nil)
+	if !res.IsError || !strings.Contains(text(res), "name a target") {
+		t.Errorf("no target: error %v, %q", res.IsError, text(res))
+	}
+}
+
+// TestCauses: the catalogue, whole.
+func TestCauses(t *testing.T) {
+	var out causesOut
+	res := callTool(t, session(t, Config{Version: "test"}), "list_causes", nil, &out)
+	if res.IsError || len(out.Causes) != len(decode.Catalogue()) || len(out.Causes) < 100 {
+		t.Errorf("list_causes: %d causes, want %d", len(out.Causes), len(decode.Catalogue()))
+	}
+}
+
+// TestHealthChecks: every call takes the mcp command's --health-checks
+// over Argo CD's catalogue, as the command line does.
+func TestHealthChecks(t *testing.T) {
+	dir := t.TempDir()
+	cert := filepath.Join(dir, "cert.yaml")
+	cm := filepath.Join(dir, "argocd-cm.yaml")
+	for file, data := range map[string]string{cert: `apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata: {name: web-tls, namespace: shop, creationTimestamp: "2026-11-30T09:00:00Z"}
+spec: {secretName: web-tls, issuerRef: {name: letsencrypt}}
+status:
+  conditions:
+  - {type: Ready, status: "True", reason: Ready, message: Certificate is up to date and has not expired}
+`, cm: `apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-cm, namespace: argocd}
+data:
+  resource.customizations.health.cert-manager.io_Certificate: |
+    return {status = "Degraded", message = "our rule: every certificate is renewed by hand"}
+`} {
+		if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := map[string]any{"target": "certificate.cert-manager.io/web-tls", "file": cert}
+	var got chain.Report
+	if res := callTool(t, session(t, Config{Version: "test"}), "diagnose", in, &got); res.IsError || got.Verdict.Health != chain.Healthy {
+		t.Errorf("Argo CD's check: %s %s", got.Verdict.Health, text(res))
+	}
+	res := callTool(t, session(t, Config{Version: "test", HealthChecks: cm}), "diagnose", in, &got)
+	if res.IsError || got.Verdict.Health != chain.Broken || !strings.Contains(text(res), "our rule: every certificate is renewed by hand") {
+		t.Errorf("with the user's check: %s %s", got.Verdict.Health, text(res))
+	}
+	res = callTool(t, session(t, Config{Version: "test", HealthChecks: filepath.Join(dir, "missing.yaml")}), "diagnose", in, nil)
+	if !res.IsError || !strings.Contains(text(res), "--health-checks") || !strings.Contains(text(res), "missing.yaml") {
+		t.Errorf("a missing file: error %v, %q", res.IsError, text(res))
+	}
+}
+
+// TestListUnhealthy: the workloads of every namespace of a cluster judged
+// by the engine, as -A judges them, and only those not healthy returned;
+// one namespace's, with the call's namespace; a missing one, as a report
+// of the command line's not-found verdict.
+func TestListUnhealthy(t *testing.T) {
+	kubeconfig(t, "default")
+	objs := fixture(t, "healthy.yaml")
+	for _, o := range fixture(t, "image-not-found.yaml") {
+		o.(metav1.Object).SetNamespace("staging")
+		if e, ok := o.(*corev1.Event); ok {
+			e.InvolvedObject.Namespace = "staging"
+		}
+		objs = append(objs, o)
+	}
+	client := fake.NewClientset(objs...)
+	cfg := Config{Version: "test", Now: func() time.Time { return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) },
+		Connect: func(*genericclioptions.ConfigFlags) (func() (kube.Client, error), func() (meta.RESTMapper, error)) {
+			return func() (kube.Client, error) { return client, nil },
+				func() (meta.RESTMapper, error) { return meta.NewDefaultRESTMapper(nil), nil }
+		}}
+	cs := session(t, cfg)
+	var got chain.ReportList
+	res := callTool(t, cs, "list_unhealthy", map[string]any{"allNamespaces": true}, &got)
+	if res.IsError || len(got.Items) != 1 || got.Items[0].Namespace != "staging" || got.Items[0].Verdict.Cause != "ImageNotFound" {
+		t.Fatalf("list_unhealthy -A: %+v\n%s", got, text(res))
+	}
+	if !strings.HasPrefix(text(res), "1 of 2 workloads are not healthy:\ndeployment staging/web: broken at containers (ImageNotFound)") {
+		t.Errorf("text for the model:\n%s", text(res))
+	}
+	res = callTool(t, cs, "list_unhealthy", map[string]any{"namespace": "shop"}, &got)
+	if res.IsError || len(got.Items) != 0 || text(res) != "all 1 workloads are healthy" {
+		t.Errorf("list_unhealthy in shop: %+v\n%s", got, text(res))
+	}
+	var rep chain.Report
+	res = callTool(t, cs, "diagnose", map[string]any{"target": "deploy/gone", "namespace": "shop"}, &rep)
+	if res.IsError || rep.Verdict.Cause != "DeploymentNotFound" {
+		t.Errorf("a missing Deployment: %+v\n%s", rep.Verdict, text(res))
+	}
+	res = callTool(t, cs, "list_unhealthy", map[string]any{"namespace": "empty"}, nil)
+	if !res.IsError || !strings.Contains(text(res), "no Deployments, StatefulSets, DaemonSets, Jobs, CronJobs, Argo Rollouts, Ingresses, Gateways or routes in namespace empty") {
+		t.Errorf("an empty namespace: error %v, %q", res.IsError, text(res))
+	}
+}
+
+// kubeconfig points KUBECONFIG at one whose context is in namespace ns, so
+// no test reads the user's.
+func kubeconfig(t *testing.T, ns string) {
+	t.Helper()
+	cfg := `apiVersion: v1
+kind: Config
+clusters:
+- {name: test, cluster: {server: "https://127.0.0.1:1"}}
+contexts:
+- {name: test, context: {cluster: test, user: test, namespace: ` + ns + `}}
+current-context: test
+users:
+- {name: test, user: {token: test-token}}
+`
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", path)
+}
+
+// fixture reads a testdata snapshot (a kind: List as kubectl get -o yaml
+// prints it) into typed objects for a fake clientset.
+func fixture(t *testing.T, name string) []runtime.Object {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "snapshots", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(js, &list); err != nil {
+		t.Fatal(err)
+	}
+	var objs []runtime.Object
+	for _, item := range list.Items {
+		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(item, nil, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		objs = append(objs, obj)
+	}
+	return objs
+}
