@@ -4,10 +4,7 @@ import (
 	"context"
 
 	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -123,49 +120,41 @@ func keyOf(o runtime.Object) string {
 // or DaemonSets that need them, Services and EndpointSlices with any
 // workload that serves or traffic object).
 func (r *Reader) workloadSources(ns, selector string) []source {
-	apps, batch := r.Client.AppsV1(), r.Client.BatchV1()
 	bySel := metav1.ListOptions{LabelSelector: selector}
 	return []source{
-		{chain.ResourceDeployments, "deployments", typed(apps.Deployments(ns).List, func(l *appsv1.DeploymentList) []appsv1.Deployment { return l.Items }), apps.Deployments(ns).Watch, bySel, slim},
-		{chain.ResourceStatefulSets, "statefulsets", typed(apps.StatefulSets(ns).List, func(l *appsv1.StatefulSetList) []appsv1.StatefulSet { return l.Items }), apps.StatefulSets(ns).Watch, bySel, slim},
-		{chain.ResourceDaemonSets, "daemonsets", typed(apps.DaemonSets(ns).List, func(l *appsv1.DaemonSetList) []appsv1.DaemonSet { return l.Items }), apps.DaemonSets(ns).Watch, bySel, slim},
-		{chain.ResourceCronJobs, "cronjobs", typed(batch.CronJobs(ns).List, func(l *batchv1.CronJobList) []batchv1.CronJob { return l.Items }), batch.CronJobs(ns).Watch, bySel, slim},
+		r.sourceOf(chain.ResourceDeployments, ns, bySel),
+		r.sourceOf(chain.ResourceStatefulSets, ns, bySel),
+		r.sourceOf(chain.ResourceDaemonSets, ns, bySel),
+		r.sourceOf(chain.ResourceCronJobs, ns, bySel),
 		// Jobs all, since a CronJob's Jobs need not carry its labels.
-		{chain.ResourceJobs, "jobs", typed(batch.Jobs(ns).List, func(l *batchv1.JobList) []batchv1.Job { return l.Items }), batch.Jobs(ns).Watch, metav1.ListOptions{}, slim},
+		r.sourceOf(chain.ResourceJobs, ns, metav1.ListOptions{}),
 	}
 }
 
 func (r *Reader) ownedSources(ns string, deployments, sets, statefulSets, daemonSets, traffic bool) []source {
-	apps, core, disc, net := r.Client.AppsV1(), r.Client.CoreV1(), r.Client.DiscoveryV1(), r.Client.NetworkingV1()
 	all := metav1.ListOptions{}
-	out := []source{
-		{chain.ResourcePods, "pods", typed(core.Pods(ns).List, func(l *corev1.PodList) []corev1.Pod { return l.Items }), core.Pods(ns).Watch, all, slim},
-	}
+	out := []source{r.sourceOf(chain.ResourcePods, ns, all)}
 	if deployments {
-		out = append(out, source{chain.ResourceReplicaSets, "replicasets", typed(apps.ReplicaSets(ns).List, func(l *appsv1.ReplicaSetList) []appsv1.ReplicaSet { return l.Items }), apps.ReplicaSets(ns).Watch, all, slim})
+		out = append(out, r.sourceOf(chain.ResourceReplicaSets, ns, all))
 	}
 	if sets {
-		out = append(out, source{chain.ResourceControllerRevisions, "controllerrevisions", typed(apps.ControllerRevisions(ns).List, func(l *appsv1.ControllerRevisionList) []appsv1.ControllerRevision { return l.Items }), apps.ControllerRevisions(ns).Watch, all, slim})
+		out = append(out, r.sourceOf(chain.ResourceControllerRevisions, ns, all))
 	}
 	if statefulSets {
-		out = append(out, source{chain.ResourceClaims, "persistentvolumeclaims", typed(core.PersistentVolumeClaims(ns).List, func(l *corev1.PersistentVolumeClaimList) []corev1.PersistentVolumeClaim { return l.Items }), core.PersistentVolumeClaims(ns).Watch, all, slim})
+		out = append(out, r.sourceOf(chain.ResourceClaims, ns, all))
 	}
 	if deployments || statefulSets || daemonSets || traffic {
 		// The serving link's evidence: the Services, and the slices the
 		// EndpointSlice controller writes for them; the traffic objects'
 		// backends.
-		out = append(out,
-			source{chain.ResourceServices, "services", typed(core.Services(ns).List, func(l *corev1.ServiceList) []corev1.Service { return l.Items }), core.Services(ns).Watch, all, slim},
-			source{chain.ResourceEndpointSlices, "endpointslices", typed(disc.EndpointSlices(ns).List, func(l *discoveryv1.EndpointSliceList) []discoveryv1.EndpointSlice { return l.Items }), disc.EndpointSlices(ns).Watch, all, slim},
-			source{chain.ResourceNetworkPolicies, "networkpolicies", typed(net.NetworkPolicies(ns).List, func(l *networkingv1.NetworkPolicyList) []networkingv1.NetworkPolicy { return l.Items }), net.NetworkPolicies(ns).Watch, all, slim})
+		out = append(out, r.sourceOf(chain.ResourceServices, ns, all), r.sourceOf(chain.ResourceEndpointSlices, ns, all), r.sourceOf(chain.ResourceNetworkPolicies, ns, all))
 	}
 	if daemonSets {
-		out = append(out, source{chain.ResourceNodes, "nodes", typed(core.Nodes().List, func(l *corev1.NodeList) []corev1.Node { return l.Items }), core.Nodes().Watch, all, slim})
+		out = append(out, r.sourceOf(chain.ResourceNodes, ns, all))
 	}
 	return out
 }
 
 func (r *Reader) eventSource(ns string) source {
-	core := r.Client.CoreV1()
-	return source{chain.ResourceEvents, "events", typed(core.Events(ns).List, func(l *corev1.EventList) []corev1.Event { return l.Items }), core.Events(ns).Watch, metav1.ListOptions{}, slim}
+	return r.sourceOf(chain.ResourceEvents, ns, metav1.ListOptions{})
 }

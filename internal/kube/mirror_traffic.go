@@ -3,7 +3,6 @@ package kube
 import (
 	"context"
 
-	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -23,12 +22,8 @@ import (
 // labels. A cluster without the CRDs answers those lists 404: no objects,
 // no gap.
 func (r *Reader) trafficSources(ns, selector string) []source {
-	net := r.Client.NetworkingV1()
 	bySel, all := metav1.ListOptions{LabelSelector: selector}, metav1.ListOptions{}
-	out := []source{
-		{chain.ResourceIngresses, "ingresses", typed(net.Ingresses(ns).List, func(l *networkingv1.IngressList) []networkingv1.Ingress { return l.Items }), net.Ingresses(ns).Watch, bySel, slim},
-		{chain.ResourceIngressClasses, "ingressclasses", typed(net.IngressClasses().List, func(l *networkingv1.IngressClassList) []networkingv1.IngressClass { return l.Items }), net.IngressClasses().Watch, all, slim},
-	}
+	out := []source{r.sourceOf(chain.ResourceIngresses, ns, bySel), r.sourceOf(chain.ResourceIngressClasses, ns, all)}
 	dc, err := r.dynamicOf()
 	if err != nil {
 		return out

@@ -1,8 +1,12 @@
 package kube
 
 import (
+	"context"
 	"slices"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
@@ -56,5 +60,36 @@ func TestEveryKindIsPermitted(t *testing.T) {
 		if !found {
 			t.Errorf("%s: no permission on %s", row.Kind, api.Type())
 		}
+	}
+}
+
+// TestResourceTable: each resource read through the typed client lists
+// and watches its own objects, and streamOf watches every resource of the
+// table and nothing else.
+func TestResourceTable(t *testing.T) {
+	r := &Reader{Client: fake.NewClientset(cluster()...)}
+	ctx := context.Background()
+	for _, row := range resourceTable {
+		if row.typed == nil {
+			continue
+		}
+		list, watch := row.typed(r, "shop")
+		if _, _, _, err := list(ctx, metav1.ListOptions{}); err != nil {
+			t.Errorf("%s: list: %v", row.Resource, err)
+		}
+		w, err := watch(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Errorf("%s: watch: %v", row.Resource, err)
+			continue
+		}
+		w.Stop()
+		if s, err := r.streamOf(row.Resource, "shop", metav1.ListOptions{}, nil).openCtx(ctx, metav1.ListOptions{}); err != nil {
+			t.Errorf("%s: streamOf: %v", row.Resource, err)
+		} else {
+			s.Stop()
+		}
+	}
+	if _, err := r.streamOf("secrets", "shop", metav1.ListOptions{}, nil).openCtx(ctx, metav1.ListOptions{}); err == nil {
+		t.Error("streamOf watches secrets, which no row of the table names")
 	}
 }

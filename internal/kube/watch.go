@@ -99,41 +99,23 @@ func byName(name string) metav1.ListOptions {
 // streamOf is a watch of one resource of the namespace.
 func (r *Reader) streamOf(resource, ns string, opts metav1.ListOptions, keep func(watch.Event) bool) stream {
 	open := func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-		switch resource {
-		case "deployments":
-			return r.Client.AppsV1().Deployments(ns).Watch(ctx, o)
-		case "replicasets":
-			return r.Client.AppsV1().ReplicaSets(ns).Watch(ctx, o)
-		case "statefulsets":
-			return r.Client.AppsV1().StatefulSets(ns).Watch(ctx, o)
-		case "daemonsets":
-			return r.Client.AppsV1().DaemonSets(ns).Watch(ctx, o)
-		case "jobs":
-			return r.Client.BatchV1().Jobs(ns).Watch(ctx, o)
-		case "cronjobs":
-			return r.Client.BatchV1().CronJobs(ns).Watch(ctx, o)
-		case "persistentvolumeclaims":
-			return r.Client.CoreV1().PersistentVolumeClaims(ns).Watch(ctx, o)
-		case "events":
-			return r.Client.CoreV1().Events(ns).Watch(ctx, o)
-		case "services":
-			return r.Client.CoreV1().Services(ns).Watch(ctx, o)
-		case "endpointslices":
-			return r.Client.DiscoveryV1().EndpointSlices(ns).Watch(ctx, o)
-		case "ingresses":
-			return r.Client.NetworkingV1().Ingresses(ns).Watch(ctx, o)
-		case "gateways", "httproutes", "grpcroutes", "tlsroutes", "gatewayclasses":
+		row, ok := resourceRowOf(resource)
+		switch {
+		case ok && row.typed != nil:
+			_, w := row.typed(r, ns)
+			return w(ctx, o)
+		case ok && row.Group == chain.GatewayGroup:
 			dc, err := r.dynamicOf()
 			if err != nil {
 				return nil, err
 			}
-			gvr := schema.GroupVersionResource{Group: chain.GatewayGroup, Version: "v1", Resource: resource}
-			if resource == "gatewayclasses" {
-				return dc.Resource(gvr).Watch(ctx, o)
+			res := dc.Resource(schema.GroupVersionResource{Group: chain.GatewayGroup, Version: "v1", Resource: resource})
+			if row.Cluster {
+				return res.Watch(ctx, o)
 			}
-			return dc.Resource(gvr).Namespace(ns).Watch(ctx, o)
+			return res.Namespace(ns).Watch(ctx, o)
 		}
-		return r.Client.CoreV1().Pods(ns).Watch(ctx, o)
+		return nil, fmt.Errorf("kubectl chain does not watch %s", resource)
 	}
 	return stream{resource: resource, options: opts, keep: keep, openCtx: open}
 }
