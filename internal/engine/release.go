@@ -58,8 +58,8 @@ func (e *Engine) loadRelease() error {
 	e.noteUnnamespaced(b)
 	r.meantByMembership(b, e.Namespace)
 	for _, w := range b.Workloads("") {
-		if w.Ref.Kind == chain.KindRollout {
-			continue // with the other kinds: only where discovery says Rollouts are served
+		if row, _ := chain.RowOf(w.Ref.Kind); row.CRD {
+			continue // with the other kinds: only where discovery says its CRD is served
 		}
 		a := w.Object.GetAnnotations()
 		if slices.Contains(strings.Split(a[helmHook], ","), helmHookTest) {
@@ -145,10 +145,10 @@ func (e *Engine) readRelease(ctx context.Context, reader *kube.Reader) (*targets
 			return nil, err
 		}
 		for _, ref := range e.release.refs[ns] {
-			if chain.IsTraffic(ref.Kind) || ref.IsResource() || ref.Kind == chain.KindRollout {
-				// Read as svc/NAME, ing/NAME or httproute/NAME are, on
-				// their own: a namespace with no workload has no
-				// Services in its read.
+			if row, ok := chain.RowOf(ref.Kind); !ok || ref.IsResource() || row.Class == chain.ClassTraffic || row.CRD {
+				// Read as svc/NAME, ing/NAME, httproute/NAME or a CRD's
+				// kind are, on their own: a namespace with no workload
+				// has no Services in its read, nor the CRD's objects.
 				snap, err := reader.Read(ctx, ns, ref)
 				var nf *kube.NotFoundError
 				switch {
