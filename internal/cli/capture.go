@@ -35,7 +35,10 @@ func newCaptureCommand(o *Options) *cobra.Command {
 			if len(targets) != 1 {
 				return usageErrorf("capture one workload at a time")
 			}
-			req := o.request()
+			req, err := o.request()
+			if err != nil {
+				return err
+			}
 			req.Targets = targets
 			if req.Namespace, err = connect.Kubeconfig(o.ConfigFlags, o.ErrOut); err != nil {
 				return err

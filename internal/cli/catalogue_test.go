@@ -220,6 +220,13 @@ data:
 	if r := runWith(t, nil, "mcp", "--health-checks", filepath.Join(dir, "missing.yaml")); r.code != 4 || !strings.Contains(r.stderr, "missing.yaml") {
 		t.Errorf("mcp with a missing --health-checks file: exit %d, want 4 naming it; stderr:\n%s", r.code, r.stderr)
 	}
+	// Every front that judges loads them: serve and capture too, which
+	// once ignored the flag.
+	for _, args := range [][]string{{"serve"}, {"capture", "deploy/web"}} {
+		if r := runWith(t, nil, append(args, "--health-checks", filepath.Join(dir, "missing.yaml"))...); r.code != 4 || !strings.Contains(r.stderr, "missing.yaml") {
+			t.Errorf("%s with a missing --health-checks file: exit %d, want 4 naming it; stderr:\n%s", args[0], r.code, r.stderr)
+		}
+	}
 	if err := os.WriteFile(cm, []byte(`apiVersion: v1
 kind: ConfigMap
 metadata: {name: argocd-cm}

@@ -54,7 +54,10 @@ and watch; never Secrets.`,
 			}
 			var extra []kube.Permission
 			if len(r.manifests) > 0 {
-				req := o.request()
+				req, err := o.request()
+				if err != nil {
+					return err
+				}
 				req.Manifests = r.manifests
 				if req.Namespace, err = connect.Kubeconfig(o.ConfigFlags, o.ErrOut); err != nil {
 					return err

@@ -140,13 +140,9 @@ cause, the verbatim evidence and the next step. It only reads (get and list).`,
 // the targets named, the health checks loaded, and the namespace from -n or
 // the kubeconfig (read only for a live run).
 func (o *Options) Complete(args []string) (*engine.Request, error) {
-	req := o.request()
-	if o.HealthChecks != "" {
-		h, err := engine.LoadHealth(o.HealthChecks)
-		if err != nil {
-			return nil, err
-		}
-		req.Health = h
+	req, err := o.request()
+	if err != nil {
+		return nil, err
 	}
 	if len(args) > 0 || !(o.All || o.Selector != "" || o.AllNamespaces || len(o.Files) > 0 || len(o.Manifests) > 0) {
 		targets, err := engine.ParseTargets(args)
@@ -176,13 +172,23 @@ func (o *Options) Complete(args []string) (*engine.Request, error) {
 }
 
 // request is the engine's request of the flags alone.
-func (o *Options) request() *engine.Request {
-	return &engine.Request{
+func (o *Options) request() (*engine.Request, error) {
+	req := &engine.Request{
 		Files: o.Files, Manifests: o.Manifests, Unjudged: o.Unjudged,
 		Selector: o.Selector, All: o.All, AllNamespaces: o.AllNamespaces,
 		Wait: o.Wait, Timeout: o.Timeout, Grace: o.Grace,
 		Stdin: o.In, NewClient: o.NewClient, NewMapper: o.NewMapper, Now: o.Now,
 	}
+	if o.HealthChecks != "" {
+		// Every front that judges takes the user's checks: run, serve,
+		// capture and rbac alike.
+		h, err := engine.LoadHealth(o.HealthChecks)
+		if err != nil {
+			return nil, err
+		}
+		req.Health = h
+	}
+	return req, nil
 }
 
 // namespaceFlag is -n as given, "" when not given.

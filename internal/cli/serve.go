@@ -51,11 +51,14 @@ verdict changes (this needs create on events; kubectl chain serve manifests
 			if o.AllNamespaces && len(s.namespaces) > 0 {
 				return usageErrorf("choose -A or --namespaces, not both")
 			}
+			req, err := o.request()
+			if err != nil {
+				return err
+			}
 			ns, err := connect.Kubeconfig(o.ConfigFlags, o.ErrOut)
 			if err != nil {
 				return err
 			}
-			req := o.request()
 			req.Namespace = ns
 			return serve.Run(cmd.Context(), serve.Config{Listen: s.listen, Scopes: o.scopes(s, ns), Events: s.events, Resync: s.resync,
 				Request: *req, Notes: o.ErrOut})
