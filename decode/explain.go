@@ -188,7 +188,7 @@ func rank(ds []Decoded) []Decoded {
 		if before, ok := schedOverRefusal(ds[i].Cause, ds[j].Cause); ok {
 			return before
 		}
-		before, _ := SchedBefore(ds[i].Cause, ds[i].Nodes, ds[j].Cause, ds[j].Nodes)
+		before, _ := SchedBefore(WeightOf(ds[i]), WeightOf(ds[j]))
 		return before
 	})
 	return ds

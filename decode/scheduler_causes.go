@@ -48,19 +48,66 @@ const (
 // rank after every other reason, whatever their node counts.
 var schedExclusions = map[chain.CauseID]bool{NodeAffinityMismatch: true, UntoleratedTaint: true, PodAffinityUnsatisfied: true, NodeNameMismatch: true}
 
-// SchedBefore orders two reasons of one pod: other reasons before
-// exclusions, then by how many nodes gave them. explain ranks a pasted
-// message's reasons by it, and the walk the findings seen on as many
-// pods: one rule for both.
-func SchedBefore(a chain.CauseID, an int, b chain.CauseID, bn int) (before, decided bool) {
-	if family(a) != "scheduler" || family(b) != "scheduler" {
+// controlPlaneTaints are the taints kubeadm (and most installers) put on
+// control-plane nodes: node-role.kubernetes.io/control-plane since 1.24,
+// node-role.kubernetes.io/master before (kubeadm's constants.go). A
+// workload's pods are not meant for those nodes.
+var controlPlaneTaints = map[string]bool{"node-role.kubernetes.io/control-plane": true, "node-role.kubernetes.io/master": true}
+
+// SchedWeight is what orders one pod's scheduler reasons.
+type SchedWeight struct {
+	Cause chain.CauseID
+	// Nodes is how many nodes gave the reason.
+	Nodes int
+	// Background marks a reason of nodes no pod of a workload was meant
+	// to run on: a control-plane node's taint, which the scheduler names
+	// in every summary of a cluster that has such nodes (the pod does not
+	// tolerate it, or it would not be named). It is the cause only when
+	// nothing else is said. A cordoned node is not background from the
+	// message alone: the scheduler's NodeUnschedulable filter runs before
+	// NodeAffinity and reports a cordoned node whatever the pod asks for,
+	// and the cordoned nodes can be the very ones it asks for (a
+	// Deployment pinned to three cordoned control-plane nodes of fourteen,
+	// testdata/real/incidents/scheduler.yaml, kube-hetzner#1604).
+	Background bool
+}
+
+// WeightOf is a decoded scheduler reason's weight.
+func WeightOf(d Decoded) SchedWeight {
+	w := SchedWeight{Cause: d.Cause, Nodes: d.Nodes}
+	if d.Cause == UntoleratedTaint {
+		for _, det := range d.Details {
+			if det.Key == "key" && controlPlaneTaints[det.Value] {
+				w.Background = true
+			}
+		}
+	}
+	return w
+}
+
+// SchedBefore orders two reasons of one pod: what the nodes the pod wants
+// lack first, then exclusions of nodes it never asked for, then the
+// background (control-plane nodes); within each, by how many nodes gave
+// them. explain ranks a pasted message's reasons by it, and the
+// walk the findings seen on as many pods: one rule for both.
+func SchedBefore(a, b SchedWeight) (before, decided bool) {
+	if family(a.Cause) != "scheduler" || family(b.Cause) != "scheduler" {
 		return false, false
 	}
-	if ea, eb := schedExclusions[a], schedExclusions[b]; ea != eb {
-		return !ea, true
+	tier := func(w SchedWeight) int {
+		switch {
+		case w.Background:
+			return 2
+		case schedExclusions[w.Cause]:
+			return 1
+		}
+		return 0
 	}
-	if an != bn {
-		return an > bn, true
+	if ta, tb := tier(a), tier(b); ta != tb {
+		return ta < tb, true
+	}
+	if a.Nodes != b.Nodes {
+		return a.Nodes > b.Nodes, true
 	}
 	return false, false
 }

@@ -321,3 +321,26 @@ func TestScheduling(t *testing.T) {
 		})
 	}
 }
+
+// TestControlPlaneBackground: a control-plane node's taint ranks after
+// every other reason, exclusions included, whatever its node count; a
+// cordoned node does not (it can be the node the pod asks for). The
+// clauses are those of real summaries (testdata/real/messages/
+// scheduler.yaml: MaterializeInc/materialize#32152, kube-hetzner#1604),
+// with the counts changed so that the background outnumbers the rest.
+func TestControlPlaneBackground(t *testing.T) {
+	for _, tt := range []struct {
+		msg  string
+		want chain.CauseID
+	}{
+		{"0/4 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 3 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }.", NodeAffinityMismatch},
+		{"0/4 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 3 node(s) had untolerated taint {nvidia.com/gpu: present}.", UntoleratedTaint},
+		{"0/14 nodes are available: 11 node(s) didn't match Pod's node affinity/selector, 3 node(s) were unschedulable.", NodeUnschedulable},
+		{"0/3 nodes are available: 3 node(s) had untolerated taint {node-role.kubernetes.io/master: }.", UntoleratedTaint},
+	} {
+		ds := Explain("FailedScheduling", tt.msg)
+		if len(ds) == 0 || ds[0].Cause != tt.want {
+			t.Errorf("%s: first %v, want %s", tt.msg, ds, tt.want)
+		}
+	}
+}

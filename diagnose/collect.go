@@ -17,13 +17,14 @@ import (
 type collector struct {
 	byKey map[string]*chain.Finding
 	order []string
-	// nodes is, per finding, the most nodes a scheduler reason was given
-	// by: it ranks reasons seen on as many pods (after SchedBefore's rule
-	// that reasons of nodes the pod never asked for come last, so "1
-	// Insufficient memory, 4 node(s) didn't match Pod's node
-	// affinity/selector" leads with the memory). It stays out of
+	// weights are, per finding, its scheduler reason's weight with the
+	// most nodes it was given by: it ranks reasons seen on as many pods
+	// (after SchedBefore's rule that reasons of nodes the pod never asked
+	// for come after what the others lack, and control-plane nodes last,
+	// so "1 Insufficient memory, 4 node(s) didn't match Pod's
+	// node affinity/selector" leads with the memory). It stays out of
 	// chain.Finding, whose summary already says it ("4 of 5 nodes: ...").
-	nodes map[string]int
+	weights map[string]decode.SchedWeight
 }
 
 // sighting is one object's decoded cause with what it was decoded from.
@@ -41,7 +42,7 @@ type sighting struct {
 func (c *collector) add(s sighting) {
 	if c.byKey == nil {
 		c.byKey = map[string]*chain.Finding{}
-		c.nodes = map[string]int{}
+		c.weights = map[string]decode.SchedWeight{}
 	}
 	// The same cause still under way on one pod (a preemption nominated a
 	// node for it) and failing on another are two findings: merging them
@@ -70,8 +71,8 @@ func (c *collector) add(s sighting) {
 	if s.last.After(f.Last) {
 		f.Last = s.last
 	}
-	if s.d.Nodes > c.nodes[key] {
-		c.nodes[key] = s.d.Nodes
+	if w, ok := c.weights[key]; !ok || s.d.Nodes > w.Nodes {
+		c.weights[key] = decode.WeightOf(s.d)
 	}
 }
 
@@ -100,8 +101,8 @@ func newFinding(d decode.Decoded) *chain.Finding {
 // a Deployment or ReplicaSet finding is not one of the pods looked at.
 func (c *collector) findings(of int) []chain.Finding {
 	type ranked struct {
-		f     chain.Finding
-		nodes int
+		f      chain.Finding
+		weight decode.SchedWeight
 	}
 	out := make([]ranked, 0, len(c.order))
 	for _, k := range c.order {
@@ -110,7 +111,7 @@ func (c *collector) findings(of int) []chain.Finding {
 		if isPodFinding(&f) {
 			f.Of = of
 		}
-		out = append(out, ranked{f: f, nodes: c.nodes[k]})
+		out = append(out, ranked{f: f, weight: c.weights[k]})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -120,7 +121,7 @@ func (c *collector) findings(of int) []chain.Finding {
 		if len(a.f.Objects) != len(b.f.Objects) {
 			return len(a.f.Objects) > len(b.f.Objects)
 		}
-		if before, ok := decode.SchedBefore(a.f.Cause, a.nodes, b.f.Cause, b.nodes); ok {
+		if before, ok := decode.SchedBefore(a.weight, b.weight); ok {
 			return before
 		}
 		return a.f.Cause < b.f.Cause
