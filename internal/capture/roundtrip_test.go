@@ -3,7 +3,6 @@ package capture_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,12 +14,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/kubernetes/scheme"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/diagnose"
 	"github.com/kubectl-chain/kubectl-chain/internal/capture"
+	"github.com/kubectl-chain/kubectl-chain/internal/golden"
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 )
 
@@ -83,9 +81,8 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-// fixture reads a snapshot fixture (a kind: List as kubectl get -o yaml
-// prints it) into typed objects for a fake clientset, and the time it was
-// taken at.
+// fixture reads a snapshot fixture into typed objects for a fake
+// clientset, and the time it was taken at.
 func fixture(t *testing.T, file string) ([]runtime.Object, time.Time) {
 	t.Helper()
 	data, err := os.ReadFile(file)
@@ -100,32 +97,5 @@ func fixture(t *testing.T, file string) ([]runtime.Object, time.Time) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	js, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list struct {
-		Items []json.RawMessage `json:"items"`
-	}
-	if err := json.Unmarshal(js, &list); err != nil {
-		t.Fatal(err)
-	}
-	var objs []runtime.Object
-	names := map[string]bool{}
-	for _, item := range list.Items {
-		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(item, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Some fixtures hold two events of one name (kubectl get of two
-		// event APIs); a clientset holds one object a name.
-		if e, ok := obj.(*corev1.Event); ok {
-			for names[e.Namespace+"/"+e.Name] {
-				e.Name += "-"
-			}
-			names[e.Namespace+"/"+e.Name] = true
-		}
-		objs = append(objs, obj)
-	}
-	return objs, s.Now
+	return golden.ListObjects(t, file), s.Now
 }

@@ -14,9 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/kubernetes/scheme"
-	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-chain/kubectl-chain/internal/golden"
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 )
 
@@ -94,33 +93,11 @@ func testMapper() meta.RESTMapper {
 	return m
 }
 
-// fixtureObjects reads a testdata snapshot (a kind: List as kubectl get -o
-// yaml prints it) into typed objects for a fake clientset.
+// fixtureObjects reads a testdata snapshot into typed objects for a fake
+// clientset.
 func fixtureObjects(t *testing.T, name string) []runtime.Object {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "snapshots", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list struct {
-		Items []json.RawMessage `json:"items"`
-	}
-	if err := json.Unmarshal(js, &list); err != nil {
-		t.Fatal(err)
-	}
-	var objs []runtime.Object
-	for _, item := range list.Items {
-		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(item, nil, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		objs = append(objs, obj)
-	}
-	return objs
+	return golden.ListObjects(t, filepath.Join("..", "..", "testdata", "snapshots", name))
 }
 
 func fakeClient(t *testing.T, fixture string) *fake.Clientset {

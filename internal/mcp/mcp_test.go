@@ -16,11 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/kubernetes/scheme"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/decode"
+	"github.com/kubectl-chain/kubectl-chain/internal/golden"
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 )
 
@@ -256,31 +255,9 @@ users:
 	t.Setenv("KUBECONFIG", path)
 }
 
-// fixture reads a testdata snapshot (a kind: List as kubectl get -o yaml
-// prints it) into typed objects for a fake clientset.
+// fixture reads a testdata snapshot into typed objects for a fake
+// clientset.
 func fixture(t *testing.T, name string) []runtime.Object {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "snapshots", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list struct {
-		Items []json.RawMessage `json:"items"`
-	}
-	if err := json.Unmarshal(js, &list); err != nil {
-		t.Fatal(err)
-	}
-	var objs []runtime.Object
-	for _, item := range list.Items {
-		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(item, nil, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		objs = append(objs, obj)
-	}
-	return objs
+	return golden.ListObjects(t, filepath.Join("..", "..", "testdata", "snapshots", name))
 }

@@ -3,7 +3,6 @@ package serve
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -17,12 +16,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/kubernetes/scheme"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-chain/kubectl-chain/diagnose"
 	"github.com/kubectl-chain/kubectl-chain/internal/capture"
 	"github.com/kubectl-chain/kubectl-chain/internal/engine"
+	"github.com/kubectl-chain/kubectl-chain/internal/golden"
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 )
 
@@ -136,12 +134,12 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// fixture reads a testdata snapshot (a kind: List as kubectl get -o yaml
-// prints it) into typed objects for a fake clientset, and the time it was
-// taken at.
+// fixture reads a testdata snapshot into typed objects for a fake
+// clientset, and the time it was taken at.
 func fixture(t *testing.T, name string) ([]runtime.Object, time.Time) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "snapshots", name))
+	path := filepath.Join("..", "..", "testdata", "snapshots", name)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,23 +151,5 @@ func fixture(t *testing.T, name string) ([]runtime.Object, time.Time) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	js, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list struct {
-		Items []json.RawMessage `json:"items"`
-	}
-	if err := json.Unmarshal(js, &list); err != nil {
-		t.Fatal(err)
-	}
-	var objs []runtime.Object
-	for _, item := range list.Items {
-		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(item, nil, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		objs = append(objs, obj)
-	}
-	return objs, s.Now
+	return golden.ListObjects(t, path), s.Now
 }
