@@ -215,75 +215,15 @@ func (b *Bundle) add(raw json.RawMessage) error {
 		}
 	}
 	var err error
-	switch {
-	case tm.Kind == "Deployment" && (group == "apps" || group == "extensions"):
-		err = decodeInto(b, raw, &b.Deployments)
-	case tm.Kind == "StatefulSet" && group == "apps":
-		err = decodeInto(b, raw, &b.StatefulSets)
-	case tm.Kind == "DaemonSet" && (group == "apps" || group == "extensions"):
-		err = decodeInto(b, raw, &b.DaemonSets)
-	case tm.Kind == "ControllerRevision" && group == "apps":
-		err = decodeInto(b, raw, &b.Revisions)
-	case tm.Kind == "Job" && group == "batch":
-		err = decodeInto(b, raw, &b.Jobs)
-	case tm.Kind == "CronJob" && group == "batch":
-		err = decodeInto(b, raw, &b.CronJobs)
-	case tm.Kind == "PersistentVolumeClaim" && group == "":
-		err = decodeInto(b, raw, &b.Claims)
-	case tm.Kind == "Node" && group == "":
-		err = decodeInto(b, raw, &b.Nodes)
-	case tm.Kind == "Service" && group == "":
-		err = decodeInto(b, raw, &b.Services)
-		b.ServicesRead = true
-	case tm.Kind == "EndpointSlice" && group == "discovery.k8s.io":
-		err = decodeInto(b, raw, &b.EndpointSlices)
-	case tm.Kind == "NetworkPolicy" && group == "networking.k8s.io":
-		err = decodeInto(b, raw, &b.Policies)
-	case tm.Kind == "Ingress" && group == "networking.k8s.io":
-		err = decodeInto(b, raw, &b.Ingresses)
-	case tm.Kind == "IngressClass" && group == "networking.k8s.io":
-		err = decodeInto(b, raw, &b.IngressClasses)
-	case tm.Kind == "Gateway" && group == chain.GatewayGroup:
-		err = decodeInto(b, raw, &b.Gateways)
-	case tm.Kind == "GatewayClass" && group == chain.GatewayGroup:
-		err = decodeInto(b, raw, &b.GatewayClasses)
-	case chain.IsRoute(chain.Kind(tm.Kind)) && group == chain.GatewayGroup:
-		var obj metav1.Object
-		switch chain.Kind(tm.Kind) {
-		case chain.KindHTTPRoute:
-			obj, err = lenient[*gatewayv1.HTTPRoute](b, raw)
-		case chain.KindGRPCRoute:
-			obj, err = lenient[*gatewayv1.GRPCRoute](b, raw)
-		default:
-			obj, err = lenient[*gatewayv1.TLSRoute](b, raw)
-		}
-		if err == nil {
-			var r *chain.Route
-			if r, err = chain.RouteOf(obj); err == nil {
-				b.Routes = append(b.Routes, r)
-			}
-		}
-	case tm.Kind == "ReplicaSet" && (group == "apps" || group == "extensions"):
-		err = decodeInto(b, raw, &b.ReplicaSets)
-	case tm.Kind == "Pod" && group == "":
-		err = decodeInto(b, raw, &b.Pods)
-	case tm.Kind == "Event" && group == "":
-		var e corev1.Event
-		if e, err = lenient[corev1.Event](b, raw); err == nil {
-			b.Events = append(b.Events, chain.EventFromCore(&e))
-		}
-	case tm.Kind == "Event" && group == "events.k8s.io":
-		var e eventsv1.Event
-		if e, err = lenient[eventsv1.Event](b, raw); err == nil {
-			b.Events = append(b.Events, chain.EventFromEventsV1(&e))
-		}
-	case tm.Kind == "HorizontalPodAutoscaler" && tm.APIVersion == "autoscaling/v2":
+	if decode, ok := decoders[groupKind{group, tm.Kind}]; ok {
+		err = decode(b, raw)
+	} else if tm.Kind == "HorizontalPodAutoscaler" && tm.APIVersion == "autoscaling/v2" {
 		err = decodeInto(b, raw, &b.Autoscalers)
 		if err == nil {
 			h := b.Autoscalers[len(b.Autoscalers)-1]
 			b.Others = append(b.Others, Other{APIVersion: tm.APIVersion, Kind: tm.Kind, Namespace: h.Namespace, Name: h.Name})
 		}
-	default:
+	} else {
 		b.Skipped[tm.Kind]++
 		var u unstructured.Unstructured
 		// UnmarshalJSON keeps integers as int64, as the API's client
@@ -307,6 +247,87 @@ func (b *Bundle) add(raw json.RawMessage) error {
 		return fmt.Errorf("%s: %w", tm.Kind, err)
 	}
 	return nil
+}
+
+// groupKind is an object's API group and kind as a file names them.
+type groupKind struct{ group, kind string }
+
+// decoders are the kinds a bundle decodes into typed objects, each where
+// its reader and its walk look for it; any other kind is kept as it is
+// (Bundle.Objects), for the walk of a kind by its own status.
+var decoders = func() map[groupKind]func(*Bundle, json.RawMessage) error {
+	route := func(decode func(*Bundle, json.RawMessage) (metav1.Object, error)) func(*Bundle, json.RawMessage) error {
+		return func(b *Bundle, raw json.RawMessage) error {
+			obj, err := decode(b, raw)
+			if err != nil {
+				return err
+			}
+			r, err := chain.RouteOf(obj)
+			if err == nil {
+				b.Routes = append(b.Routes, r)
+			}
+			return err
+		}
+	}
+	m := map[groupKind]func(*Bundle, json.RawMessage) error{}
+	for _, d := range []struct {
+		kind   string
+		groups []string
+		decode func(*Bundle, json.RawMessage) error
+	}{
+		{"Deployment", []string{"apps", "extensions"}, into(func(b *Bundle) *[]appsv1.Deployment { return &b.Deployments })},
+		{"StatefulSet", []string{"apps"}, into(func(b *Bundle) *[]appsv1.StatefulSet { return &b.StatefulSets })},
+		{"DaemonSet", []string{"apps", "extensions"}, into(func(b *Bundle) *[]appsv1.DaemonSet { return &b.DaemonSets })},
+		{"ControllerRevision", []string{"apps"}, into(func(b *Bundle) *[]appsv1.ControllerRevision { return &b.Revisions })},
+		{"ReplicaSet", []string{"apps", "extensions"}, into(func(b *Bundle) *[]appsv1.ReplicaSet { return &b.ReplicaSets })},
+		{"Job", []string{"batch"}, into(func(b *Bundle) *[]batchv1.Job { return &b.Jobs })},
+		{"CronJob", []string{"batch"}, into(func(b *Bundle) *[]batchv1.CronJob { return &b.CronJobs })},
+		{"Pod", []string{""}, into(func(b *Bundle) *[]corev1.Pod { return &b.Pods })},
+		{"PersistentVolumeClaim", []string{""}, into(func(b *Bundle) *[]corev1.PersistentVolumeClaim { return &b.Claims })},
+		{"Node", []string{""}, into(func(b *Bundle) *[]corev1.Node { return &b.Nodes })},
+		{"Service", []string{""}, func(b *Bundle, raw json.RawMessage) error {
+			b.ServicesRead = true
+			return decodeInto(b, raw, &b.Services)
+		}},
+		{"EndpointSlice", []string{"discovery.k8s.io"}, into(func(b *Bundle) *[]discoveryv1.EndpointSlice { return &b.EndpointSlices })},
+		{"NetworkPolicy", []string{"networking.k8s.io"}, into(func(b *Bundle) *[]networkingv1.NetworkPolicy { return &b.Policies })},
+		{"Ingress", []string{"networking.k8s.io"}, into(func(b *Bundle) *[]networkingv1.Ingress { return &b.Ingresses })},
+		{"IngressClass", []string{"networking.k8s.io"}, into(func(b *Bundle) *[]networkingv1.IngressClass { return &b.IngressClasses })},
+		{"Gateway", []string{chain.GatewayGroup}, into(func(b *Bundle) *[]gatewayv1.Gateway { return &b.Gateways })},
+		{"GatewayClass", []string{chain.GatewayGroup}, into(func(b *Bundle) *[]gatewayv1.GatewayClass { return &b.GatewayClasses })},
+		{string(chain.KindHTTPRoute), []string{chain.GatewayGroup}, route(lenientObject[*gatewayv1.HTTPRoute])},
+		{string(chain.KindGRPCRoute), []string{chain.GatewayGroup}, route(lenientObject[*gatewayv1.GRPCRoute])},
+		{string(chain.KindTLSRoute), []string{chain.GatewayGroup}, route(lenientObject[*gatewayv1.TLSRoute])},
+		{"Event", []string{""}, func(b *Bundle, raw json.RawMessage) error {
+			e, err := lenient[corev1.Event](b, raw)
+			if err == nil {
+				b.Events = append(b.Events, chain.EventFromCore(&e))
+			}
+			return err
+		}},
+		{"Event", []string{"events.k8s.io"}, func(b *Bundle, raw json.RawMessage) error {
+			e, err := lenient[eventsv1.Event](b, raw)
+			if err == nil {
+				b.Events = append(b.Events, chain.EventFromEventsV1(&e))
+			}
+			return err
+		}},
+	} {
+		for _, g := range d.groups {
+			m[groupKind{g, d.kind}] = d.decode
+		}
+	}
+	return m
+}()
+
+// into is a decoder that appends to one of the bundle's typed lists.
+func into[T any](list func(*Bundle) *[]T) func(*Bundle, json.RawMessage) error {
+	return func(b *Bundle, raw json.RawMessage) error { return decodeInto(b, raw, list(b)) }
+}
+
+// lenientObject is lenient for a pointer type, as a metav1.Object.
+func lenientObject[T metav1.Object](b *Bundle, raw json.RawMessage) (metav1.Object, error) {
+	return lenient[T](b, raw)
 }
 
 // lenient decodes one object of type T. A field that does not fit its
