@@ -122,7 +122,8 @@ const grpcHTTP2Settings = "\x00\x00\x06\x04\x00\x00\x00\x00\x00\x00\x05\x00\x00\
 //     and returns ctx.Err(), which pkg/probe/grpc/grpc.go words "timeout:
 //     failed to connect service %q within %v: %+v";
 //   - HTTP: net/http's url.Error around the cause (pkg/probe/http/http.go
-//     returns err.Error()): the dial's refusal; io.EOF when the
+//     returns err.Error()): the dial's refusal, as real kubelets print it
+//     (testdata/real/messages' probe entries); io.EOF when the
 //     connection closes before any answer (a real node says "read tcp
 //     ...: read: connection reset by peer" instead about one time in
 //     three, when its request lands before the close: the lab says the
