@@ -129,7 +129,10 @@ const grpcHTTP2Settings = "\x00\x00\x06\x04\x00\x00\x00\x00\x00\x00\x05\x00\x00\
 //     three, when its request lands before the close: the lab says the
 //     more common one); and net/http's "net/http: HTTP/1.x transport
 //     connection broken: malformed HTTP response %q" (transport.go,
-//     response.go) around the gRPC server's settings frame.
+//     response.go) around the gRPC server's settings frame (or, about
+//     one time in fifty, when the frame lands before the request is
+//     written, its "readLoopPeekFailLocked: %!w(<nil>)": the lab says
+//     the common one).
 //
 // probes_test.go compares each with what the upstream probers print
 // against the same listeners.
