@@ -56,8 +56,16 @@ type RunOutcome struct {
 	// NotListening, when set, is how long after the start the program
 	// accepts no connection (chain-workload's --start-delay sleeps before
 	// it serves): HTTP and TCP socket probes are refused until then, as
-	// Go's dialer says it ("connect: connection refused").
+	// Go's dialer says it ("connect: connection refused"), and gRPC
+	// probes time out.
 	NotListening time.Duration
+	// Listens, when not nil, are the ports the container's program
+	// listens on from every address (chain-workload's --http, --tcp and
+	// --grpc) and what answers on each: a probe on any other port reaches
+	// nothing for as long as the container runs (probes.go reach). Nil
+	// when the program is not known (an image from outside the lab's
+	// registry): its probes connect.
+	Listens map[int]string
 	// Stop is how the container ends when the kubelet stops it (the pod
 	// is deleted): the zero Stop exits 0 at once on SIGTERM.
 	Stop Stop

@@ -99,9 +99,15 @@ const (
 	// pkg/probe/util.go: ResolveContainerPort's errors.
 	msgPortNotFound = "port %q not found"
 	msgInvalidPort  = "invalid port number: %v"
-	// pkg/probe/grpc/grpc.go, with the health protocol's status name.
+	// pkg/probe/grpc/grpc.go, with the health protocol's status name; a
+	// dial that did not complete within the probe's timeout.
 	msgGRPCUnhealthy = "service unhealthy (responded with %q)"
 	grpcNotServing   = "NOT_SERVING"
+	msgGRPCTimeout   = "timeout: failed to connect service %q within %v: %+v"
+	// Go's net/http (transport.go, response.go): a connection that
+	// answers an HTTP/1.1 request with something else.
+	msgHTTPBroken        = "net/http: HTTP/1.x transport connection broken: %w"
+	msgMalformedResponse = "malformed HTTP response"
 
 	// pkg/volume/util/operationexecutor/operation_executor.go: GenerateError's
 	// simple message "%v for volume %q %v" with the suffix ": " + err, for

@@ -176,6 +176,7 @@ func TestFormatsMatchKubelet(t *testing.T) {
 		{"pkg/probe/util.go", msgPortNotFound},
 		{"pkg/probe/util.go", msgInvalidPort},
 		{"pkg/probe/grpc/grpc.go", msgGRPCUnhealthy},
+		{"pkg/probe/grpc/grpc.go", msgGRPCTimeout},
 		{"pkg/kubelet/kubelet_pods.go", msgKeyNotFoundConfigMap},
 		{"pkg/kubelet/kubelet_pods.go", msgKeyNotFoundSecret},
 		{"pkg/volume/util/operationexecutor/operation_executor.go", msgMountSetUp},

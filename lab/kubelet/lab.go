@@ -49,6 +49,12 @@ import (
 //   - lab.kubectl-chain.io/stop-exit-code: its exit code on SIGTERM, default 0
 //     (143 is a program that SIGTERM ends without a handler);
 //
+// Probes connect where a real node's do: the lab's images run
+// chain-workload, which listens where its flags say (--http :8080 by
+// default, --tcp, --grpc), so an HTTP, TCP socket or gRPC probe on any
+// other port fails for as long as the container runs, whatever the
+// annotations say (reach.go).
+//
 // What the kubelet checks against the API itself fails only when the object
 // is really missing: ConfigMaps, Secrets and keys referenced by env and
 // envFrom (CreateContainerConfigError), ConfigMap and Secret volumes
@@ -91,11 +97,20 @@ func (l Lab) Pull(pod *corev1.Pod, c *corev1.Container, image string) PullOutcom
 }
 
 // Run plays the lab's program as the container's args ask (workload.go), or
-// reads the container's annotations.
+// reads the container's annotations; either way, the program listens
+// where its flags say, its defaults without them.
 func (Lab) Run(pod *corev1.Pod, c *corev1.Container) RunOutcome {
-	if out, ok := programOutcome(c); ok {
-		return out
+	out, ok := programOutcome(c)
+	if !ok {
+		out = annotatedOutcome(pod, c)
 	}
+	out.Listens = listeners(c)
+	return out
+}
+
+// annotatedOutcome is how the container behaves as the pod's annotations
+// ask.
+func annotatedOutcome(pod *corev1.Pod, c *corev1.Container) RunOutcome {
 	get := func(key string) string { return containerAnnotation(pod, c.Name, key) }
 	out := RunOutcome{
 		Ready:          true,

@@ -1,12 +1,9 @@
 package kubelet
 
 import (
-	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -75,11 +72,13 @@ func failureThreshold(p *corev1.Probe) int32 {
 	return p.FailureThreshold
 }
 
-// readinessFails and livenessFails: a container asked to fail its probe
-// fails it whatever the handler (HTTP, exec, TCP socket, gRPC); one asked
-// to be ready after a while (ReadyAfter) fails it until then.
+// readinessFails and livenessFails: a probe that reaches no server of
+// its protocol fails (reach); one that does fails as the container is
+// asked: a container asked to fail its probe fails it whatever the handler
+// (HTTP, exec, TCP socket, gRPC); one asked to be ready after a while
+// (ReadyAfter) fails it until then.
 func readinessFails(spec *corev1.Container, cr *containerRecord, now time.Time) bool {
-	if refused(spec.ReadinessProbe, cr, now) {
+	if reach(spec.ReadinessProbe, spec, cr, now) != reachedServer {
 		return true
 	}
 	if cr.out.ReadyAfter > 0 && !now.Before(cr.startedAt.Add(cr.out.ReadyAfter)) {
@@ -89,14 +88,7 @@ func readinessFails(spec *corev1.Container, cr *containerRecord, now time.Time) 
 }
 
 func livenessFails(spec *corev1.Container, cr *containerRecord, now time.Time) bool {
-	return refused(spec.LivenessProbe, cr, now) || cr.out.LivenessFails && spec.LivenessProbe != nil
-}
-
-// refused says probe p connects to a program that does not listen yet
-// (NotListening): an HTTP or TCP socket probe.
-func refused(p *corev1.Probe, cr *containerRecord, now time.Time) bool {
-	return p != nil && (p.HTTPGet != nil || p.TCPSocket != nil) && cr.out.NotListening > 0 &&
-		now.Before(cr.startedAt.Add(cr.out.NotListening))
+	return reach(spec.LivenessProbe, spec, cr, now) != reachedServer || cr.out.LivenessFails && spec.LivenessProbe != nil
 }
 
 // probe runs the container's failing probes that are due, as the kubelet's
@@ -108,7 +100,7 @@ func (w *podWorker) probe(pod *corev1.Pod, spec *corev1.Container, cr *container
 	ref := containerRef(pod, spec, cr.init)
 	if readinessFails(spec, cr, now) {
 		if !now.Before(cr.nextReadiness) {
-			warn(w.a.events, ref, reasonUnhealthy, unhealthyMessage(probeReadiness, spec.ReadinessProbe, spec, w.rec.ip, cr.out.ProbeOutput, refused(spec.ReadinessProbe, cr, now)))
+			warn(w.a.events, ref, reasonUnhealthy, unhealthyMessage(probeReadiness, spec.ReadinessProbe, spec, w.rec.ip, cr.out.ProbeOutput, reach(spec.ReadinessProbe, spec, cr, now)))
 			cr.ready = false
 			cr.nextReadiness = now.Add(probePeriod(spec.ReadinessProbe))
 		}
@@ -116,9 +108,17 @@ func (w *podWorker) probe(pod *corev1.Pod, spec *corev1.Container, cr *container
 	}
 	if livenessFails(spec, cr, now) {
 		if !now.Before(cr.nextLiveness) {
-			warn(w.a.events, ref, reasonUnhealthy, unhealthyMessage(probeLiveness, spec.LivenessProbe, spec, w.rec.ip, cr.out.ProbeOutput, refused(spec.LivenessProbe, cr, now)))
-			cr.livenessFailures++
+			r := reach(spec.LivenessProbe, spec, cr, now)
+			warn(w.a.events, ref, reasonUnhealthy, unhealthyMessage(probeLiveness, spec.LivenessProbe, spec, w.rec.ip, cr.out.ProbeOutput, r))
 			cr.nextLiveness = now.Add(probePeriod(spec.LivenessProbe))
+			// A probe the kubelet cannot run is no failure: the probe
+			// worker throws its result away (pkg/kubelet/prober/worker.go
+			// doProbe, "Prober error, throw away the result"), so it never
+			// restarts the container; a readiness probe's result stays its
+			// initial Failure.
+			if r != reachedNoPort {
+				cr.livenessFailures++
+			}
 			if cr.livenessFailures >= failureThreshold(spec.LivenessProbe) {
 				emit(w.a.events, ref, reasonKilling, fmt.Sprintf(msgWillBeRestarted, fmt.Sprintf(msgFailedLiveness, spec.Name)))
 				// The kubelet stops it as it stops any container: SIGTERM,
@@ -144,17 +144,18 @@ func (w *podWorker) probe(pod *corev1.Pod, spec *corev1.Container, cr *container
 	}
 }
 
-// unhealthyMessage is the Unhealthy event of one failed run of probe p:
-// the prober's "%s probe failed: %s" with the output of the handler's
-// prober (pkg/probe/...), or "%s probe errored ..." when the kubelet cannot
-// even run it (a named port the container does not declare).
-func unhealthyMessage(kind string, p *corev1.Probe, c *corev1.Container, podIP, execOutput string, notListening bool) string {
+// unhealthyMessage is the Unhealthy event of one failed run of probe p,
+// which reached r: the prober's "%s probe failed: %s" with the output of
+// the handler's prober (pkg/probe/...), or "%s probe errored ..." when the
+// kubelet cannot even run it (a named port the container does not
+// declare).
+func unhealthyMessage(kind string, p *corev1.Probe, c *corev1.Container, podIP, execOutput string, r reached) string {
 	var out string
 	var err error
-	if notListening {
-		out, err = refusedFailure(p, c, podIP)
-	} else {
+	if r == reachedServer || r == reachedNoPort {
 		out, err = probeFailure(p, c, podIP, execOutput)
+	} else {
+		out, err = connFailure(p, c, podIP, r)
 	}
 	if err != nil {
 		return fmt.Sprintf(msgProbeErrored, kind, probeUnknown, err)
@@ -226,31 +227,6 @@ func tcpRefused(host string, port int) string {
 	}
 	return (&net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: ip, Port: port},
 		Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}).Error()
-}
-
-// refusedFailure is an HTTP or TCP socket prober's output when nothing
-// listens on the port: the dial's error, which net/http wraps in its
-// url.Error (pkg/probe/http/http.go returns err.Error(): 'Get
-// "http://IP:PORT/PATH": dial tcp IP:PORT: connect: connection refused',
-// as real kubelets print it, e.g. testdata/real/messages' probe entries).
-func refusedFailure(p *corev1.Probe, c *corev1.Container, podIP string) (string, error) {
-	if p.TCPSocket != nil {
-		return probeFailure(p, c, podIP, "")
-	}
-	host, port, err := dialTarget(p.HTTPGet.Host, p.HTTPGet.Port, c, podIP)
-	if err != nil {
-		return "", err
-	}
-	scheme := strings.ToLower(string(p.HTTPGet.Scheme))
-	if scheme == "" {
-		scheme = "http"
-	}
-	path := p.HTTPGet.Path
-	if !strings.HasPrefix(path, "/") {
-		path = "/" + path
-	}
-	u := (&url.URL{Scheme: scheme, Host: net.JoinHostPort(host, strconv.Itoa(port)), Path: path}).String()
-	return (&url.Error{Op: "Get", URL: u, Err: errors.New(tcpRefused(host, port))}).Error(), nil
 }
 
 // dialTarget is where an HTTP or TCP socket probe connects: its host, the

@@ -58,7 +58,7 @@ func TestUnhealthyMessages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		p := &corev1.Probe{ProbeHandler: tt.probe}
-		if diff := cmp.Diff(tt.want, unhealthyMessage(tt.kind, p, web, "10.244.1.2", tt.output, false)); diff != "" {
+		if diff := cmp.Diff(tt.want, unhealthyMessage(tt.kind, p, web, "10.244.1.2", tt.output, reachedServer)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
 	}
@@ -145,7 +145,7 @@ func TestStartDelayRefusesProbes(t *testing.T) {
 	if !readinessFails(c, cr, start.Add(10*time.Second)) || readinessFails(c, cr, start.Add(21*time.Second)) {
 		t.Error("readiness should fail during the start delay only")
 	}
-	got := unhealthyMessage(probeReadiness, c.ReadinessProbe, c, "10.244.1.2", "", refused(c.ReadinessProbe, cr, start.Add(time.Second)))
+	got := unhealthyMessage(probeReadiness, c.ReadinessProbe, c, "10.244.1.2", "", reach(c.ReadinessProbe, c, cr, start.Add(time.Second)))
 	want := `Readiness probe failed: Get "http://10.244.1.2:8080/ready": dial tcp 10.244.1.2:8080: connect: connection refused`
 	if got != want {
 		t.Errorf("message during the delay:\n got %q\nwant %q", got, want)

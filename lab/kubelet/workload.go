@@ -1,6 +1,10 @@
 package kubelet
 
 import (
+	"net"
+	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,14 +28,6 @@ func programOutcome(c *corev1.Container) (RunOutcome, bool) {
 	if host != RegistryHost || len(c.Command) > 0 {
 		return RunOutcome{}, false
 	}
-	env := func(key string) string {
-		for _, e := range c.Env {
-			if e.Name == key {
-				return e.Value
-			}
-		}
-		return ""
-	}
 	asked := len(c.Args) > 0
 	for _, e := range c.Env {
 		asked = asked || strings.HasPrefix(e.Name, "CHAIN_")
@@ -40,7 +36,7 @@ func programOutcome(c *corev1.Container) (RunOutcome, bool) {
 		return RunOutcome{}, false
 	}
 	out := RunOutcome{Ready: true}
-	o, err := workload.Parse(c.Args, env)
+	o, err := workload.Parse(c.Args, containerEnv(c))
 	if err != nil {
 		// the program prints its usage error and exits 2 at once
 		out.Exit = &Exit{Code: 2, Reason: reasonError}
@@ -48,7 +44,7 @@ func programOutcome(c *corev1.Container) (RunOutcome, bool) {
 	}
 	out.ReadinessFails, out.ReadyAfter = o.ReadyAfter > 0, o.ReadyAfter
 	out.LivenessFails = o.Unhealthy
-	if o.StartDelay > 0 && (o.HTTP != "" || o.TCP != "") {
+	if o.StartDelay > 0 {
 		out.NotListening = o.StartDelay
 	}
 	if o.WriteMB > 0 {
@@ -76,4 +72,89 @@ func programOutcome(c *corev1.Container) (RunOutcome, bool) {
 		out.Exit = &Exit{After: o.StartDelay + o.After, Code: int32(o.Exit), Reason: reason}
 	}
 	return out, true
+}
+
+// containerEnv looks up the container's environment variables given by
+// value (the program's CHAIN_* flags).
+func containerEnv(c *corev1.Container) func(string) string {
+	return func(key string) string {
+		for _, e := range c.Env {
+			if e.Name == key {
+				return e.Value
+			}
+		}
+		return ""
+	}
+}
+
+// programArgs is chain-workload's command line in container c, the
+// arguments after the program's name; false when the container does not
+// run it: an image from outside the lab's registry, or one whose
+// entrypoint is missing, or a command the lab's images do not hold
+// (startError). The runtime runs the container's command, else the
+// image's entrypoint, followed by the container's args (the lab's images
+// have none of their own); the sandbox image's entrypoint is
+// "/chain-workload pause" (lab/registry Catalogue).
+func programArgs(c *corev1.Container) ([]string, bool) {
+	host, repo, ref := splitImage(c.Image)
+	if host != RegistryHost {
+		return nil, false
+	}
+	var args []string
+	switch {
+	case len(c.Command) > 0 && c.Command[0] != workloadPath:
+		return nil, false
+	case len(c.Command) > 0:
+		args = c.Command[1:]
+	case repo == "web" && ref == noEntrypointTag:
+		return nil, false
+	case path.Base(repo) == "pause":
+		args = []string{"pause"}
+	}
+	return append(slices.Clone(args), c.Args...), true
+}
+
+// listeners are the ports chain-workload listens on in container c, each
+// with what answers there (workload.ServesHTTP, ...): its command line
+// and CHAIN_* environment read as the program reads them (lab/workload).
+// "pause" listens on nothing. Nil when the kubelet cannot tell: the
+// container does not run the program, or the program refuses its flags
+// (it exits at once, programOutcome), or an address's port is not a
+// number (a service name, a $(VAR) the kubelet expands), or two
+// listeners share a port (the second net.Listen fails and the program
+// exits 1, which programOutcome does not play). An address on a loopback
+// host is left out: it accepts no connection on the pod's IP, where
+// probes dial.
+func listeners(c *corev1.Container) map[int]string {
+	args, ok := programArgs(c)
+	if !ok {
+		return nil
+	}
+	if len(args) > 0 && args[0] == "pause" {
+		return map[int]string{}
+	}
+	o, err := workload.Parse(args, containerEnv(c))
+	if err != nil {
+		return nil
+	}
+	out, seen := map[int]string{}, map[int]bool{}
+	for _, l := range o.Listeners() {
+		host, port, err := net.SplitHostPort(l.Addr)
+		if err != nil {
+			return nil
+		}
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 0 || n > 65535 || seen[n] {
+			return nil
+		}
+		if n == 0 {
+			continue // a port the system picks, which no probe can name
+		}
+		seen[n] = true
+		if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
+			continue
+		}
+		out[n] = l.Serves
+	}
+	return out
 }

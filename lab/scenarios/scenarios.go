@@ -293,6 +293,7 @@ var all = []Scenario{
 		Health: chain.Healthy, Deadline: 100 * time.Second, LabOnly: labProgram},
 	{Name: "readiness-failing", Summary: "a readiness probe answering 503", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed", LabOnly: labProgram},
 	{Name: "readiness-tcp-failing", Summary: "a TCP readiness probe on port 5432, where nothing listens", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed"},
+	{Name: "readiness-wrong-port", Summary: "an HTTP readiness probe on port 8081, where the program (serving on 8080) does not listen: refused for as long as the pods run", Health: chain.Broken, Link: chain.LinkReady, Cause: "ReadinessProbeFailed"},
 	{Name: "svc-selector-mismatch", Summary: "ready pods labelled app=web, and their Service web selecting app=webapp", Health: chain.Broken, Link: chain.LinkServing, Cause: "ServiceSelectorMismatch", NotOnRealNode: notKubelet},
 	{Name: "svc-target-port-missing", Summary: "a Service whose targetPort http names no port of the pods (theirs is named web)", Health: chain.Broken, Link: chain.LinkServing, Cause: "ServiceTargetPortNotFound", NotOnRealNode: notKubelet},
 	{Name: "svc-no-ready-endpoint", Kind: chain.KindService, Summary: "svc/web asked about: its Deployment's image does not exist, so no pod it selects is ready", Health: chain.Broken, Link: chain.LinkWorkloads, Cause: "ImageNotFound", LabOnly: labImages, NotOnRealNode: sameAsImageNotFound},

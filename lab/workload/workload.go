@@ -67,3 +67,31 @@ func Parse(args []string, env func(string) string) (Options, error) {
 	}
 	return o, nil
 }
+
+// What answers on one of the program's listeners (lab/cmd/chain-workload
+// serve): an HTTP server (/healthz, /ready, and 200 on any other path), a
+// TCP socket that accepts a connection and closes it at once, or the gRPC
+// health service.
+const (
+	ServesHTTP = "http"
+	ServesTCP  = "tcp"
+	ServesGRPC = "grpc"
+)
+
+// Listener is one address the program listens on, as given to
+// net.Listen("tcp", Addr), and what answers there.
+type Listener struct {
+	Addr, Serves string
+}
+
+// Listeners are the addresses the program listens on once it serves, in
+// the order it opens them: --http, --tcp, --grpc, each unless empty.
+func (o Options) Listeners() []Listener {
+	var out []Listener
+	for _, l := range []Listener{{o.HTTP, ServesHTTP}, {o.TCP, ServesTCP}, {o.GRPC, ServesGRPC}} {
+		if l.Addr != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}

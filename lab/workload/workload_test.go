@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -26,5 +27,25 @@ func TestParse(t *testing.T) {
 		return ""
 	}); err == nil {
 		t.Error("a bad CHAIN_AFTER was accepted")
+	}
+}
+
+func TestListeners(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want []Listener
+	}{
+		{nil, []Listener{{":8080", ServesHTTP}}},
+		{[]string{"--http", "", "--tcp", ":9000"}, []Listener{{":9000", ServesTCP}}},
+		{[]string{"--tcp", ":9000", "--grpc", ":9090"}, []Listener{{":8080", ServesHTTP}, {":9000", ServesTCP}, {":9090", ServesGRPC}}},
+		{[]string{"--http", ""}, nil},
+	} {
+		o, err := Parse(tt.args, func(string) string { return "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := o.Listeners(); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Listeners of %q = %v, want %v", tt.args, got, tt.want)
+		}
 	}
 }
