@@ -36,6 +36,16 @@ func (w *walker) alone(links []chain.Link) []chain.Link {
 		}
 		out = append(out, l)
 	}
+	if w.s.Job != nil {
+		// A Job's own Failed condition (BackoffLimitExceeded,
+		// DeadlineExceeded) is told by the object itself: its completion
+		// link judges it as on the cluster.
+		for _, l := range links {
+			if l.ID == chain.LinkCompletion && l.Status == chain.StatusBroken {
+				return append(out, l)
+			}
+		}
+	}
 	st := w.resourceStatus(w.s.Object)
 	kind := w.s.KindOf()
 	st.Notes = append(st.Notes, fmt.Sprintf("the input held the %s alone, so its own status judges it past the links above; for its whole chain give what it leads to as well (%s), or walk it on the cluster", kind, aloneInput[kind]))
