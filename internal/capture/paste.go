@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/internal/paste"
@@ -50,7 +52,7 @@ func loadPaste(data []byte) (*Bundle, error) {
 			b.Undecoded = append(b.Undecoded, fmt.Sprintf("the paste shows %d pods and no workload: pod/%s is walked; name another (pod/NAME) to walk it", len(r.Pods), pod))
 		}
 	}
-	if len(b.Pods)+len(b.Deployments)+len(b.ReplicaSets)+len(b.Events)+len(b.Nodes) == 0 && len(r.YAML) == 0 {
+	if r.Empty() {
 		return nil, errNothing
 	}
 	return b, nil
@@ -80,24 +82,27 @@ func pickPod(r *paste.Result) string {
 	return r.Pods[0].Name
 }
 
-// pasteGaps marks what the walk of a pasted workload would read that
-// the paste does not hold: its ReplicaSets, its pods. The link is then
-// unknown with the text to add, never broken on a guess.
+// pasteGaps keeps the walk of a pasted Deployment from reading as
+// missing what the paste left out. With none of its pods pasted, it is
+// walked as an object read alone (chain.Snapshot.Alone: its own status
+// judges it past its stored link); with pods but none of its
+// ReplicaSets, that link is unknown, naming the text to add, and its
+// pods are judged by their pod-template-hash.
 func (b *Bundle) pasteGaps(s *chain.Snapshot) {
 	d := s.Deployment
 	if !b.pasted || d == nil || !strings.HasPrefix(string(d.UID), "paste:") {
 		return
 	}
-	sel := "-l " + metav1.FormatLabelSelector(d.Spec.Selector)
+	if len(s.Pods) == 0 {
+		if obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d); err == nil {
+			s.Alone, s.Object = true, &unstructured.Unstructured{Object: obj}
+		}
+		return
+	}
 	if len(s.ReplicaSets) == 0 {
 		s.Gaps = append(s.Gaps, chain.Gap{Resource: chain.ResourceReplicaSets, Verb: "read",
 			Message: "the paste shows no ReplicaSet of deployment/" + d.Name,
-			Check:   "paste kubectl describe rs " + sel + " -n " + d.Namespace + " too"})
-	}
-	if len(s.Pods) == 0 {
-		s.Gaps = append(s.Gaps, chain.Gap{Resource: chain.ResourcePods, Verb: "read",
-			Message: "the paste shows no pod of deployment/" + d.Name,
-			Check:   "paste kubectl describe pods " + sel + " -n " + d.Namespace + " too"})
+			Check:   "paste kubectl describe rs -l " + metav1.FormatLabelSelector(d.Spec.Selector) + " -n " + d.Namespace + " too"})
 	}
 }
 

@@ -30,6 +30,9 @@ func (p *parser) describeDeployment(b block) {
 	}
 	d.Spec.Selector = selectorOf(b.value("Selector"))
 	readReplicas(b.value("Replicas"), d)
+	// Describe prints no ready count; an available pod is a ready one, so
+	// available is the least that are ready.
+	d.Status.ReadyReplicas = d.Status.AvailableReplicas
 	d.Spec.Strategy.Type = appsv1.DeploymentStrategyType(b.value("StrategyType"))
 	if n, err := strconv.Atoi(b.value("MinReadySeconds")); err == nil {
 		d.Spec.MinReadySeconds = int32(n)

@@ -73,6 +73,22 @@ func (p *parser) describePod(b block) {
 	if f, ok := b.get("Tolerations"); ok {
 		pod.Spec.Tolerations = tolerationsOf(f)
 	}
+	if pod.Name == unnamed {
+		// Its Scheduled event names it.
+		if f, ok := b.get("Events"); ok {
+			rows, _ := describeEvents(f.body)
+			for _, r := range rows {
+				if m := assignedRe.FindStringSubmatch(r.message); m != nil && r.reason == "Scheduled" {
+					pod.Name = m[2]
+					if pod.Namespace == "" {
+						pod.Namespace = m[1]
+					}
+				}
+			}
+		}
+		ns = pod.Namespace
+		pod.UID = UID("Pod", ns, pod.Name)
+	}
 	p.pods = append(p.pods, &podText{pod: pod, described: true})
 	p.res.Forms = append(p.res.Forms, "kubectl describe pod "+key(ns, pod.Name))
 	p.blockEvents(b, "Pod", ns, pod.Name)

@@ -10,6 +10,9 @@ import (
 // eventRow is one event as a paste shows it.
 type eventRow struct {
 	typ, reason, message, source, fieldPath string
+	// host is the node a kubelet's event came from, when the From or
+	// SOURCE cell names it ("kubelet, node-1", "{kubelet node-1}").
+	host string
 	// kind and name are the object's (get events' OBJECT, or KIND and
 	// NAME); a describe's events are the described object's.
 	kind, name, namespace string
@@ -83,16 +86,16 @@ func describeEventRow(t table, raw string) (eventRow, bool) {
 		case t.col("LASTSEEN") >= 0:
 			ev.readSeen(get("LASTSEEN"), get("FIRSTSEEN"), get("COUNT"))
 		}
-		ev.source = cleanSource(ev.source)
+		ev.source, ev.host = cleanSource(ev.source), hostOf(ev.source)
 		ev.splitFieldPath()
 		return ev, true
 	}
 	m := describeRowRe.FindStringSubmatch(strings.TrimSpace(raw))
 	if m == nil {
-		return eventRow{}, false
+		return oldDescribeRow(raw)
 	}
 	iv := parseInterval(m[3])
-	ev := eventRow{typ: m[1], reason: m[2], source: cleanSource(m[4]), message: m[5], last: iv.last, first: iv.first, count: iv.count, aged: iv.known}
+	ev := eventRow{typ: m[1], reason: m[2], source: cleanSource(m[4]), host: hostOf(m[4]), message: m[5], last: iv.last, first: iv.first, count: iv.count, aged: iv.known}
 	ev.splitFieldPath()
 	return ev, true
 }
@@ -100,6 +103,22 @@ func describeEventRow(t table, raw string) (eventRow, bool) {
 // describeRowRe is describe's row since 1.10 split on blanks: the Age cell
 // may hold "(x5 over 3m)" and the From cell "kubelet, node-1".
 var describeRowRe = regexp.MustCompile(`^(Normal|Warning)\s+(\S+)\s+(\S+(?: \(x\d+ over \S+\))?|<unknown>|<invalid>)\s+((?:\S+, \S+)|\S+)\s+(.*)$`)
+
+// oldRowRe is describe's row before 1.10 split on blanks: FirstSeen
+// LastSeen Count From [SubobjectPath] Type Reason Message (the message
+// may be cut off by a paste).
+var oldRowRe = regexp.MustCompile(`^(\S+)\s+(\S+)\s+(\d+)\s+(\{[^}]*\}|\S+(?:, \S+)?)\s+(?:(spec\.\S+|implicitly required container POD)\s+)?(Normal|Warning)\s+(\S+)(?:\s+(.*))?$`)
+
+func oldDescribeRow(raw string) (eventRow, bool) {
+	m := oldRowRe.FindStringSubmatch(strings.TrimSpace(raw))
+	if m == nil {
+		return eventRow{}, false
+	}
+	ev := eventRow{typ: m[6], reason: m[7], message: m[8], source: cleanSource(m[4]), host: hostOf(m[4]), fieldPath: m[5]}
+	ev.readSeen(m[2], m[1], m[3])
+	ev.splitFieldPath()
+	return ev, true
+}
 
 // readSeen reads the LastSeen, FirstSeen and Count cells of the layouts
 // before 1.10 (describe) and 1.14 (get events): ages, or before 1.2
@@ -139,6 +158,18 @@ func cleanSource(s string) string {
 	return s
 }
 
+// hostOf is the node of a From or SOURCE cell, "" when it names none.
+func hostOf(s string) string {
+	s = strings.TrimSpace(strings.Trim(strings.TrimSpace(s), "{}"))
+	if _, h, ok := strings.Cut(s, ","); ok {
+		return strings.TrimSpace(h)
+	}
+	if _, h, ok := strings.Cut(s, " "); ok {
+		return strings.TrimSpace(h)
+	}
+	return ""
+}
+
 // fieldPathRe is the fieldPath describe writes before an event's message
 // since 1.35 ("spec.containers{web}: Back-off pulling image ...").
 var fieldPathRe = regexp.MustCompile(`^(spec\.(?:initContainers|containers|ephemeralContainers)\{[^}]+\}):\s*`)
@@ -165,7 +196,7 @@ func getEventsRow(t table, raw string) (eventRow, bool) {
 		}
 		return ""
 	}
-	ev := eventRow{typ: get("TYPE"), reason: get("REASON"), message: get("MESSAGE"), namespace: get("NAMESPACE"), fieldPath: get("SUBOBJECT"), source: cleanSource(get("SOURCE"))}
+	ev := eventRow{typ: get("TYPE"), reason: get("REASON"), message: get("MESSAGE"), namespace: get("NAMESPACE"), fieldPath: get("SUBOBJECT"), source: cleanSource(get("SOURCE")), host: hostOf(get("SOURCE"))}
 	if ev.typ != "Normal" && ev.typ != "Warning" || ev.reason == "" {
 		return headerlessEvent(raw)
 	}

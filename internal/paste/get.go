@@ -1,6 +1,7 @@
 package paste
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -38,6 +39,12 @@ func (p *parser) table(lines []line, i int, kind string) int {
 				if last == nil {
 					return i
 				}
+				if cutRowRe.MatchString(l.text) {
+					// A row cut short (the end of a paste): not a
+					// message's next line.
+					p.note("a kubectl get events row is cut short: " + l.text)
+					continue
+				}
 				last.row.message = strings.TrimSpace(last.row.message + "\n" + l.text)
 				continue
 			}
@@ -58,12 +65,19 @@ func (p *parser) table(lines []line, i int, kind string) int {
 	switch kind {
 	case "events", "pods", "nodes":
 		p.res.Forms = append(p.res.Forms, "kubectl get "+kind)
+	case "other":
+		p.res.Forms = append(p.res.Forms, "a kubectl get table (not read)")
+		p.note("a kubectl get table of columns " + strings.Join(t.names, ", ") + " is not read: kubectl chain reads kubectl get pods, events and nodes, and kubectl describe of pods, Deployments and ReplicaSets")
 	default:
 		p.res.Forms = append(p.res.Forms, "kubectl get "+kind+" (not read)")
 		p.note("kubectl get " + kind + " rows are not read: they show no pod template or selector; paste kubectl describe " + strings.TrimSuffix(kind, "s") + " NAME for them")
 	}
 	return i
 }
+
+// unknownNode is the node of a pod the paste shows bound without
+// showing where.
+const unknownNode = "<unknown>"
 
 // podRow reads a row of kubectl get pods (-o wide, --show-labels, -A).
 func (p *parser) podRow(t table, raw string) bool {
@@ -142,36 +156,30 @@ var runningReasons = map[string]bool{
 	"NotReady": true, "ContainerStatusUnknown": true, "StartError": true,
 }
 
-// statusOfRow gives a pod what its STATUS cell says (printPod's reason:
-// the pod's reason, or its first init container's, or its last
-// container's that has one). A container's name is not in the row: the
-// state goes to an unnamed container that finish names from the pod's
-// events.
+// statusOfRow gives a pod what its STATUS and READY cells say (printPod's
+// reason: the pod's reason, or its first failing init container's, or
+// its last container's that has one; READY counts the containers that
+// run ready). The row names no container: they are called #1, #2, ...
+// (no container can be named so), and finish names a pod's only
+// container from its events.
 func statusOfRow(pt *podText, status string, ready, total int, restarts int32, wide bool) {
 	pod := pt.pod
 	bound := true
-	waiting := func(init bool, reason string) {
-		st := corev1.ContainerStatus{State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason}}, RestartCount: restarts}
-		if init {
-			pod.Status.InitContainerStatuses = []corev1.ContainerStatus{st}
-		} else {
-			pod.Status.ContainerStatuses = []corev1.ContainerStatus{st}
-		}
-		pt.unnamed = true
-	}
-	switch r, init := strings.CutPrefix(status, "Init:"); {
+	var told *corev1.ContainerStatus // the container STATUS is about
+	init := false
+	switch r, isInit := strings.CutPrefix(status, "Init:"); {
 	case status == "Pending":
 		pod.Status.Phase, bound = corev1.PodPending, false
 	case status == "SchedulingGated":
 		pod.Status.Phase, bound = corev1.PodPending, false
 		pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "SchedulingGated"}}
-	case status == "Running":
+	case status == "Running" || status == "NotReady":
 		pod.Status.Phase = corev1.PodRunning
-		if ready == total {
-			pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
-		} else {
-			pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}
+		c := corev1.ConditionTrue
+		if ready < total {
+			c = corev1.ConditionFalse
 		}
+		pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: c}}
 	case status == "Completed" && restarts == 0 || status == "Succeeded":
 		pod.Status.Phase = corev1.PodSucceeded
 	case status == "Failed":
@@ -183,28 +191,68 @@ func statusOfRow(pt *podText, status string, ready, total int, restarts int32, w
 		pod.Status.Phase = corev1.PodUnknown
 	case podFailReasons[status]:
 		pod.Status.Phase, pod.Status.Reason = corev1.PodFailed, status
-	case init && regexp.MustCompile(`^\d+/\d+$`).MatchString(r):
+	case isInit && initCountRe.MatchString(r):
 		pod.Status.Phase = corev1.PodPending
-	case init:
-		pod.Status.Phase = corev1.PodPending
-		waiting(true, r)
+	case isInit:
+		pod.Status.Phase, init = corev1.PodPending, true
+		told = &corev1.ContainerStatus{State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: r}}, RestartCount: restarts}
 	case runningReasons[status]:
 		pod.Status.Phase = corev1.PodRunning
-		waiting(false, status)
+		told = &corev1.ContainerStatus{State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: status}}, RestartCount: restarts}
 		if status != "CrashLoopBackOff" {
-			cs := &pod.Status.ContainerStatuses[0]
-			cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: status}}
+			told.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: status}}
 		}
 	default:
 		// ContainerCreating, ImagePullBackOff, CreateContainerConfigError,
 		// ...: the kubelet's reasons for containers that never started.
 		pod.Status.Phase = corev1.PodPending
-		waiting(false, status)
+		told = &corev1.ContainerStatus{State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: status}}, RestartCount: restarts}
+	}
+	if bound && pod.Status.Phase != corev1.PodSucceeded {
+		rowContainers(pt, told, init, ready, total)
 	}
 	if bound && pod.Spec.NodeName == "" && !wide {
-		pt.nodeUnknown = true
+		// The kubelet has set states, so the pod is bound; the row does
+		// not show where (finish takes the node from a Scheduled event).
+		pod.Spec.NodeName, pt.nodeUnknown = unknownNode, true
 	}
-	_ = total
+}
+
+// cutRowRe is the start of a get events row, its LAST SEEN cell.
+var cutRowRe = regexp.MustCompile(`^(?:\S+\s+)?\d+[smhdy]|^<unknown>|^<invalid>`)
+
+var initCountRe = regexp.MustCompile(`^\d+/\d+$`)
+
+// rowContainers gives a listed pod the containers its READY cell counts:
+// the one STATUS is about, those that run ready, and those that run
+// not ready.
+func rowContainers(pt *podText, told *corev1.ContainerStatus, init bool, ready, total int) {
+	pod := pt.pod
+	n := 0
+	name := func() string { n++; return fmt.Sprintf("#%d", n) }
+	if told != nil {
+		told.Name = name()
+		if init {
+			pod.Spec.InitContainers = []corev1.Container{{Name: told.Name}}
+			pod.Status.InitContainerStatuses = []corev1.ContainerStatus{*told}
+		} else {
+			pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: told.Name})
+			pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, *told)
+		}
+		pt.unnamed = true
+		if !init {
+			total--
+		}
+	}
+	if init {
+		return // the containers wait for it
+	}
+	for i := 0; i < total; i++ {
+		st := corev1.ContainerStatus{Name: name(), Ready: i < ready, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}
+		pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: st.Name})
+		pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, st)
+	}
+	pt.unnamed = pt.unnamed || len(pod.Status.ContainerStatuses) > 0
 }
 
 // nodeRow reads a row of kubectl get nodes.

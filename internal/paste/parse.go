@@ -36,6 +36,8 @@ type podText struct {
 	// nodeUnknown says the pod is bound (its containers have states)
 	// but the row does not show its node (no -o wide).
 	nodeUnknown bool
+	// skeleton is a pod known only by the events about it.
+	skeleton bool
 }
 
 // eventText is an event and the object it is about.
@@ -71,6 +73,14 @@ func Parse(text string) *Result {
 			b := readBlock(lines, i)
 			p.orphanEvents(b)
 			i = max(b.end, i+1)
+		case headlessStart(lines, i):
+			// A describe whose head the paste cut (it starts at
+			// Namespace:, Containers:, Conditions:, ...).
+			b := readBlock(lines, i)
+			p.headless(b)
+			i = max(b.end, i+1)
+		case bareRow(l):
+			i = p.bareRows(lines, i)
 		case eventRowRe.MatchString(l.text) && !strings.HasPrefix(l.text, "Normal") && !strings.HasPrefix(l.text, "Warning"):
 			// Rows of kubectl get events whose header a tail cut.
 			i = p.table(lines, i, "events")
@@ -86,7 +96,8 @@ func Parse(text string) *Result {
 func Looks(data []byte) bool {
 	lines := splitLines(string(data))
 	for i, l := range lines {
-		if isDescribeStart(lines, i) || tableKind(l) != "" || l.key == "Events" && l.indent <= 2 && i+1 < len(lines) {
+		if isDescribeStart(lines, i) || tableKind(l) != "" || l.key == "Events" && l.indent <= 2 && i+1 < len(lines) ||
+			bareRow(l) || headlessStart(lines, i) {
 			return true
 		}
 		if _, ok := headerlessEvent(l.raw); ok {
@@ -180,4 +191,71 @@ func (p *parser) note(s string) {
 		}
 	}
 	p.res.Notes = append(p.res.Notes, s)
+}
+
+// podTitles are the titles of kubectl describe pod that a paste cut at
+// the top may start at.
+var podTitles = map[string]bool{
+	"Namespace": true, "Priority": true, "Node": true, "Start Time": true, "Labels": true,
+	"Status": true, "Controlled By": true, "Init Containers": true, "Containers": true,
+	"Conditions": true, "Volumes": true, "QoS Class": true, "Node-Selectors": true, "Tolerations": true,
+}
+
+// headlessStart says lines[i] starts a describe pod block without its
+// Name: a pod title at the left edge, and an Events or Containers section
+// further in the same block.
+func headlessStart(lines []line, i int) bool {
+	l := lines[i]
+	if l.indent > 2 || !podTitles[l.key] {
+		return false
+	}
+	b := readBlock(lines, i)
+	return b.has("Events") || b.has("Containers") && b.has("Status", "Node", "Conditions")
+}
+
+// unnamed is the name given to a pod whose describe was pasted without
+// its Name line and whose events name none.
+const unnamed = "<pod>"
+
+// headless reads a describe pod block cut at the top.
+func (p *parser) headless(b block) {
+	b.fields = append([]field{{key: "Name", val: unnamed}}, b.fields...)
+	p.describePod(b)
+	p.note("a kubectl describe pod is cut at the top: its Name is not in the paste, so the pod is called " + unnamed + " unless its events name it")
+}
+
+// bareRow says a line is an event row of describe pasted without its
+// Events: title and header.
+func bareRow(l line) bool {
+	if l.indent > 4 {
+		return false
+	}
+	if describeRowRe.MatchString(l.text) {
+		return true
+	}
+	m := oldRowRe.FindStringSubmatch(l.text)
+	return m != nil && m[8] != ""
+}
+
+// bareRows reads describe event rows without their section.
+func (p *parser) bareRows(lines []line, i int) int {
+	var body []line
+	for ; i < len(lines); i++ {
+		l := lines[i]
+		if l.text == "" || isBoundary(l) || !bareRow(l) && len(body) == 0 {
+			break
+		}
+		if !bareRow(l) && (tableKind(l) != "" || isDescribeStart(lines, i) || l.indent <= 4 && l.key != "") {
+			break
+		}
+		body = append(body, l)
+	}
+	rows, _ := describeEvents(body)
+	for _, r := range rows {
+		p.events = append(p.events, &eventText{row: r, described: true, orphan: true})
+	}
+	if len(rows) > 0 {
+		p.res.Forms = append(p.res.Forms, "rows of a kubectl describe's Events")
+	}
+	return i
 }

@@ -125,6 +125,8 @@ func tableKind(l line) string {
 		return "replicasets"
 	case has("NAME", "STATUS", "ROLES", "AGE", "VERSION") || has("NAME", "STATUS", "AGE", "VERSION"):
 		return "nodes"
+	case has("NAME", "AGE") && len(strings.Fields(t)) >= 3 && strings.ToUpper(t) == t:
+		return "other"
 	}
 	return ""
 }

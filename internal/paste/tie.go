@@ -36,6 +36,7 @@ func (p *parser) containersOfEvents(pt *podText, events []*corev1.Event) {
 			e.InvolvedObject.FieldPath = fieldPathOf(pod, e.Message)
 		}
 	}
+	imagesFromEvents(pod, mine)
 	for _, sts := range []*[]corev1.ContainerStatus{&pod.Status.InitContainerStatuses, &pod.Status.ContainerStatuses} {
 		init := sts == &pod.Status.InitContainerStatuses
 		for i := range *sts {
@@ -96,38 +97,89 @@ func namesContainer(msg, name string) bool {
 	return re.MatchString(msg)
 }
 
-// nameFromEvents names the unnamed container of a get pods row from the
-// events that name one (Created container web, Started container web),
-// when they name one only.
+// nameFromEvents names the placeholder container (#1) of a pod the
+// paste lists or knows by its events only, when it has one container and
+// the events name one (Created container web, Started container web, a
+// fieldPath), and gives it the image its pull events name.
 func nameFromEvents(pod *corev1.Pod, events []*corev1.Event) {
-	names := map[string]bool{}
+	if len(pod.Spec.Containers) != 1 || !placeholder(pod.Spec.Containers[0].Name) || len(pod.Spec.InitContainers) > 0 {
+		return
+	}
+	names, images := map[string]bool{}, map[string]bool{}
 	for _, e := range events {
 		if m := namedRe.FindStringSubmatch(e.Message); m != nil {
+			names[m[1]+m[2]] = true
+		}
+		if m := pathNameRe.FindStringSubmatch(e.InvolvedObject.FieldPath); m != nil && !strings.Contains(e.InvolvedObject.FieldPath, "initContainers") {
 			names[m[1]] = true
 		}
-		if m := pathNameRe.FindStringSubmatch(e.InvolvedObject.FieldPath); m != nil {
-			names[m[1]] = true
+		if m := imageRe.FindStringSubmatch(e.Message); m != nil {
+			images[m[1]+m[2]] = true
+		}
+	}
+	c := &pod.Spec.Containers[0]
+	if len(images) == 1 && c.Image == "" {
+		for i := range images {
+			c.Image = i
 		}
 	}
 	if len(names) != 1 {
 		return
 	}
+	old := c.Name
 	for n := range names {
-		for _, sts := range [][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
-			for i := range sts {
-				if sts[i].Name == "" {
-					sts[i].Name = n
-				}
-			}
-		}
-		if len(pod.Spec.Containers) == 0 && len(pod.Status.ContainerStatuses) == 1 {
-			pod.Spec.Containers = []corev1.Container{{Name: n}}
+		c.Name = n
+	}
+	for i := range pod.Status.ContainerStatuses {
+		if pod.Status.ContainerStatuses[i].Name == old {
+			pod.Status.ContainerStatuses[i].Name = c.Name
+			pod.Status.ContainerStatuses[i].Image = c.Image
 		}
 	}
 }
 
+var pullPrefixRe = regexp.MustCompile(`^Failed to pull image "[^"]*": `)
+
+// imagesFromEvents gives each container the paste did not show the image
+// of the image its pull events name, when they name one.
+func imagesFromEvents(pod *corev1.Pod, events []*corev1.Event) {
+	for i := range pod.Spec.Containers {
+		c := &pod.Spec.Containers[i]
+		if c.Image != "" {
+			continue
+		}
+		images := map[string]bool{}
+		for _, e := range events {
+			fp := e.InvolvedObject.FieldPath
+			if fp != pathOf(false, c.Name) && !(fp == "" && len(pod.Spec.Containers) == 1) {
+				continue
+			}
+			if m := imageRe.FindStringSubmatch(e.Message); m != nil {
+				images[m[1]+m[2]] = true
+			}
+		}
+		if len(images) != 1 {
+			continue
+		}
+		for img := range images {
+			c.Image = img
+		}
+		for j := range pod.Status.ContainerStatuses {
+			if pod.Status.ContainerStatuses[j].Name == c.Name {
+				pod.Status.ContainerStatuses[j].Image = c.Image
+			}
+		}
+	}
+}
+
+// placeholder says a container's name is one the paste did not show.
+func placeholder(name string) bool { return strings.HasPrefix(name, "#") }
+
+// imageRe is the image a kubelet's pull event names.
+var imageRe = regexp.MustCompile(`(?:Pulling|pull|pulling) image "([^"]+)"|^Container image "([^"]+)" already present`)
+
 var (
-	namedRe    = regexp.MustCompile(`(?:Created|Started|restarting failed) container:? "?([a-z0-9][-a-z0-9]*)"?`)
+	namedRe    = regexp.MustCompile(`(?:Created|Started|restarting failed) container:? "?([a-z0-9][-a-z0-9]*)"?|^Container ([a-z0-9][-a-z0-9]*) failed`)
 	pathNameRe = regexp.MustCompile(`\{([^}]+)\}`)
 )
 
@@ -135,7 +187,7 @@ var (
 // which event of the kubelet's carries it: its reason, the start of its
 // message, and what to cut from it.
 var waitings = map[string]struct{ reason, prefix, cut string }{
-	"ErrImagePull":               {"Failed", "Failed to pull image", ""},
+	"ErrImagePull":               {"Failed", "Failed to pull image", "pull"},
 	"ImagePullBackOff":           {"BackOff", "Back-off pulling image", ""},
 	"CrashLoopBackOff":           {"BackOff", "Back-off restarting failed container", ""},
 	"CreateContainerConfigError": {"Failed", "Error: ", "Error: "},
@@ -163,6 +215,14 @@ func waitingMessage(reason, fieldPath string, events []*corev1.Event) string {
 	}
 	if best == nil {
 		return ""
+	}
+	if w.cut == "pull" {
+		// ErrImagePull's message is the pull error the event quotes
+		// after 'Failed to pull image "IMAGE": '.
+		if loc := pullPrefixRe.FindStringIndex(best.Message); loc != nil {
+			return best.Message[loc[1]:]
+		}
+		return best.Message
 	}
 	return strings.TrimPrefix(best.Message, w.cut)
 }
