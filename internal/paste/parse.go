@@ -66,9 +66,9 @@ func Parse(text string) *Result {
 			p.describe(b)
 			i = max(b.end, i+1)
 		case tableKind(l) != "":
-			i = p.table(lines, i, tableKind(l))
+			i = max(p.table(lines, i, tableKind(l)), i+1)
 		case yamlStart(l):
-			i = p.yaml(lines, i)
+			i = max(p.yaml(lines, i), i+1)
 		case l.key == "Events" && l.indent <= 2:
 			b := readBlock(lines, i)
 			p.orphanEvents(b)
@@ -80,10 +80,10 @@ func Parse(text string) *Result {
 			p.headless(b)
 			i = max(b.end, i+1)
 		case bareRow(l):
-			i = p.bareRows(lines, i)
+			i = max(p.bareRows(lines, i), i+1)
 		case eventRowRe.MatchString(l.text) && !strings.HasPrefix(l.text, "Normal") && !strings.HasPrefix(l.text, "Warning"):
 			// Rows of kubectl get events whose header a tail cut.
-			i = p.table(lines, i, "events")
+			i = max(p.table(lines, i, "events"), i+1)
 		default:
 			i++
 		}
