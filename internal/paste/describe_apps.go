@@ -49,9 +49,8 @@ func (p *parser) describeDeployment(b block) {
 			d.Status.Conditions = append(d.Status.Conditions, appsv1.DeploymentCondition{Type: appsv1.DeploymentConditionType(c[0]), Status: corev1.ConditionStatus(c[1]), Reason: c[2]})
 		}
 	}
-	// A Deployment is described with what the controller observed: its
-	// generation is not printed, so none is said to be unobserved.
-	d.Generation, d.Status.ObservedGeneration = 1, 1
+	// Describe prints no generation: none is said to be unobserved
+	// (both stay 0).
 	p.deps = append(p.deps, d)
 	p.res.Forms = append(p.res.Forms, "kubectl describe deployment "+key(ns, d.Name))
 	for _, line := range []struct {
@@ -141,7 +140,6 @@ func (p *parser) replicaSetOfDeployment(d *appsv1.Deployment, name, created, des
 			rs.Annotations = map[string]string{"deployment.kubernetes.io/revision": rev}
 		}
 	}
-	rs.Generation, rs.Status.ObservedGeneration = 1, 1
 	p.rss = append(p.rss, rs)
 }
 
@@ -195,7 +193,6 @@ func (p *parser) describeReplicaSet(b block) {
 			rs.Status.Conditions = append(rs.Status.Conditions, appsv1.ReplicaSetCondition{Type: appsv1.ReplicaSetConditionType(c[0]), Status: corev1.ConditionStatus(c[1]), Reason: c[2]})
 		}
 	}
-	rs.Generation, rs.Status.ObservedGeneration = 1, 1
 	p.res.Forms = append(p.res.Forms, "kubectl describe replicaset "+key(ns, name))
 	p.blockEvents(b, "ReplicaSet", ns, name)
 	p.cutAt(b, "replicaset "+key(ns, name))

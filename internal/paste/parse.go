@@ -1,6 +1,7 @@
 package paste
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strings"
@@ -94,6 +95,9 @@ func Parse(text string) *Result {
 // Looks says data holds kubectl's human output: a describe block, a get
 // table or events.
 func Looks(data []byte) bool {
+	if !mayLook(data) {
+		return false // YAML and JSON, line by line, at a glance
+	}
 	lines := splitLines(string(data))
 	for i, l := range lines {
 		if isDescribeStart(lines, i) || tableKind(l) != "" || l.key == "Events" && l.indent <= 2 && i+1 < len(lines) ||
@@ -259,3 +263,37 @@ func (p *parser) bareRows(lines []line, i int) int {
 	}
 	return i
 }
+
+// mayLook says some line of data could start kubectl's human output: a
+// describe title (Name:, Events:, Containers:, ...), a table header, an
+// event row (an age, Normal, Warning), at most four blanks in. It reads
+// each line once and matches a pattern only on lines that begin with a
+// capital letter, a digit or <, or hold a type word: a YAML or JSON
+// capture, whose keys are lower case and whose deeper lines are further
+// in, is passed at a glance.
+func mayLook(data []byte) bool {
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		n := 0
+		for n < len(line) && n <= 4 && (line[n] == ' ' || line[n] == '\t') {
+			n++
+		}
+		if n > 4 || n == len(line) {
+			continue
+		}
+		c := line[n]
+		upper := c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '<'
+		if (upper || bytes.Contains(line, []byte(" Warning ")) || bytes.Contains(line, []byte(" Normal "))) && startRe.Match(line) {
+			return true
+		}
+	}
+	return false
+}
+
+// startRe is how a line of kubectl's human output may start.
+var startRe = regexp.MustCompile(`^[ \t]{0,4}(?:(?:Name|Events|Namespace|Priority|Node|Start Time|Labels|Status|Controlled By|Init Containers|Containers|Conditions|Volumes|QoS Class|Node-Selectors|Tolerations):|NAME\s|NAMESPACE\s|LAST\s?SEEN|Normal\s|Warning\s|\d+[smhdy]|<unknown>|<invalid>|\S+\s+(?:\d+[smhdy]\S*|<unknown>)\s+(?:Normal|Warning)\s)`)

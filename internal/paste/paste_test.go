@@ -139,6 +139,19 @@ func TestDescribePod(t *testing.T) {
 		want: []podSum{{Name: "hello-pod", Namespace: "default", Node: "minikube", Phase: "Pending",
 			Containers: []ctrSum{{Name: "hello-ctr", Image: "nigelpoultron/pluralsight-docker-ci:latest", State: "waiting ErrImagePull"}},
 			Conditions: []string{"Initialized=True", "Ready=False"}}},
+	}, {
+		// Two describes in a row, of different releases.
+		name:  "concatenated",
+		files: []string{"kuill-83-describe-pod.txt", "kubernetes-98157-describe-pod.txt"},
+		want: []podSum{{Name: "kuill-5b7bd6c875-lsbqc", Namespace: "kube-system", Node: "kube-node-120", Phase: "Pending",
+			Owner:      "ReplicaSet/kuill-5b7bd6c875",
+			Labels:     map[string]string{"name": "kuill", "pod-template-hash": "1636827431", "service": "kuill"},
+			Containers: []ctrSum{{Name: "kuill", Image: "mattdeboer/kuill", State: "waiting ContainerCreating"}},
+			Conditions: []string{"Initialized=True"}}, {Name: "jumpserver-reader-589945c95c-d2nzg", Namespace: "tts-team", Node: "research.center.master.069", Phase: "Running",
+			Owner:  "ReplicaSet/jumpserver-reader-589945c95c",
+			Labels: map[string]string{"app": "jumpserver-reader", "pod-template-hash": "589945c95c"},
+			Containers: []ctrSum{{Name: "jumpserver-reader", Image: "registry.example.com/base/openssh:v1.0.0", State: "running",
+				Last: "terminated OOMKilled 137", Restarts: 21, Ready: true}}}},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
