@@ -17,7 +17,7 @@ type Paste struct {
 	Provenance `json:",inline"`
 	// Family is the form of the paste: describe-pod, describe-tail (cut
 	// at the top), describe-events (an Events section or rows without
-	// their describe), describe-deployment, get-pods (a table, with what
+	// their describe), describe-deploy, get-pods (a table, with what
 	// came beside it), get-events.
 	Family string `json:"family"`
 	// Files are the code blocks, in the post's order, under pastes/.
@@ -30,7 +30,7 @@ type Paste struct {
 
 // pasteFamilies are the values Family takes.
 var pasteFamilies = map[string]bool{"describe-pod": true, "describe-tail": true, "describe-events": true,
-	"describe-deployment": true, "get-pods": true, "get-events": true}
+	"describe-deploy": true, "get-pods": true, "get-events": true}
 
 // LoadPastes reads pastes/index.yaml under root.
 func LoadPastes(root string) ([]Paste, error) {
@@ -64,7 +64,7 @@ func (p Paste) check() error {
 	case p.Name == "":
 		return fmt.Errorf("no name")
 	case !pasteFamilies[p.Family]:
-		return fmt.Errorf("family %q is not one of describe-pod, describe-tail, describe-events, describe-deployment, get-pods, get-events", p.Family)
+		return fmt.Errorf("family %q is not one of describe-pod, describe-tail, describe-events, describe-deploy, get-pods, get-events", p.Family)
 	case len(p.Files) == 0:
 		return fmt.Errorf("no files")
 	case p.Want.Health == "" && (p.Want.Link == "" || p.Want.Cause == ""):

@@ -51,7 +51,10 @@ func (p *parser) describePod(b block) {
 	}
 	pod.Status.Phase = corev1.PodPhase(status)
 	pod.Status.Reason = b.value("Reason")
-	pod.Status.Message = b.value("Message")
+	if f, ok := b.get("Message"); ok && !none(f.val) {
+		// A message on several lines (a paste wraps it at its margin).
+		pod.Status.Message = strings.Join(append([]string{f.val}, texts(f.body)...), "\n")
+	}
 	pod.Status.PodIP = b.value("IP")
 	pod.Status.NominatedNodeName = b.value("NominatedNodeName", "Nominated Node Name")
 	pod.Status.QOSClass = corev1.PodQOSClass(b.value("QoS Class"))
@@ -89,7 +92,13 @@ func (p *parser) describePod(b block) {
 		ns = pod.Namespace
 		pod.UID = UID("Pod", ns, pod.Name)
 	}
-	p.pods = append(p.pods, &podText{pod: pod, described: true})
+	pt := &podText{pod: pod, described: true}
+	if !b.has("Node") && len(pod.Status.InitContainerStatuses)+len(pod.Status.ContainerStatuses) > 0 {
+		// A describe cut above its Node line: the kubelet has set
+		// states, so the pod is bound, to a node the paste does not show.
+		pod.Spec.NodeName, pt.nodeUnknown = unknownNode, true
+	}
+	p.pods = append(p.pods, pt)
 	p.res.Forms = append(p.res.Forms, "kubectl describe pod "+key(ns, pod.Name))
 	p.blockEvents(b, "Pod", ns, pod.Name)
 	p.cutAt(b, "pod "+key(ns, pod.Name))
@@ -170,4 +179,13 @@ func key(namespace, name string) string {
 		return name
 	}
 	return namespace + "/" + name
+}
+
+// texts are the lines' texts.
+func texts(lines []line) []string {
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		out = append(out, l.text)
+	}
+	return out
 }

@@ -309,7 +309,7 @@ func (p *parser) owners() {
 func (p *parser) missing() {
 	for _, pt := range p.pods {
 		pod := pt.pod
-		if pt.nodeUnknown && !pt.skeleton {
+		if pt.nodeUnknown && !pt.skeleton && !pt.described {
 			p.note(fmt.Sprintf("pod/%s runs on a node the paste does not show: kubectl get pods -o wide, or kubectl describe pod %s, shows it", pod.Name, pod.Name))
 		}
 		ref := metav1.GetControllerOf(pod)

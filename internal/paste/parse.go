@@ -214,7 +214,24 @@ func headlessStart(lines []line, i int) bool {
 		return false
 	}
 	b := readBlock(lines, i)
-	return b.has("Events") || b.has("Containers") && b.has("Status", "Node", "Conditions")
+	return b.has("Events") || b.has("Containers") && b.has("Status", "Node", "Conditions") || containerStates(b)
+}
+
+// containerStates says a block holds a container section with a State
+// (a describe pasted from its Init Containers: or Containers: on).
+func containerStates(b block) bool {
+	for _, k := range []string{"Init Containers", "Containers"} {
+		f, ok := b.get(k)
+		if !ok {
+			continue
+		}
+		for _, l := range f.body {
+			if l.key == "State" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // unnamed is the name given to a pod whose describe was pasted without
