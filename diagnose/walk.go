@@ -197,7 +197,9 @@ func unknown(id chain.LinkID, g *chain.Gap) chain.Link {
 	}
 	if !g.Forbidden {
 		f.Cause = decode.EvidenceUnavailable
-		f.NextStep = "retry; if it persists, check the API server"
+		if g.Check == "" {
+			f.NextStep = "retry; if it persists, check the API server"
+		}
 	}
 	return chain.Link{ID: id, Status: chain.StatusUnknown, Summary: msg, Findings: []chain.Finding{f}}
 }

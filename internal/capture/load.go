@@ -27,6 +27,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/internal/paste"
 )
 
 // Bundle is every object a file held that the walk can use.
@@ -79,7 +80,8 @@ type Bundle struct {
 	// as any resource, since nothing else it leads to is in the input.
 	Lone *unstructured.Unstructured
 	// Undecoded name the fields left out of an object because they did
-	// not fit their type: the object is walked without them.
+	// not fit their type: the object is walked without them. For pasted
+	// text, they name what the text could not show and the text to add.
 	Undecoded []string
 	// objects counts the objects read (Lone is kept while it is one).
 	objects int
@@ -94,6 +96,9 @@ type Bundle struct {
 	// EventsTargeted says the events are only those of each workload's
 	// chain.EventTargets: the scope held too many to read them all.
 	EventsTargeted bool
+	// pasted says objects were rebuilt from kubectl's human output
+	// (loadPaste).
+	pasted bool
 
 	ix *index
 }
@@ -126,12 +131,17 @@ type typeMeta struct {
 }
 
 // Load reads YAML or JSON: single objects, v1 Lists (what kubectl get -o
-// yaml prints for several kinds) and several documents in one stream.
+// yaml prints for several kinds) and several documents in one stream; and
+// kubectl's human output (describe, get tables, events), alone or mixed
+// with YAML (loadPaste).
 func Load(r io.Reader) (*Bundle, error) {
 	b := &Bundle{Skipped: map[string]int{}}
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
+	}
+	if paste.Looks(data) {
+		return loadPaste(data) // kubectl describe, kubectl get tables, events
 	}
 	if rest, ok := bytes.CutPrefix(data, []byte(TimeComment)); ok {
 		line, _, _ := bytes.Cut(rest, []byte("\n"))
@@ -163,7 +173,7 @@ func Load(r io.Reader) (*Bundle, error) {
 			if errors.Is(err, io.EOF) {
 				break
 			}
-			return nil, fmt.Errorf("not YAML or JSON: %w", err)
+			return nil, unreadable(data, fmt.Errorf("not YAML or JSON: %w", err))
 		}
 		raw = bytes.TrimSpace(raw)
 		if len(raw) == 0 || string(raw) == "null" {
@@ -171,7 +181,11 @@ func Load(r io.Reader) (*Bundle, error) {
 		}
 		docs++
 		if err := b.add(raw); err != nil {
-			return nil, fmt.Errorf("document %d: %w", docs, err)
+			err = fmt.Errorf("document %d: %w", docs, err)
+			if raw[0] != '{' {
+				err = unreadable(data, err) // a word, a sentence: no object at all
+			}
+			return nil, err
 		}
 	}
 	if docs == 0 {
@@ -424,6 +438,7 @@ func (b *Bundle) Merge(o *Bundle) {
 	b.Services = append(b.Services, o.Services...)
 	b.EndpointSlices = append(b.EndpointSlices, o.EndpointSlices...)
 	b.ServicesRead = b.ServicesRead || o.ServicesRead
+	b.pasted = b.pasted || o.pasted
 	if b.Target.Name == "" {
 		b.Target = o.Target
 	}

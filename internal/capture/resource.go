@@ -75,10 +75,12 @@ var shortNames = map[string]string{
 }
 
 // HasObjects says the input holds an object a KIND/NAME of any other kind
-// can name (whole), without making them whole.
+// can name (whole), without making them whole, or a pasted pod its
+// Target names.
 func (b *Bundle) HasObjects() bool {
 	return len(b.Objects) > 0 || b.Lone != nil || len(b.Claims) > 0 || len(b.Autoscalers) > 0 ||
-		len(b.IngressClasses) > 0 || len(b.GatewayClasses) > 0 || len(b.Nodes) > 0 || len(b.Policies) > 0
+		len(b.IngressClasses) > 0 || len(b.GatewayClasses) > 0 || len(b.Nodes) > 0 || len(b.Policies) > 0 ||
+		b.Target.Kind == chain.KindPod && len(b.Pods) > 0
 }
 
 // whole is every object a KIND/NAME of any other kind can name: those of

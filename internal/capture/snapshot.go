@@ -76,6 +76,7 @@ func (b *Bundle) Read(namespace string, ref chain.Ref) (*chain.Snapshot, error) 
 	s, err := b.read(namespace, ref)
 	if err == nil {
 		b.produced(s)
+		b.pasteGaps(s)
 	}
 	return s, err
 }

@@ -1,0 +1,113 @@
+package capture
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+func pasteFile(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "real", "pastes", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// TestLoadPaste reads kubectl describe pod as -f reads a file: the pod and
+// its events, walked from the pod (its ReplicaSet was not pasted, which
+// a note says).
+func TestLoadPaste(t *testing.T) {
+	b, err := Load(strings.NewReader(pasteFile(t, "kubernetes-98157-describe-pod.txt")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Pods) != 1 || b.Target != (chain.Ref{Kind: chain.KindPod, Name: "jumpserver-reader-589945c95c-d2nzg"}) || !b.HasObjects() {
+		t.Fatalf("pods %d, target %v", len(b.Pods), b.Target)
+	}
+	if !strings.Contains(strings.Join(b.Undecoded, "\n"), "paste kubectl describe rs jumpserver-reader-589945c95c too") {
+		t.Errorf("notes %q", b.Undecoded)
+	}
+	s, err := b.Read("", chain.Ref{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.KindOf() != chain.KindPod || s.Now.IsZero() || len(s.Pods) != 1 {
+		t.Errorf("snapshot of %s at %v with %d pods", s.KindOf(), s.Now, len(s.Pods))
+	}
+}
+
+// TestLoadPasteMixed reads kubectl's human output and YAML in one input:
+// each part by its own reader.
+func TestLoadPasteMixed(t *testing.T) {
+	in := `apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {app: web}
+---
+` + pasteFile(t, "kuill-83-describe-pod.txt")
+	b, err := Load(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Services) != 1 || len(b.Pods) != 1 || b.Pods[0].Name != "kuill-5b7bd6c875-lsbqc" {
+		t.Errorf("services %d, pods %d", len(b.Services), len(b.Pods))
+	}
+}
+
+// TestLoadPasteDeploymentAlone: a pasted Deployment none of whose pods
+// are in the paste is walked as an object read alone, never as one whose
+// pods are missing.
+func TestLoadPasteDeploymentAlone(t *testing.T) {
+	b, err := Load(strings.NewReader(pasteFile(t, "pulumi-kubernetes-497-describe-deploy.txt")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := b.Read("", chain.Ref{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Deployment == nil || !s.Alone || s.Object == nil || s.Object.GetName() != "sbx-chartmuseum-chartmuseum" {
+		t.Errorf("alone %v, object %v", s.Alone, s.Object)
+	}
+}
+
+// TestLoadNothing: text that is no kubectl output and no YAML is said to
+// be so; YAML and JSON keep their own errors.
+func TestLoadNothing(t *testing.T) {
+	for _, in := range []string{"hello there\nthis is a log line\n", "it failed again, any idea?"} {
+		if _, err := Load(strings.NewReader(in)); !errors.Is(err, errNothing) {
+			t.Errorf("Load(%q) = %v, want %v", in, err, errNothing)
+		}
+	}
+	if _, err := Load(strings.NewReader("{not json")); err == nil || !strings.Contains(err.Error(), "not YAML or JSON") {
+		t.Errorf("{not json: %v", err)
+	}
+}
+
+func FuzzLoadPaste(f *testing.F) {
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "real", "pastes", "*.txt"))
+	for _, p := range paths {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(string(data))
+		}
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		b, err := Load(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		for _, w := range b.Workloads("") {
+			b.Read(w.Namespace, w.Ref) // must not panic
+		}
+		if b.Target.Name != "" {
+			b.Read("", b.Target)
+		}
+	})
+}

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// runStdin runs the real root command with stdin holding in, and no
+// cluster.
+func runStdin(t *testing.T, in string, args ...string) result {
+	t.Helper()
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	streams, stdin, out, errOut := genericiooptions.NewTestIOStreams()
+	stdin.WriteString(in)
+	o := NewOptions(streams)
+	o.NewMapper = func() (meta.RESTMapper, error) { return testMapper(), nil }
+	err := ExecuteWith(context.Background(), o, args)
+	return result{stdout: out.String(), stderr: errOut.String(), code: ExitCode(err)}
+}
+
+func realPaste(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "real", "pastes", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// TestPasteStdin: kubectl describe pod piped to kubectl chain -f - is
+// walked from the pod, with the verdict, exit code and JSON a capture
+// gets, and standard error names the text to add for its workload.
+func TestPasteStdin(t *testing.T) {
+	r := runStdin(t, realPaste(t, "kubernetes-98157-describe-pod.txt"), "-f", "-", "-o", "json")
+	var rep chain.Report
+	decodeJSON(t, r.stdout, &rep)
+	if r.code != ExitBroken || rep.Kind != chain.KindPod || rep.Verdict.Cause != "OOMKilled" || rep.Verdict.Link != chain.LinkContainers ||
+		!strings.Contains(r.stderr, "paste kubectl describe rs jumpserver-reader-589945c95c too") {
+		t.Errorf("exit %d, %s %s at %s; want %d, the pod OOMKilled at containers\n%s", r.code, rep.Kind, rep.Verdict.Cause, rep.Verdict.Link, ExitBroken, r.stderr)
+	}
+}
+
+// TestPasteFile: -f FILE of kubectl get events rows cut by tail, with
+// TYPE/NAME naming the pod.
+func TestPasteFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "events.txt")
+	if err := os.WriteFile(file, []byte(realPaste(t, "optscale-568-get-events.txt")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	r := runWith(t, nil, "pod/ohsu-7ffd6bcb7f-mnsjf", "-f", file, "-o", "json")
+	var rep chain.Report
+	decodeJSON(t, r.stdout, &rep)
+	if r.code != ExitBroken || rep.Name != "ohsu-7ffd6bcb7f-mnsjf" || rep.Verdict.Cause != "NodeNotReady" ||
+		!strings.Contains(r.stderr, "starts without its header") {
+		t.Errorf("exit %d, %s %s; want %d, NodeNotReady\n%s", r.code, rep.Name, rep.Verdict.Cause, ExitBroken, r.stderr)
+	}
+}
+
+// TestPasteNothing: text that is no kubectl output is refused, naming
+// what -f reads.
+func TestPasteNothing(t *testing.T) {
+	r := runStdin(t, "the pod keeps crashing, any idea?\n", "-f", "-")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "standard input: nothing kubectl chain can read: expected kubectl describe, kubectl get or YAML") {
+		t.Errorf("exit %d: %s", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,275 @@
+package paste
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// finish joins what the paste showed in several places (a pod described
+// and listed, events under a describe whose head was cut), fills what
+// one line shows for another, names what is missing, and sets the times.
+func (p *parser) finish() *Result {
+	p.mergePods()
+	p.tieOrphans()
+	p.skeletons()
+	p.owners()
+	built := make([]*corev1.Event, 0, len(p.events))
+	for _, e := range p.events {
+		if e.row.name == "" {
+			continue
+		}
+		built = append(built, p.event(e))
+	}
+	p.res.Now = Epoch
+	first := true
+	for _, t := range p.abs {
+		if first || t.After(p.res.Now) {
+			p.res.Now, first = t, false
+		}
+	}
+	for _, rt := range p.rel {
+		*rt.at = metav1.NewTime(p.res.Now.Add(-rt.age))
+	}
+	for _, pt := range p.pods {
+		nodeFromEvents(pt, built)
+		p.containersOfEvents(pt, built)
+		p.created(pt.pod, built)
+		p.res.Pods = append(p.res.Pods, *pt.pod)
+	}
+	for _, rs := range p.rss {
+		p.res.ReplicaSets = append(p.res.ReplicaSets, *rs)
+	}
+	for _, d := range p.deps {
+		p.res.Deployments = append(p.res.Deployments, *d)
+	}
+	for _, n := range p.nodes {
+		p.res.Nodes = append(p.res.Nodes, *n)
+	}
+	for _, e := range built {
+		p.res.Events = append(p.res.Events, *e)
+	}
+	p.missing()
+	return &p.res
+}
+
+// mergePods joins a pod described and listed: the describe says more,
+// the row adds its age and, with -o wide, its node.
+func (p *parser) mergePods() {
+	var out []*podText
+	for _, pt := range p.pods {
+		var same *podText
+		for _, o := range out {
+			if o.pod.Name == pt.pod.Name && (o.pod.Namespace == pt.pod.Namespace || o.pod.Namespace == "" || pt.pod.Namespace == "") {
+				same = o
+			}
+		}
+		if same == nil {
+			out = append(out, pt)
+			continue
+		}
+		keep, row := same, pt
+		if !keep.described && row.described {
+			keep, row = row, keep
+			*same = *keep
+			keep = same
+		}
+		if keep.described && !row.described {
+			p.rel = retarget(p.rel, &row.pod.CreationTimestamp, &keep.pod.CreationTimestamp)
+			if keep.pod.Labels == nil {
+				keep.pod.Labels = row.pod.Labels
+			}
+		}
+	}
+	p.pods = out
+}
+
+// retarget moves a time printed as an age from one object to another.
+func retarget(rel []relTime, from, to *metav1.Time) []relTime {
+	for i := range rel {
+		if rel[i].at == from {
+			rel[i].at = to
+		}
+	}
+	return rel
+}
+
+// assignedRe is the scheduler's Scheduled event, which names the pod.
+var assignedRe = regexp.MustCompile(`^Successfully assigned (?:([a-z0-9-]+)/)?(\S+) to (\S+)`)
+
+// event builds a core/v1 event from a row.
+func (p *parser) event(e *eventText) *corev1.Event {
+	r := e.row
+	ns := r.namespace
+	ev := &corev1.Event{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Event"},
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s.paste%d", r.name, r.line), Namespace: ns},
+		InvolvedObject: corev1.ObjectReference{Kind: r.kind, Name: r.name, Namespace: ns,
+			UID: UID(r.kind, ns, r.name), FieldPath: r.fieldPath, APIVersion: apiVersions[r.kind]},
+		Reason: r.reason, Message: r.message, Type: r.typ, Count: r.count,
+		Source: corev1.EventSource{Component: r.source},
+	}
+	if ev.InvolvedObject.APIVersion == "" {
+		ev.InvolvedObject.APIVersion = "v1"
+	}
+	if ev.Count == 0 {
+		ev.Count = 1
+	}
+	switch {
+	case r.aged:
+		p.rel = append(p.rel, relTime{at: &ev.LastTimestamp, age: r.last}, relTime{at: &ev.FirstTimestamp, age: r.first})
+	case !r.absLast.IsZero():
+		ev.LastTimestamp, ev.FirstTimestamp = metav1.NewTime(r.absLast), metav1.NewTime(r.absFirst)
+		p.abs = append(p.abs, r.absLast)
+	}
+	return ev
+}
+
+// created gives a pod its creation time when the paste printed none
+// (describe pod does not): the earlier of its start and its oldest
+// event. The walk only counts from it.
+func (p *parser) created(pod *corev1.Pod, events []*corev1.Event) {
+	if !pod.CreationTimestamp.IsZero() {
+		return
+	}
+	if pod.Status.StartTime != nil {
+		pod.CreationTimestamp = *pod.Status.StartTime
+	}
+	for _, e := range events {
+		if e.InvolvedObject.Kind == "Pod" && e.InvolvedObject.Name == pod.Name && !e.FirstTimestamp.IsZero() &&
+			(pod.CreationTimestamp.IsZero() || e.FirstTimestamp.Before(&pod.CreationTimestamp)) {
+			pod.CreationTimestamp = e.FirstTimestamp
+		}
+	}
+}
+
+// owners ties pods the paste does not say the owner of (kubectl get pods
+// rows) to a ReplicaSet of the paste: by their pod-template-hash label,
+// else by name (a ReplicaSet names its pods NAME-xxxxx). A pod a
+// ReplicaSet controls carries its selector's labels: a row that shows
+// none gets them.
+func (p *parser) owners() {
+	for _, pt := range p.pods {
+		pod := pt.pod
+		if metav1.GetControllerOf(pod) == nil {
+			for _, rs := range p.rss {
+				if rs.Namespace != pod.Namespace && pod.Namespace != "" {
+					continue
+				}
+				hash := pod.Labels[appsv1.DefaultDeploymentUniqueLabelKey]
+				byHash := hash != "" && strings.HasSuffix(rs.Name, "-"+hash)
+				byName := pod.Labels == nil && strings.HasPrefix(pod.Name, rs.Name+"-") && len(pod.Name) == len(rs.Name)+6
+				if byHash || byName {
+					yes := true
+					pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID, Controller: &yes}}
+					if pod.Namespace == "" {
+						pod.Namespace = rs.Namespace
+						pod.UID = UID("Pod", pod.Namespace, pod.Name)
+					}
+				}
+			}
+		}
+		ref := metav1.GetControllerOf(pod)
+		if ref == nil || ref.Kind != "ReplicaSet" {
+			continue
+		}
+		rs := p.replicaSet(pod.Namespace, ref.Name)
+		if rs == nil || rs.Spec.Selector == nil {
+			continue
+		}
+		if pod.Labels == nil {
+			pod.Labels = map[string]string{}
+		}
+		for k, v := range rs.Spec.Selector.MatchLabels {
+			if _, ok := pod.Labels[k]; !ok && !pt.described {
+				pod.Labels[k] = v
+			}
+		}
+	}
+}
+
+// missing names the text a walk would need that the paste lacks.
+func (p *parser) missing() {
+	for _, pt := range p.pods {
+		pod := pt.pod
+		if pt.nodeUnknown && !pt.skeleton && !pt.described {
+			p.note(fmt.Sprintf("pod/%s runs on a node the paste does not show: kubectl get pods -o wide, or kubectl describe pod %s, shows it", pod.Name, pod.Name))
+		}
+		ref := metav1.GetControllerOf(pod)
+		if ref == nil {
+			if !pt.described && !pt.skeleton {
+				p.note(fmt.Sprintf("pod/%s: a kubectl get pods row does not show who owns the pod; paste kubectl describe pod %s", pod.Name, pod.Name))
+			}
+			continue
+		}
+		if ref.Kind != "ReplicaSet" {
+			if !p.hasWorkload(ref.Kind, pod.Namespace, ref.Name) {
+				p.note(fmt.Sprintf("pod/%s is controlled by %s/%s, which is not in the paste: paste kubectl describe %s %s too", pod.Name, strings.ToLower(ref.Kind), ref.Name, strings.ToLower(ref.Kind), ref.Name))
+			}
+			continue
+		}
+		rs := p.replicaSet(pod.Namespace, ref.Name)
+		if rs == nil {
+			hint := ""
+			if h := pod.Labels[appsv1.DefaultDeploymentUniqueLabelKey]; h != "" && strings.HasSuffix(ref.Name, "-"+h) {
+				hint = fmt.Sprintf(" (and kubectl describe deployment %s, its owner by its name)", strings.TrimSuffix(ref.Name, "-"+h))
+			}
+			p.note(fmt.Sprintf("pod/%s is controlled by replicaset/%s, which is not in the paste: paste kubectl describe rs %s too%s to walk its workload", pod.Name, ref.Name, ref.Name, hint))
+		}
+	}
+	for _, rs := range p.rss {
+		if ref := metav1.GetControllerOf(rs); ref != nil && !p.hasWorkload(ref.Kind, rs.Namespace, ref.Name) {
+			p.note(fmt.Sprintf("replicaset/%s is controlled by %s/%s, which is not in the paste: paste kubectl describe %s %s too", rs.Name, strings.ToLower(ref.Kind), ref.Name, strings.ToLower(ref.Kind), ref.Name))
+		}
+	}
+	for _, d := range p.deps {
+		for _, rs := range p.rss {
+			if !metav1.IsControlledBy(rs, d) || rs.Spec.Template.Spec.Containers == nil || rs.Status.Replicas == 0 {
+				continue
+			}
+			shown := 0
+			sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+			for _, pt := range p.pods {
+				if err == nil && sel.Matches(labels.Set(pt.pod.Labels)) {
+					shown++
+				}
+			}
+			if shown < int(rs.Status.Replicas) {
+				p.note(fmt.Sprintf("replicaset/%s has %d pods and the paste shows %d: paste kubectl describe pods -l %s", rs.Name, rs.Status.Replicas, shown, metav1.FormatLabelSelector(rs.Spec.Selector)))
+			}
+		}
+	}
+}
+
+func (p *parser) hasWorkload(kind, namespace, name string) bool {
+	if kind == "Deployment" {
+		for _, d := range p.deps {
+			if d.Name == name && d.Namespace == namespace {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nodeFromEvents gives a pod whose node the paste does not show (a get
+// pods row without -o wide, a describe cut above its Node line) the node
+// its Scheduled event names.
+func nodeFromEvents(pt *podText, events []*corev1.Event) {
+	pod := pt.pod
+	if pod.Spec.NodeName != "" && pod.Spec.NodeName != unknownNode {
+		return
+	}
+	for _, e := range events {
+		if e.InvolvedObject.Kind == "Pod" && e.InvolvedObject.Name == pod.Name && e.Reason == "Scheduled" {
+			if m := assignedRe.FindStringSubmatch(e.Message); m != nil {
+				pod.Spec.NodeName, pt.nodeUnknown = m[3], false
+			}
+		}
+	}
+}

@@ -1,0 +1,293 @@
+package paste
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// table reads a kubectl get table from its header (or, for events whose
+// header a tail cut, from its first row) to its last row.
+func (p *parser) table(lines []line, i int, kind string) int {
+	var t table
+	headerless := tableKind(lines[i]) == ""
+	if !headerless {
+		t = newTable(expandTabs(lines[i].raw))
+		i++
+	} else {
+		p.note("a kubectl get events table starts without its header: the paste was cut (by tail or head), and events before its first row are not in it")
+	}
+	rows := 0
+	var last *eventText
+	for ; i < len(lines); i++ {
+		l := lines[i]
+		if l.text == "" || isBoundary(l) || tableKind(l) != "" || isDescribeStart(lines, i) {
+			break
+		}
+		raw := expandTabs(l.raw)
+		switch kind {
+		case "events":
+			ev, ok := getEventsRow(t, raw)
+			if headerless {
+				ev, ok = headerlessEvent(raw)
+			}
+			if !ok {
+				if last == nil {
+					return i
+				}
+				if cutRowRe.MatchString(l.text) {
+					// A row cut short (the end of a paste): not a
+					// message's next line.
+					p.note("a kubectl get events row is cut short: " + l.text)
+					continue
+				}
+				last.row.message = strings.TrimSpace(last.row.message + "\n" + l.text)
+				continue
+			}
+			ev.line = l.n
+			last = &eventText{row: ev}
+			p.events = append(p.events, last)
+		case "pods":
+			if !p.podRow(t, raw) {
+				return i
+			}
+		case "nodes":
+			if !p.nodeRow(t, raw) {
+				return i
+			}
+		}
+		rows++
+	}
+	switch kind {
+	case "events", "pods", "nodes":
+		p.res.Forms = append(p.res.Forms, "kubectl get "+kind)
+	case "other":
+		p.res.Forms = append(p.res.Forms, "a kubectl get table (not read)")
+		p.note("a kubectl get table of columns " + strings.Join(t.names, ", ") + " is not read: kubectl chain reads kubectl get pods, events and nodes, and kubectl describe of pods, Deployments and ReplicaSets")
+	default:
+		p.res.Forms = append(p.res.Forms, "kubectl get "+kind+" (not read)")
+		p.note("kubectl get " + kind + " rows are not read: they show no pod template or selector; paste kubectl describe " + strings.TrimSuffix(kind, "s") + " NAME for them")
+	}
+	return i
+}
+
+// unknownNode is the node of a pod the paste shows bound without
+// showing where.
+const unknownNode = "<unknown>"
+
+// podRow reads a row of kubectl get pods (-o wide, --show-labels, -A).
+func (p *parser) podRow(t table, raw string) bool {
+	cells, ok := t.cells(raw)
+	if !ok {
+		cells = columns(raw)
+		if len(cells) < 4 {
+			return false
+		}
+		// Blanks split "2 (3m ago)" and "NOMINATED NODE": read the
+		// fixed columns from the left.
+		cells = fixRow(t, cells)
+	}
+	get := func(n string) string {
+		if i := t.col(n); i >= 0 && i < len(cells) {
+			return cells[i]
+		}
+		return ""
+	}
+	name := get("NAME")
+	ready := readyRe.FindStringSubmatch(get("READY"))
+	if name == "" || ready == nil {
+		return false
+	}
+	ns := get("NAMESPACE")
+	pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: UID("Pod", ns, name)}}
+	pt := &podText{pod: pod}
+	if age, ok := parseAge(get("AGE")); ok {
+		p.rel = append(p.rel, relTime{at: &pod.CreationTimestamp, age: age})
+	}
+	if labels := get("LABELS"); labels != "" {
+		pod.Labels = labelsOf(field{val: labels})
+	}
+	if t.col("NODE") >= 0 {
+		if node := get("NODE"); !none(node) {
+			pod.Spec.NodeName = node
+		}
+		if ip := get("IP"); !none(ip) {
+			pod.Status.PodIP = ip
+		}
+		if n := get("NOMINATED NODE"); !none(n) {
+			pod.Status.NominatedNodeName = n
+		}
+	}
+	readyN, _ := strconv.Atoi(ready[1])
+	total, _ := strconv.Atoi(ready[2])
+	restarts, _ := strconv.Atoi(strings.Fields(get("RESTARTS") + " 0")[0])
+	statusOfRow(pt, get("STATUS"), readyN, total, int32(restarts), t.col("NODE") >= 0)
+	p.pods = append(p.pods, pt)
+	return true
+}
+
+var readyRe = regexp.MustCompile(`^(\d+)/(\d+)$`)
+
+// fixRow puts blank-split cells back under a header that has cells of
+// two words ("2 (3m ago)", "<none>" in NOMINATED NODE).
+func fixRow(t table, cells []string) []string {
+	if i := t.col("RESTARTS"); i >= 0 && i+1 < len(cells) && strings.HasPrefix(cells[i+1], "(") {
+		cells = append(cells[:i+1], cells[i+2:]...)
+	}
+	return cells
+}
+
+// podFailReasons are the pod-level reasons STATUS shows for a pod the
+// kubelet or a controller failed (status.reason).
+var podFailReasons = map[string]bool{
+	"Evicted": true, "OutOfcpu": true, "OutOfmemory": true, "OutOfpods": true, "NodeAffinity": true,
+	"NodeLost": true, "Shutdown": true, "UnexpectedAdmissionError": true, "Terminated": true,
+	"DeadlineExceeded": true, "OutOfephemeral-storage": true, "NodeShutdown": true,
+}
+
+// runningReasons are the STATUS words of containers that have started
+// at least once: their pod's phase is Running.
+var runningReasons = map[string]bool{
+	"CrashLoopBackOff": true, "Error": true, "OOMKilled": true, "Completed": true, "RunContainerError": true,
+	"NotReady": true, "ContainerStatusUnknown": true, "StartError": true,
+}
+
+// statusOfRow gives a pod what its STATUS and READY cells say (printPod's
+// reason: the pod's reason, or its first failing init container's, or
+// its last container's that has one; READY counts the containers that
+// run ready). The row names no container: they are called #1, #2, ...
+// (no container can be named so), and finish names a pod's only
+// container from its events.
+func statusOfRow(pt *podText, status string, ready, total int, restarts int32, wide bool) {
+	pod := pt.pod
+	bound := true
+	var told *corev1.ContainerStatus // the container STATUS is about
+	init := false
+	switch r, isInit := strings.CutPrefix(status, "Init:"); {
+	case status == "Pending":
+		pod.Status.Phase, bound = corev1.PodPending, false
+	case status == "SchedulingGated":
+		pod.Status.Phase, bound = corev1.PodPending, false
+		pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "SchedulingGated"}}
+	case status == "Running" || status == "NotReady":
+		pod.Status.Phase = corev1.PodRunning
+		c := corev1.ConditionTrue
+		if ready < total {
+			c = corev1.ConditionFalse
+		}
+		pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: c}}
+	case status == "Completed" && restarts == 0 || status == "Succeeded":
+		pod.Status.Phase = corev1.PodSucceeded
+	case status == "Failed":
+		pod.Status.Phase = corev1.PodFailed
+	case status == "Terminating":
+		t := metav1.Time{}
+		pod.DeletionTimestamp = &t
+	case status == "Unknown":
+		pod.Status.Phase = corev1.PodUnknown
+	case podFailReasons[status]:
+		pod.Status.Phase, pod.Status.Reason = corev1.PodFailed, status
+	case isInit && initCountRe.MatchString(r):
+		pod.Status.Phase = corev1.PodPending
+	case isInit:
+		pod.Status.Phase, init = corev1.PodPending, true
+		told = &corev1.ContainerStatus{State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: r}}, RestartCount: restarts}
+	case runningReasons[status]:
+		pod.Status.Phase = corev1.PodRunning
+		told = &corev1.ContainerStatus{State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: status}}, RestartCount: restarts}
+		if status != "CrashLoopBackOff" {
+			told.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: status}}
+		}
+	default:
+		// ContainerCreating, ImagePullBackOff, CreateContainerConfigError,
+		// ...: the kubelet's reasons for containers that never started.
+		pod.Status.Phase = corev1.PodPending
+		told = &corev1.ContainerStatus{State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: status}}, RestartCount: restarts}
+	}
+	if bound && pod.Status.Phase != corev1.PodSucceeded {
+		rowContainers(pt, told, init, ready, total)
+	}
+	if bound && pod.Spec.NodeName == "" && !wide {
+		// The kubelet has set states, so the pod is bound; the row does
+		// not show where (finish takes the node from a Scheduled event).
+		pod.Spec.NodeName, pt.nodeUnknown = unknownNode, true
+	}
+}
+
+// cutRowRe is the start of a get events row, its LAST SEEN cell.
+var cutRowRe = regexp.MustCompile(`^(?:\S+\s+)?\d+[smhdy]|^<unknown>|^<invalid>`)
+
+var initCountRe = regexp.MustCompile(`^\d+/\d+$`)
+
+// rowContainers gives a listed pod the containers its READY cell counts:
+// the one STATUS is about, those that run ready, and those that run
+// not ready.
+func rowContainers(pt *podText, told *corev1.ContainerStatus, init bool, ready, total int) {
+	pod := pt.pod
+	n := 0
+	name := func() string { n++; return fmt.Sprintf("#%d", n) }
+	if told != nil {
+		told.Name = name()
+		if init {
+			pod.Spec.InitContainers = []corev1.Container{{Name: told.Name}}
+			pod.Status.InitContainerStatuses = []corev1.ContainerStatus{*told}
+		} else {
+			pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: told.Name})
+			pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, *told)
+		}
+		pt.unnamed = true
+		if !init {
+			total--
+		}
+	}
+	if init {
+		return // the containers wait for it
+	}
+	for i := 0; i < total; i++ {
+		st := corev1.ContainerStatus{Name: name(), Ready: i < ready, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}
+		pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: st.Name})
+		pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, st)
+	}
+	pt.unnamed = pt.unnamed || len(pod.Status.ContainerStatuses) > 0
+}
+
+// nodeRow reads a row of kubectl get nodes.
+func (p *parser) nodeRow(t table, raw string) bool {
+	cells, ok := t.cells(raw)
+	if !ok {
+		cells = columns(raw)
+	}
+	get := func(n string) string {
+		if i := t.col(n); i >= 0 && i < len(cells) {
+			return cells[i]
+		}
+		return ""
+	}
+	name, status := get("NAME"), get("STATUS")
+	if name == "" || status == "" {
+		return false
+	}
+	n := &corev1.Node{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"}, ObjectMeta: metav1.ObjectMeta{Name: name, UID: UID("Node", "", name)}}
+	ready := corev1.ConditionUnknown
+	for _, s := range strings.Split(status, ",") {
+		switch s {
+		case "Ready":
+			ready = corev1.ConditionTrue
+		case "NotReady":
+			ready = corev1.ConditionFalse
+		case "SchedulingDisabled":
+			n.Spec.Unschedulable = true
+		}
+	}
+	n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: ready}}
+	n.Status.NodeInfo.KubeletVersion = get("VERSION")
+	if age, ok := parseAge(get("AGE")); ok {
+		p.rel = append(p.rel, relTime{at: &n.CreationTimestamp, age: age})
+	}
+	p.nodes = append(p.nodes, n)
+	return true
+}

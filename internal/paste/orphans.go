@@ -1,0 +1,121 @@
+package paste
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// podNamedRe are the words of scheduler and kubelet messages that name
+// their pod: the sandbox's "network for pod \"web-1\"", the old
+// scheduler's "pod (web-1) failed to fit", the back-off's "pod=web-1_ns(".
+var podNamedRe = []*regexp.Regexp{
+	regexp.MustCompile(`(?:network for|set up|tear ?down) pod "([a-z0-9][-a-z0-9.]*?)(?:_([a-z0-9-]+))?"`),
+	regexp.MustCompile(`^pod \(([a-z0-9][-a-z0-9.]*)\) failed to fit`),
+	regexp.MustCompile(`pod=([a-z0-9][-a-z0-9.]*)_([a-z0-9-]+)\(`),
+}
+
+// tieOrphans gives events pasted without the object they are about (an
+// Events section or rows without their describe head) that object: the
+// pod their Scheduled event or their messages name; else the paste's
+// only described object; else its only pod not running ready (a get
+// pods row beside them); else a pod the paste does not name.
+func (p *parser) tieOrphans() {
+	var orphans []*eventText
+	for _, e := range p.events {
+		if e.orphan {
+			orphans = append(orphans, e)
+		}
+	}
+	if len(orphans) == 0 {
+		return
+	}
+	kind, ns, name, how := "", "", "", ""
+	for _, e := range orphans {
+		if m := assignedRe.FindStringSubmatch(e.row.message); m != nil && e.row.reason == "Scheduled" {
+			kind, ns, name, how = "Pod", m[1], m[2], "its Scheduled event names"
+		}
+	}
+	for _, e := range orphans {
+		for _, re := range podNamedRe {
+			for _, m := range re.FindAllStringSubmatch(e.row.message, -1) {
+				if name != "" && m[1] != name {
+					continue
+				}
+				kind, name = "Pod", m[1]
+				if how == "" {
+					how = "its messages name"
+				}
+				if len(m) > 2 && m[2] != "" && ns == "" {
+					ns = m[2]
+				}
+			}
+		}
+	}
+	if name == "" {
+		var described, unready []string
+		for _, pt := range p.pods {
+			if pt.described {
+				described = append(described, "Pod\x00"+pt.pod.Namespace+"\x00"+pt.pod.Name)
+			} else if !readyPod(pt.pod) {
+				unready = append(unready, "Pod\x00"+pt.pod.Namespace+"\x00"+pt.pod.Name)
+			}
+		}
+		for _, d := range p.deps {
+			described = append(described, "Deployment\x00"+d.Namespace+"\x00"+d.Name)
+		}
+		pick := ""
+		switch {
+		case len(described) == 1:
+			pick, how = described[0], "the only object described in the paste"
+		case len(described) == 0 && len(unready) == 1:
+			pick, how = unready[0], "the only pod of the paste that is not running ready"
+		}
+		if pick != "" {
+			parts := strings.Split(pick, "\x00")
+			kind, ns, name = parts[0], parts[1], parts[2]
+		}
+	}
+	if name == "" && podEvents(orphans) {
+		kind, name, how = "Pod", unnamed, "no name: the paste names none"
+	}
+	if name == "" {
+		p.note("events were pasted without the object they are about: they are left out; paste the whole kubectl describe output")
+		return
+	}
+	for _, e := range orphans {
+		e.row.kind, e.row.name = kind, name
+		if e.row.namespace == "" {
+			e.row.namespace = ns
+		}
+	}
+	p.note(fmt.Sprintf("events were pasted without their kubectl describe head: they are read as %s/%s's (%s)", strings.ToLower(kind), name, how))
+}
+
+// readyPod says a pod runs ready, as far as the paste shows.
+func readyPod(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return pod.Status.Phase == corev1.PodRunning || pod.Status.Phase == corev1.PodSucceeded
+}
+
+// podEvents says every event is one the scheduler or a kubelet writes
+// about a pod.
+func podEvents(events []*eventText) bool {
+	for _, e := range events {
+		switch {
+		case e.row.source == "kubelet", strings.HasSuffix(e.row.source, "scheduler"), e.row.source == "attachdetach-controller",
+			e.row.source == "cluster-autoscaler", e.row.source == "karpenter",
+			containerEvents[e.row.reason], kubeletReasons[e.row.reason], strings.HasPrefix(e.row.reason, "Failed"),
+			strings.Contains(e.row.reason, "ScaleUp"):
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,164 @@
+package paste
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// kubeletAfterStart are the kubelet's events that say a container has
+// run: its pod's phase is Running.
+var kubeletAfterStart = map[string]bool{"Started": true, "Killing": true, "Unhealthy": true}
+
+// skeletons gives each pod the paste's events are about, and that the
+// paste does not describe or list, the little its events show: its name
+// and namespace, its node (the scheduler's Scheduled event names it, a
+// kubelet's event comes from it), whether a container ran (a Started
+// event), and its owner (the ReplicaSet whose SuccessfulCreate event
+// created it). Its containers' states are not shown: the walk judges it
+// by its events, and a note says which describe to paste.
+func (p *parser) skeletons() {
+	known := map[string]bool{}
+	for _, pt := range p.pods {
+		known[pt.pod.Name] = true
+	}
+	creator := map[string]string{} // pod -> ReplicaSet
+	for _, e := range p.events {
+		if e.row.kind == "ReplicaSet" && e.row.reason == "SuccessfulCreate" {
+			if name, ok := strings.CutPrefix(e.row.message, "Created pod: "); ok {
+				creator[strings.TrimSpace(name)] = e.row.name
+			}
+		}
+	}
+	for _, e := range p.events {
+		r := e.row
+		if r.kind != "Pod" || r.name == "" || known[r.name] {
+			continue
+		}
+		known[r.name] = true
+		pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+			ObjectMeta: metav1.ObjectMeta{Name: r.name, Namespace: r.namespace, UID: UID("Pod", r.namespace, r.name)}}
+		pod.Status.Phase = corev1.PodPending
+		bound := false
+		for _, o := range p.events {
+			if o.row.kind != "Pod" || o.row.name != r.name {
+				continue
+			}
+			if m := assignedRe.FindStringSubmatch(o.row.message); m != nil && o.row.reason == "Scheduled" {
+				pod.Spec.NodeName = m[3]
+			}
+			if o.row.source == "kubelet" || kubeletReasons[o.row.reason] || containerEvents[o.row.reason] {
+				bound = true
+				if pod.Spec.NodeName == "" && o.row.host != "" {
+					pod.Spec.NodeName = o.row.host
+				}
+			}
+			if kubeletAfterStart[o.row.reason] {
+				pod.Status.Phase = corev1.PodRunning
+			}
+		}
+		pt := &podText{pod: pod, skeleton: true}
+		if bound {
+			statesFromEvents(pt, p.events)
+		}
+		if bound && pod.Spec.NodeName == "" {
+			pod.Spec.NodeName, pt.nodeUnknown = unknownNode, true
+		}
+		if rs := creator[r.name]; rs != "" {
+			yes := true
+			pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs, UID: UID("ReplicaSet", r.namespace, rs), Controller: &yes}}
+		}
+		p.pods = append(p.pods, pt)
+		p.note(fmt.Sprintf("pod/%s is known only by its events: its containers' states are not in the paste; kubectl describe pod %s shows them", r.name, r.name))
+	}
+}
+
+// kubeletReasons are the kubelet's pod-level event reasons
+// (pkg/kubelet/events): it writes them only about pods bound to its node.
+var kubeletReasons = map[string]bool{
+	"FailedMount": true, "FailedCreatePodSandBox": true, "SandboxChanged": true, "FailedSync": true,
+	"NetworkNotReady": true, "FailedKillPod": true, "FailedPodSandBoxStatus": true, "FailedMapVolume": true,
+	"SuccessfulMountVolume": true, "FailedAttachVolume": false,
+}
+
+// errorWords are the kubelet's "Error: REASON" events (kuberuntime's
+// recordContainerEvent): the waiting reason it set on the container.
+var errorWords = map[string]bool{
+	"ErrImagePull": true, "ImagePullBackOff": true, "InvalidImageName": true, "ErrImageNeverPull": true,
+	"CreateContainerConfigError": true, "CreateContainerError": true, "RunContainerError": true,
+}
+
+// configErrorRe are the messages of the kubelet's "Error: MESSAGE" events
+// when it cannot build a container's config from a Secret or ConfigMap
+// (CreateContainerConfigError; kuberuntime generateContainerConfig).
+var configErrorRe = regexp.MustCompile(`(?i)^(?:secrets?|configmaps?|config map) "[^"]*" not found|^couldn't find key|^configmap references non-existent|^container has runAsNonRoot`)
+
+// statesFromEvents gives a pod known only by its events the waiting state
+// its container's newest state-telling event shows: the kubelet writes
+// "Error: ErrImagePull" (and the like) when it sets that waiting reason,
+// "Back-off pulling image" with ImagePullBackOff, "Back-off restarting
+// failed container" with CrashLoopBackOff, and "Error: MESSAGE" when the
+// container's config cannot be built. The message is filled later from
+// the same events (containersOfEvents).
+func statesFromEvents(pt *podText, events []*eventText) {
+	pod := pt.pod
+	reason, container := "", ""
+	newest := time.Duration(math.MaxInt64)
+	for _, e := range events {
+		r := e.row
+		if r.kind != "Pod" || r.name != pod.Name {
+			continue
+		}
+		got := ""
+		switch {
+		case r.reason == "Failed" && strings.HasPrefix(r.message, "Error: "):
+			w := strings.TrimPrefix(r.message, "Error: ")
+			switch {
+			case errorWords[w]:
+				got = w
+			case configErrorRe.MatchString(w):
+				got = "CreateContainerConfigError"
+			default:
+				got = "CreateContainerError"
+			}
+		case r.reason == "BackOff" && strings.HasPrefix(r.message, "Back-off pulling image"):
+			got = "ImagePullBackOff"
+		case r.reason == "BackOff" && strings.HasPrefix(r.message, "Back-off restarting failed container"):
+			got = "CrashLoopBackOff"
+		case r.reason == "InspectFailed":
+			got = "InvalidImageName"
+		}
+		if got == "" {
+			continue
+		}
+		// The newest says the state now; on a tie, the later row (describe
+		// lists oldest first).
+		age := time.Duration(math.MaxInt64)
+		if r.aged {
+			age = r.last
+		}
+		if reason == "" || age <= newest {
+			reason, newest = got, age
+			if m := pathNameRe.FindStringSubmatch(r.fieldPath); m != nil {
+				container = m[1]
+			}
+		}
+	}
+	if reason == "" {
+		return
+	}
+	if container == "" {
+		container, pt.unnamed = "#1", true
+	}
+	st := corev1.ContainerStatus{Name: container, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason}}}
+	pod.Status.ContainerStatuses = []corev1.ContainerStatus{st}
+	pod.Spec.Containers = []corev1.Container{{Name: container}}
+	if reason == "CrashLoopBackOff" {
+		pod.Status.Phase = corev1.PodRunning
+	}
+}
