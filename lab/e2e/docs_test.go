@@ -75,7 +75,8 @@ var (
 // kubectl-chain-lab on the PATH and the lab's kubeconfig), and checks what
 // each shows: a verdict line's health, link and cause, a progress line's
 // object and health, a table's columns, `echo $?`'s exit code. A check of
-// a kubectl chain command is retried for up to a minute: the examples
+// a kubectl chain command (or of a pipe into one) is retried for up to a
+// minute: the examples
 // show the state a moment after the commands before them.
 func TestDocsExamples(t *testing.T) {
 	blocks := docExamples(t)
@@ -115,7 +116,8 @@ func TestDocsExamples(t *testing.T) {
 					if bad == "" {
 						break
 					}
-					if !strings.HasPrefix(ex.command, "kubectl chain ") || time.Now().After(deadline) {
+					chained := strings.HasPrefix(ex.command, "kubectl chain ") || strings.Contains(ex.command, "| kubectl chain ")
+					if !chained || time.Now().After(deadline) {
 						t.Errorf("%s: $ %s (exit %d): %s\n%s", ex.page, ex.command, code, bad, out)
 						break
 					}
