@@ -72,7 +72,7 @@ func TestPermissionsCoverReads(t *testing.T) {
 	}
 	_, _, _, _ = r.Many(ctx, "", "")
 	_, _ = r.Mirror(ctx, "", "", true, make(chan struct{}, 1))
-	for _, kind := range []string{"deployment", "statefulset", "daemonset", "job", "cronjob", "pod", "replicaset", "service", "ingress", "gateway", "httproute", "grpcroute", "tlsroute"} {
+	for _, kind := range []string{"deployment", "statefulset", "daemonset", "job", "cronjob", "pod", "replicaset", "service", "ingress", "gateway", "httproute", "grpcroute", "tlsroute", "rollout"} {
 		_, _ = r.Names(ctx, "prod", kind)
 	}
 	_, _ = r.OwnerOf(ctx, "prod", "pod", "web-7c9d8f6b5-q8z7r")
