@@ -127,8 +127,10 @@ func parseOne(arg string) (Target, error) {
 // validName checks a name the way the API server would, so a typo fails here
 // with a clear message instead of as a confusing 404.
 func validName(kind, name string) error {
-	what := map[string]string{kindDeployment: "Deployment", kindStatefulSet: "StatefulSet", kindDaemonSet: "DaemonSet",
-		kindJob: "Job", kindCronJob: "CronJob", kindPod: "pod", kindReplicaSet: "ReplicaSet", kindService: "Service", kindIngress: "Ingress", kindRollout: "Rollout", kindResource: "object"}[kind]
+	what := map[string]string{kindPod: "pod", kindReplicaSet: "ReplicaSet", kindResource: "object"}[kind]
+	if k, ok := workloadKinds[kind]; ok {
+		what = string(k)
+	}
 	if name == "" {
 		return UsageErrorf("empty %s name: use %s/NAME", what, kind)
 	}
