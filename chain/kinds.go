@@ -318,7 +318,7 @@ var kindTable = func() []KindRow {
 		rt.Links = routeChain
 		rows = append(rows, rt)
 	}
-	return append(rows, ro, pod)
+	return append(rows, ro, cloneSetRow(), pod)
 }()
 
 // KindTable is every row of the kinds table, in its order.
