@@ -57,6 +57,11 @@ type KindRow struct {
 	Controller string
 	// PodsBy names who creates the kind's pods, for the pods link's title.
 	PodsBy string
+	// Deadline says the kind's controller judges a rollout that stalls
+	// itself (a Deployment's or Rollout's spec.progressDeadlineSeconds);
+	// the ready link gives a kind without one a Deployment's default
+	// (diagnose.NoDeadlineWindow).
+	Deadline bool
 
 	// creates is how the kind's controller creates pods; wanted, for one
 	// that creates them itself, how many it wants (nil: its own events
@@ -111,6 +116,11 @@ func (r KindRow) Selector(obj metav1.Object) *metav1.LabelSelector {
 // SelectsPods says the kind's pods are those its selector matches (not a
 // CronJob's, whose pods are its Jobs', nor a pod's).
 func (r KindRow) SelectsPods() bool { return r.selector != nil }
+
+// CreatesPods says the kind's own controller creates its pods (a
+// StatefulSet's, a DaemonSet's, a Job's), not through ReplicaSets: a pod
+// it controls is walked by its chain.
+func (r KindRow) CreatesPods() bool { return r.Class == ClassWorkload && r.creates == createsItself }
 
 // New is an empty object of the row's kind, to decode into.
 func (r KindRow) New() metav1.Object { return r.empty() }
@@ -227,7 +237,7 @@ var kindTable = func() []KindRow {
 		func(d *appsv1.Deployment) *metav1.LabelSelector { return d.Spec.Selector },
 		func(d *appsv1.Deployment) *corev1.PodTemplateSpec { return &d.Spec.Template },
 		func() metav1.Object { return &appsv1.Deployment{} })
-	deploy.Links, deploy.Scales, deploy.PodsBy, deploy.creates = Links, true, "ReplicaSet controller", createsThroughReplicaSets
+	deploy.Links, deploy.Scales, deploy.PodsBy, deploy.creates, deploy.Deadline = Links, true, "ReplicaSet controller", createsThroughReplicaSets, true
 
 	sts := workloadRow(KindStatefulSet, "apps", "sts", func(s *Snapshot) **appsv1.StatefulSet { return &s.StatefulSet },
 		func(d *appsv1.StatefulSet) *metav1.LabelSelector { return d.Spec.Selector },
@@ -268,7 +278,7 @@ var kindTable = func() []KindRow {
 		func(d *Rollout) *corev1.PodTemplateSpec { return &d.Spec.Template },
 		func() metav1.Object { return &Rollout{} })
 	ro.Version, ro.CRD, ro.Links, ro.Scales = RolloutAPI.Version, true, rolloutChain, true
-	ro.Controller, ro.PodsBy, ro.creates = "Argo Rollouts", "ReplicaSet controller", createsThroughReplicaSets
+	ro.Controller, ro.PodsBy, ro.creates, ro.Deadline = "Argo Rollouts", "ReplicaSet controller", createsThroughReplicaSets, true
 
 	pod := KindRow{Kind: KindPod, Class: ClassPod, Version: "v1", Short: "po", PodsBy: "ReplicaSet controller",
 		Links: []LinkID{LinkStored, LinkNodeAssignment, LinkContainers, LinkReady, LinkServing}}
@@ -308,7 +318,7 @@ var kindTable = func() []KindRow {
 		rt.Links = routeChain
 		rows = append(rows, rt)
 	}
-	return append(rows, ro, pod)
+	return append(rows, ro, cloneSetRow(), pod)
 }()
 
 // KindTable is every row of the kinds table, in its order.

@@ -61,22 +61,14 @@ func IsResource(k Kind) bool {
 	return k != "" && !ok
 }
 
-// ownGroups are the API groups of the kinds kubectl chain walks by their
-// own chains.
-var ownGroups = map[Kind]string{
-	KindDeployment: "apps", KindStatefulSet: "apps", KindDaemonSet: "apps",
-	KindJob: "batch", KindCronJob: "batch", KindPod: "", KindService: "",
-	KindIngress: "networking.k8s.io", KindGateway: GatewayGroup, KindHTTPRoute: GatewayGroup,
-	KindGRPCRoute: GatewayGroup, KindTLSRoute: GatewayGroup, KindRollout: RolloutGroup,
-}
-
 // Foreign says a kind named as one kubectl chain walks but served in
 // another group (OpenKruise's DaemonSet, Knative's Service, Gloo's
 // Gateway) is another project's kind: walked as any resource, never by
-// the chain of the kind it shares a name with.
+// the chain of the kind it shares a name with. The kind's own group is
+// its row's.
 func Foreign(k Kind, group string) bool {
-	own, ok := ownGroups[k]
-	return ok && group != "" && group != own
+	r, ok := RowOf(k)
+	return k != "" && ok && group != "" && group != r.Group
 }
 
 // IsResource says the object the ref names is walked as any resource: a

@@ -52,6 +52,9 @@ type Snapshot struct {
 	CronJob     *batchv1.CronJob
 	// Rollout is an Argo Rollout (KindRollout).
 	Rollout *Rollout
+	// CloneSet is an OpenKruise CloneSet (KindCloneSet), as the API
+	// returned it (CloneSetOf reads it).
+	CloneSet *unstructured.Unstructured
 
 	// Revisions are a StatefulSet's or DaemonSet's ControllerRevisions.
 	Revisions []appsv1.ControllerRevision

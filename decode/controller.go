@@ -113,6 +113,32 @@ var statefulSetFailed = regexp.MustCompile(`^(?i:create|update|delete) (Pod \S+|
 // %s: %w").
 var claimCreateFailedRE = regexp.MustCompile(`^failed to create PVC (\S+): `)
 
+// cloneSetFailedRE starts OpenKruise's CloneSet controller's FailedCreate
+// events (pkg/controller/cloneset/sync/cloneset_scale.go createOnePod:
+// "failed to create pod: %v, pod: %v" and "failed to create pvc: %v,
+// pvc: %v"): the error, then the object it tried to create, dumped as
+// JSON. Its FailedScale condition holds the error alone.
+var cloneSetFailedRE = regexp.MustCompile(`^failed to create (pod|pvc): `)
+
+// dumpedNameRE is the name at the head of an object the CloneSet
+// controller dumped (json.Marshal: metadata first, its name first).
+var dumpedNameRE = regexp.MustCompile(`^\{"metadata":\{"name":"([^"]+)"`)
+
+// cloneSetError is a CloneSet controller's FailedCreate message without
+// its wrapper: the error, and the claim's name when the object it could
+// not create was a claim of its volumeClaimTemplates.
+func cloneSetError(m []string, msg string) (err, claim string) {
+	err = msg[len(m[0]):]
+	sep := ", " + m[1] + ": {"
+	if i := strings.Index(err, sep); i >= 0 {
+		if n := dumpedNameRE.FindStringSubmatch(err[i+len(sep)-1:]); n != nil && m[1] == "pvc" {
+			claim = n[1]
+		}
+		err = err[:i]
+	}
+	return strings.TrimSpace(err), claim
+}
+
 // FailedCreate decodes the message of a ReplicaSet's FailedCreate event
 // ("Error creating: ...") or of a ReplicaFailure condition (on the ReplicaSet
 // or the Deployment). The pods link is blocked by whatever refused the
@@ -132,6 +158,9 @@ func FailedCreate(message string) Decoded {
 	}
 	if m := claimCreateFailedRE.FindStringSubmatch(err); m != nil {
 		claim, err = m[1], strings.TrimSpace(err[len(m[0]):])
+	}
+	if m := cloneSetFailedRE.FindStringSubmatch(err); m != nil {
+		err, claim = cloneSetError(m, err)
 	}
 	if d, ok := sidecarRefused(err); ok {
 		return d // a native sidecar's restartPolicy dropped on the way (sidecar.go)

@@ -114,6 +114,18 @@ var controllerCases = []failedCreateCase{
 		},
 	},
 	{
+		// OpenKruise's CloneSet controller (cloneset_scale.go createOnePod:
+		// "failed to create pod: %v, pod: %v"): the error, then the pod it
+		// tried to create dumped as JSON, which the summary leaves out.
+		name:    "CloneSet's wrapper, the pod dumped after the error",
+		message: `failed to create pod: pods "sample-x7k2p" is forbidden: status unknown for quota: compute, resources: limits.cpu,requests.cpu, pod: {"metadata":{"name":"sample-x7k2p","generateName":"sample-","namespace":"shop","labels":{"app":"sample"}},"spec":{"containers":[{"name":"web","image":"registry.lab.internal/web:v1"}]}}`,
+		want: Decoded{
+			Cause:   PodCreateFailed,
+			Summary: `cannot create pods: pods "sample-x7k2p" is forbidden: status unknown for quota: compute, resources: limits.cpu,requests.cpu`,
+			Details: []chain.Detail{{Key: "error", Value: `pods "sample-x7k2p" is forbidden: status unknown for quota: compute, resources: limits.cpu,requests.cpu`}},
+		},
+	},
+	{
 		// kubernetes/kubernetes#55924 (1.8): a webhook that denied without a
 		// message left "Error creating: " and nothing after it.
 		name:    "empty",

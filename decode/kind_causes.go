@@ -2,8 +2,9 @@ package decode
 
 import "github.com/kubectl-chain/kubectl-chain/chain"
 
-// Causes of the StatefulSet, DaemonSet, Job and CronJob chains, found from
-// their objects' status and their controllers' conditions and events.
+// Causes of the StatefulSet, DaemonSet, Job, CronJob and OpenKruise
+// CloneSet chains, found from their objects' status and their
+// controllers' conditions and events.
 const (
 	WorkloadNotFound          chain.CauseID = "WorkloadNotFound"
 	WorkloadDeleting          chain.CauseID = "WorkloadDeleting"
@@ -28,6 +29,8 @@ const (
 	CronJobScheduleInvalid    chain.CauseID = "CronJobScheduleInvalid"
 	CronJobJobCreateFailed    chain.CauseID = "CronJobJobCreateFailed"
 	StatefulSetPodsNotCreated chain.CauseID = "StatefulSetPodsNotCreated"
+	CloneSetPaused            chain.CauseID = "CloneSetPaused"
+	CloneSetPodsNotCreated    chain.CauseID = "CloneSetPodsNotCreated"
 	// JobTemplateImmutable: an update of a Job's pod template, refused
 	// (batch validation: spec.template is immutable once the Job exists).
 	JobTemplateImmutable chain.CauseID = "JobTemplateImmutable"
@@ -85,6 +88,14 @@ var kindCauses = []Cause{
 	{ID: StatefulSetPodsNotCreated, Link: chain.LinkPods,
 		Summary:  "the StatefulSet has fewer pods than it wants and says nothing about why",
 		NextStep: "if it lasts, check the kube-controller-manager: kubectl get events -n {NAMESPACE} --field-selector involvedObject.kind=StatefulSet",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: CloneSetPaused, Link: chain.LinkStored,
+		Summary:  "the CloneSet's update is paused (spec.updateStrategy.paused): the CloneSet controller moves no pod to the new revision until it is resumed",
+		NextStep: "kubectl patch cloneset/{NAME} -n {NAMESPACE} --type=merge -p '{\"spec\":{\"updateStrategy\":{\"paused\":false}}}'",
+		Terminal: TerminalRule{Mode: Immediate}},
+	{ID: CloneSetPodsNotCreated, Link: chain.LinkPods,
+		Summary:  "the CloneSet has fewer pods than it wants and says nothing about why",
+		NextStep: "if it lasts, check OpenKruise's controller (kubectl get pods -n kruise-system) and the CloneSet's events: kubectl get events -n {NAMESPACE} --field-selector involvedObject.kind=CloneSet",
 		Terminal: TerminalRule{Mode: AfterGrace}},
 	{ID: ClaimProvisioningFailed, Link: chain.LinkClaims,
 		Summary:  "the volume provisioner failed to provision a claim of the volumeClaimTemplates",

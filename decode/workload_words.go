@@ -44,10 +44,11 @@ var (
 
 // WorkloadWords decodes the daemon set, StatefulSet and node lifecycle
 // controllers' messages, the claims' (ClaimWords), and the StatefulSet
-// controller's FailedCreate wrapper around the API server's error.
+// and OpenKruise CloneSet controllers' FailedCreate wrappers around the
+// API server's error.
 func WorkloadWords(message string) (Decoded, bool) {
 	m := strings.TrimSpace(message)
-	if statefulSetFailed.MatchString(m) {
+	if statefulSetFailed.MatchString(m) || cloneSetFailedRE.MatchString(m) {
 		return FailedCreate(m), true
 	}
 	if d, ok := ClaimWords(m); ok {

@@ -21,6 +21,10 @@ func TestWorkloadWords(t *testing.T) {
 		{"This daemon set is selecting all pods. A non-empty selector is required.", SelectorMissing},
 		{`create Pod web-1 in StatefulSet web failed error: pods "web-1" is forbidden: exceeded quota: compute-resources, requested: pods=1, used: pods=10, limited: pods=10`, QuotaExceeded},
 		{`create Pod nginx-sts-0 in StatefulSet nginx-sts failed error: failed to create PVC data-nginx-sts-0: PersistentVolumeClaim "data-nginx-sts-0" is invalid: spec.accessModes: Required value: at least 1 access mode is required`, ClaimCreateFailed},
+		// The CloneSet controller's wrapper (kruise cloneset_scale.go
+		// createOnePod) around the API server's errors of the rows above.
+		{`failed to create pod: pods "sample-x7k2p" is forbidden: exceeded quota: compute-resources, requested: pods=1, used: pods=10, limited: pods=10, pod: {"metadata":{"name":"sample-x7k2p","generateName":"sample-","namespace":"shop"}}`, QuotaExceeded},
+		{`failed to create pvc: PersistentVolumeClaim "data-sample-x7k2p" is invalid: spec.accessModes: Required value: at least 1 access mode is required, pvc: {"metadata":{"name":"data-sample-x7k2p","namespace":"shop"}}`, ClaimCreateFailed},
 		{`storageclass.storage.k8s.io "swarm-storage" not found`, ClaimStorageClassNotFound},
 		{"no persistent volumes available for this claim and no storage class is set", ClaimNoStorageClass},
 		{"waiting for first consumer to be created before binding", ClaimWaitingForConsumer},
@@ -62,7 +66,8 @@ func first(ds []Decoded) chain.CauseID {
 func FuzzWorkloadWords(f *testing.F) {
 	for _, s := range []string{`failed to place pod on "n": Node didn't have enough resource: cpu, requested: 1, used: 2, capacity: 3`,
 		"create Claim data-web-0 for Pod web-0 in StatefulSet web failed error: x", `failed to provision volume with StorageClass "": `,
-		"Found failed daemon pod a/b on node c, will try to kill it", `persistentvolumeclaim "" is being deleted`} {
+		"Found failed daemon pod a/b on node c, will try to kill it", `persistentvolumeclaim "" is being deleted`,
+		`failed to create pvc: x, pvc: {"metadata":{"name":"`, "failed to create pod: , pod: {"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, msg string) {

@@ -17,6 +17,7 @@ var aloneInput = map[chain.Kind]string{
 	chain.KindRollout:     "kubectl get rollout,rs,pods,events -o yaml",
 	chain.KindStatefulSet: "kubectl get sts,controllerrevisions,pvc,pods,events -o yaml",
 	chain.KindDaemonSet:   "kubectl get ds,pods,nodes,events -o yaml",
+	chain.KindCloneSet:    "kubectl get clonesets,pods,events -o yaml",
 	chain.KindJob:         "kubectl get job,pods,events -o yaml",
 	chain.KindCronJob:     "kubectl get cj,jobs,pods,events -o yaml",
 }

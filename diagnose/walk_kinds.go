@@ -141,6 +141,27 @@ func (w *walker) createFailures(c *collector, kind, name string, uid types.UID, 
 	}
 }
 
+// podsNotCreated is the wait of a controller that creates its pods
+// itself (a StatefulSet's, a CloneSet's) and has missing of the want it
+// wants with nothing said why (cause): it starts with the controller's
+// last act, the owner's creation or its newest pod since (a scale-up),
+// once the controller observed the spec; before, no clock runs.
+// statusReplicas are the pods the owner's status counts.
+func (w *walker) podsNotCreated(c *collector, owner metav1.Object, cause chain.CauseID, missing, want, statusReplicas int32, observed bool) {
+	obj := objectName(w.s.KindOf().Resource(), owner.GetName())
+	s := sighting{d: decode.Decoded{Cause: cause, Progressing: true,
+		Summary: fmt.Sprintf("%d of %d pods not created yet", missing, want)}, object: obj,
+		evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.replicas",
+			Message: fmt.Sprintf("%d of spec.replicas %d", statusReplicas, want)}}}
+	if observed {
+		s.since = owner.GetCreationTimestamp().Time
+		if n := newestCreated(w.pods); n.After(s.since) {
+			s.since = n
+		}
+	}
+	c.add(s)
+}
+
 // failedCreates sums an owner's FailedCreate events: each refused pod has
 // its own generated name, so each refusal is its own event (until the
 // correlator combines them): the repeats are the sum of their counts, the

@@ -110,9 +110,7 @@ const NoDeadlineWindow = 600 * time.Second
 // NoDeadlineWindow, the wait named.
 // A Deployment's or Rollout's progress deadline judges its own.
 func (w *walker) stalled(l chain.Link) chain.Link {
-	switch w.s.KindOf() {
-	case chain.KindStatefulSet, chain.KindDaemonSet, chain.KindPod:
-	default:
+	if row, ok := chain.RowOf(w.s.KindOf()); !ok || row.Deadline {
 		return l
 	}
 	for i := range l.Findings {

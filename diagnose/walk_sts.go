@@ -127,18 +127,8 @@ func (w *walker) statefulPods(set *appsv1.StatefulSet, notes []string) chain.Lin
 		} else {
 			w.createFailures(c, "StatefulSet", set.Name, set.UID, newestCreated(w.pods))
 			if c.empty() && len(w.gone) == 0 {
-				obj := objectName("statefulset", set.Name)
-				s := sighting{d: decode.Decoded{Cause: decode.StatefulSetPodsNotCreated, Progressing: true,
-					Summary: fmt.Sprintf("%d of %d pods not created yet", len(missing), want)}, object: obj,
-					evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.replicas",
-						Message: fmt.Sprintf("%d of spec.replicas %d", set.Status.Replicas, want)}}}
-				if set.Status.ObservedGeneration >= set.Generation {
-					s.since = set.CreationTimestamp.Time
-					if n := newestCreated(w.pods); n.After(s.since) {
-						s.since = n
-					}
-				}
-				c.add(s)
+				w.podsNotCreated(c, set, decode.StatefulSetPodsNotCreated, int32(len(missing)), want, set.Status.Replicas,
+					set.Status.ObservedGeneration >= set.Generation)
 			}
 		}
 	}

@@ -43,6 +43,7 @@ func walks() map[chain.Kind]func(w *walker, r *chain.Report) {
 		chain.KindRollout:     rollout,
 		chain.KindStatefulSet: found((*walker).statefulSetLinks),
 		chain.KindDaemonSet:   found((*walker).daemonSetLinks),
+		chain.KindCloneSet:    found((*walker).cloneSetLinks),
 		chain.KindJob:         found((*walker).jobLinks),
 		chain.KindCronJob:     found((*walker).cronJobLinks),
 		chain.KindPod:         found((*walker).podLinks),

@@ -6,9 +6,11 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
-// TestEveryKindHasAWalk: each row of the kinds table has a walk, and its
-// walk of a snapshot without the object names the row's first link; a
-// kind without a walk says so instead of walking as another kind.
+// TestEveryKindHasAWalk: each row of the kinds table has a walk (and a
+// workload's, the input that reads its whole chain when it was read
+// alone), and its walk of a snapshot without the object names the row's
+// first link; a kind without a walk says so instead of walking as
+// another kind.
 func TestEveryKindHasAWalk(t *testing.T) {
 	table := map[chain.Kind]bool{}
 	for _, row := range chain.KindTable() {
@@ -16,6 +18,9 @@ func TestEveryKindHasAWalk(t *testing.T) {
 		if _, ok := walks()[row.Kind]; !ok {
 			t.Errorf("%s: no walk", row.Kind)
 			continue
+		}
+		if row.Class == chain.ClassWorkload && aloneInput[row.Kind] == "" {
+			t.Errorf("%s: no aloneInput, the kubectl get that reads its whole chain", row.Kind)
 		}
 		r := Walk(&chain.Snapshot{Kind: row.Kind, Namespace: "ns", Name: "x"}, Options{})
 		if len(r.Links) == 0 || r.Links[0].ID != row.Links[0] {

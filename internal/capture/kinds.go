@@ -71,6 +71,16 @@ func selections() map[chain.Kind]selection {
 			find:  func(b *Bundle, ns, name string) metav1.Object { return object(find(b.DaemonSets, ns, name)) },
 			owned: func(b *Bundle, s *chain.Snapshot) { s.Nodes = b.Nodes },
 		},
+		chain.KindCloneSet: {
+			find: func(b *Bundle, ns, name string) metav1.Object {
+				for _, cs := range b.CloneSets {
+					if cs.GetName() == name && (ns == "" || cs.GetNamespace() == ns) {
+						return cs
+					}
+				}
+				return nil
+			},
+		},
 		chain.KindJob: {
 			find: func(b *Bundle, ns, name string) metav1.Object { return object(find(b.Jobs, ns, name)) },
 		},

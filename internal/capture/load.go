@@ -90,6 +90,9 @@ type Bundle struct {
 	seen map[string]string
 	// Rollouts are Argo Rollouts (also in Others: a release judges them).
 	Rollouts []chain.Rollout
+	// CloneSets are OpenKruise CloneSets, as the file holds them (also
+	// in Objects and Others).
+	CloneSets []*unstructured.Unstructured
 	// CapturedAt is the capture time `kubectl chain capture` recorded; zero
 	// for plain kubectl output, which is judged at its newest timestamp.
 	CapturedAt time.Time
@@ -247,6 +250,9 @@ func (b *Bundle) add(raw json.RawMessage) error {
 			b.Objects = append(b.Objects, &u)
 			if b.objects == 1 {
 				b.Lone = &u // one object, not two copies
+			}
+			if tm.Kind == string(chain.KindCloneSet) && group == chain.CloneSetGroup {
+				b.CloneSets = append(b.CloneSets, &u)
 			}
 			if tm.Kind == string(chain.KindRollout) && group == chain.RolloutGroup {
 				var ro *chain.Rollout
@@ -461,6 +467,7 @@ func (b *Bundle) Merge(o *Bundle) {
 	}
 	b.objects += o.objects
 	b.Rollouts = append(b.Rollouts, o.Rollouts...)
+	b.CloneSets = append(b.CloneSets, o.CloneSets...)
 	b.Autoscalers = append(b.Autoscalers, o.Autoscalers...)
 	if b.API == nil {
 		b.API = o.API

@@ -89,7 +89,7 @@ func (b *Bundle) read(namespace string, ref chain.Ref) (*chain.Snapshot, error) 
 		all := b.Workloads(namespace)
 		switch {
 		case len(all) == 0:
-			return nil, fmt.Errorf("no Deployment, StatefulSet, DaemonSet, Job, CronJob or Argo Rollout in the input")
+			return nil, fmt.Errorf("no Deployment, StatefulSet, DaemonSet, Job, CronJob, Argo Rollout or OpenKruise CloneSet in the input")
 		case len(all) > 1:
 			return nil, fmt.Errorf("the input has several workloads (%s): name one", refNames(all))
 		}
@@ -125,6 +125,9 @@ func (b *Bundle) Workloads(namespace string) []Workload {
 	}
 	for i := range b.Rollouts {
 		add(chain.KindRollout, &b.Rollouts[i])
+	}
+	for _, cs := range b.CloneSets {
+		add(chain.KindCloneSet, cs)
 	}
 	for i := range b.StatefulSets {
 		add(chain.KindStatefulSet, &b.StatefulSets[i])

@@ -13,6 +13,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
@@ -265,8 +266,34 @@ func typed(obj metav1.Object, keepEnv bool) any {
 		set(&o.TypeMeta, gatewayv1.GroupVersion.String(), "GRPCRoute", nil)
 	case *gatewayv1.TLSRoute:
 		set(&o.TypeMeta, gatewayv1.GroupVersion.String(), "TLSRoute", nil)
+	case *unstructured.Unstructured:
+		// A kind kept as the API returned it (a CloneSet, an
+		// operator's object) with a pod template at spec.template.
+		scrubTemplateEnv(o.Object, keepEnv)
 	}
 	return obj
+}
+
+// scrubTemplateEnv is scrubEnv on the pod template an object kept whole
+// holds at spec.template, when it has one.
+func scrubTemplateEnv(obj map[string]any, keep bool) {
+	field, _, _ := unstructured.NestedFieldNoCopy(obj, "spec", "template", "spec")
+	spec, ok := field.(map[string]any)
+	if keep || !ok {
+		return
+	}
+	for _, group := range []string{"initContainers", "containers"} {
+		cs, _ := spec[group].([]any)
+		for _, c := range cs {
+			container, _ := c.(map[string]any)
+			env, _ := container["env"].([]any)
+			for _, e := range env {
+				if v, _ := e.(map[string]any); v != nil && v["value"] != nil && v["value"] != "" {
+					v["value"] = "(dropped by kubectl chain capture)"
+				}
+			}
+		}
+	}
 }
 
 // scrubEnv replaces literal env values; references (valueFrom) stay, since

@@ -13,6 +13,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
@@ -272,50 +273,64 @@ func must(b []byte, err error) []byte {
 }
 
 // TestPodsOwnedByAnyKind: a custom kind that makes its pods itself (an
-// OpenKruise CloneSet, from Argo CD's own fixture) has them walked as
-// pods' chains in its owned link, so a CloneSet whose pods cannot pull
+// OpenKruise Advanced StatefulSet, from Argo CD's own fixture) has them
+// walked as pods' chains in its owned link, so one whose pods cannot pull
 // names ImageNotFound. The pods and their events are the lab's real ones
-// (capture image-not-found), their controller made the CloneSet.
+// (capture image-not-found), their controller made the Advanced
+// StatefulSet.
 func TestPodsOwnedByAnyKind(t *testing.T) {
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
-	file, name := catalogueObject(t, "apps.kruise.io/CloneSet/testdata/degraded.yaml")
-	var cs unstructured.Unstructured
-	if err := cs.UnmarshalJSON(must(yaml.YAMLToJSON(must(os.ReadFile(file))))); err != nil {
-		t.Fatal(err)
-	}
-	const uid = "0f6c1b8e-cloneset"
-	var items []any
-	_, pod := capturedObject(t, "image-not-found", "Pod", nil)
-	cs.SetNamespace(pod.GetNamespace())
-	cs.SetUID(uid)
-	items = append(items, cs.Object)
-	data := must(os.ReadFile(filepath.Join("..", "..", "testdata", "captures", "image-not-found.yaml")))
-	var list unstructured.UnstructuredList
-	if err := list.UnmarshalJSON(must(yaml.YAMLToJSON(data))); err != nil {
-		t.Fatal(err)
-	}
-	pods := 0
-	for _, o := range list.Items {
-		switch o.GetKind() {
-		case "Pod":
-			yes := true
-			o.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "apps.kruise.io/v1alpha1", Kind: "CloneSet", Name: name, UID: uid, Controller: &yes}})
-			pods++
-		case "Event":
-		default:
-			continue // its Deployment and ReplicaSet are not in this story
-		}
-		items = append(items, o.Object)
-	}
-	in := writeTemp(t, must(yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})))
-	r := runWith(t, nil, "cloneset.apps.kruise.io/"+name, "-f", in, "-o", "json")
+	file, name := catalogueObject(t, "apps.kruise.io/StatefulSet/testdata/degraded.yaml")
+	in, pods := overPods(t, file, "image-not-found", nil)
+	r := runWith(t, nil, "statefulset.apps.kruise.io/"+name, "-f", in, "-o", "json")
 	var rep chain.Report
 	decodeJSON(t, r.stdout, &rep)
 	owned := rep.Links[len(rep.Links)-1]
 	if r.code != ExitBroken || pods == 0 || owned.ID != chain.LinkOwned || len(owned.Findings) == 0 ||
 		owned.Findings[0].Cause != "ImageNotFound" || !strings.Contains(rep.Verdict.NextStep, "ImageNotFound") {
-		t.Errorf("cloneset/%s with %d pods that cannot pull: exit %d, owned %+v, verdict %+v", name, pods, r.code, owned, rep.Verdict)
+		t.Errorf("statefulset.apps.kruise.io/%s with %d pods that cannot pull: exit %d, owned %+v, verdict %+v", name, pods, r.code, owned, rep.Verdict)
 	}
+}
+
+// overPods writes the object of file (a catalogue fixture) with the pods
+// of one of the lab's captures and what it holds beside them (their
+// events, Services, nodes), as if the object's controller had made the
+// pods: they name it their controller, and the capture's Deployment and
+// ReplicaSets, and their events, are left out of the story. edit, when
+// set, changes the object (its selector, its status) first. It returns
+// the file and how many pods it holds.
+func overPods(t *testing.T, file, capture string, edit func(*unstructured.Unstructured)) (string, int) {
+	t.Helper()
+	var owner unstructured.Unstructured
+	if err := owner.UnmarshalJSON(must(yaml.YAMLToJSON(must(os.ReadFile(file))))); err != nil {
+		t.Fatal(err)
+	}
+	data := must(os.ReadFile(filepath.Join("..", "..", "testdata", "captures", capture+".yaml")))
+	var list unstructured.UnstructuredList
+	if err := list.UnmarshalJSON(must(yaml.YAMLToJSON(data))); err != nil {
+		t.Fatal(err)
+	}
+	owner.SetUID(types.UID("0f6c1b8e-" + strings.ToLower(owner.GetKind())))
+	if edit != nil {
+		edit(&owner)
+	}
+	items := []any{nil}
+	pods := 0
+	for _, o := range list.Items {
+		involved, _, _ := unstructured.NestedString(o.Object, "involvedObject", "kind")
+		switch {
+		case o.GetKind() == "Deployment" || o.GetKind() == "ReplicaSet" || involved == "Deployment" || involved == "ReplicaSet":
+			continue // the capture's controllers are not in this story
+		case o.GetKind() == "Pod":
+			yes := true
+			o.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: owner.GetAPIVersion(), Kind: owner.GetKind(), Name: owner.GetName(), UID: owner.GetUID(), Controller: &yes}})
+			owner.SetNamespace(o.GetNamespace())
+			pods++
+		}
+		items = append(items, o.Object)
+	}
+	items[0] = owner.Object
+	return writeTemp(t, must(yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items}))), pods
 }
 
 // TestArgoAnalysis: a failed AnalysisRun names its failing metric, an

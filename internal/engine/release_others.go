@@ -28,8 +28,8 @@ func (e *Engine) releaseOthers(b *capture.Bundle, r *release) error {
 	r.apis = map[string]chain.APIResource{}
 	for _, obj := range objs {
 		ref := chain.ResourceRef(obj.api, obj.name)
-		if obj.api.Group == chain.RolloutGroup && obj.api.Kind == string(chain.KindRollout) {
-			ref = chain.Ref{Kind: chain.KindRollout, Name: obj.name} // walked as a Deployment is
+		if row, ok := chain.RowOf(chain.Kind(obj.api.Kind)); ok && row.CRD && row.Group == obj.api.Group {
+			ref = chain.Ref{Kind: row.Kind, Name: obj.name} // a CRD's kind of the kinds table (a Rollout): walked by its chain
 		}
 		r.apis[kube.APIKey(ref)] = obj.api
 		if obj.namespace == "" {

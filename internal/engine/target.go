@@ -76,7 +76,7 @@ const DefaultKind = kindDeployment
 func ParseTargets(args []string) ([]Target, error) {
 	switch len(args) {
 	case 0:
-		return nil, UsageErrorf("name a workload: kubectl chain deploy/NAME, sts/NAME, ds/NAME, job/NAME or cj/NAME (a bare NAME is a Deployment), one of its pods, pod/NAME, or what sends it traffic, svc/NAME, ing/NAME, gateway/NAME, httproute/NAME, grpcroute/NAME or tlsroute/NAME, an Argo Rollout, rollout/NAME, or any other kind the cluster serves as KIND/NAME (certificate/web-tls)")
+		return nil, UsageErrorf("name a workload: kubectl chain deploy/NAME, sts/NAME, ds/NAME, job/NAME or cj/NAME (a bare NAME is a Deployment), one of its pods, pod/NAME, or what sends it traffic, svc/NAME, ing/NAME, gateway/NAME, httproute/NAME, grpcroute/NAME or tlsroute/NAME, an Argo Rollout, rollout/NAME, an OpenKruise CloneSet, clone/NAME, or any other kind the cluster serves as KIND/NAME (certificate/web-tls)")
 	case 1:
 		t, err := parseOne(args[0])
 		return []Target{t}, err
@@ -127,8 +127,10 @@ func parseOne(arg string) (Target, error) {
 // validName checks a name the way the API server would, so a typo fails here
 // with a clear message instead of as a confusing 404.
 func validName(kind, name string) error {
-	what := map[string]string{kindDeployment: "Deployment", kindStatefulSet: "StatefulSet", kindDaemonSet: "DaemonSet",
-		kindJob: "Job", kindCronJob: "CronJob", kindPod: "pod", kindReplicaSet: "ReplicaSet", kindService: "Service", kindIngress: "Ingress", kindRollout: "Rollout", kindResource: "object"}[kind]
+	what := map[string]string{kindPod: "pod", kindReplicaSet: "ReplicaSet", kindResource: "object"}[kind]
+	if k, ok := workloadKinds[kind]; ok {
+		what = string(k)
+	}
 	if name == "" {
 		return UsageErrorf("empty %s name: use %s/NAME", what, kind)
 	}

@@ -14,15 +14,17 @@ const (
 )
 
 // relevantKinds are the kinds of object whose events a snapshot can use:
-// the workloads, what they own, the claims a StatefulSet's pods mount, and
-// the traffic objects (the service controller's load-balancer events, the
-// ingress controllers'), and Argo Rollouts.
-var relevantKinds = map[string]bool{
-	kindDeployment: true, kindReplicaSet: true, kindPod: true,
-	"StatefulSet": true, "DaemonSet": true, "Job": true, "CronJob": true, "PersistentVolumeClaim": true,
-	"Service": true, "Ingress": true, "Gateway": true, "HTTPRoute": true, "GRPCRoute": true, "TLSRoute": true,
-	"Rollout": true,
-}
+// every kind of the kinds table (the workloads, a pod, the traffic
+// objects: the service controller's load-balancer events, the ingress
+// controllers'), and what the workloads own beside their pods: a
+// Deployment's ReplicaSets, the claims a StatefulSet's pods mount.
+var relevantKinds = func() map[string]bool {
+	out := map[string]bool{kindReplicaSet: true, "PersistentVolumeClaim": true}
+	for _, row := range chain.KindTable() {
+		out[string(row.Kind)] = true
+	}
+	return out
+}()
 
 // appendRelevantKinds normalises the events about workloads, what they own
 // and claims, and drops the rest (Nodes, Services...) while the page is at

@@ -31,8 +31,9 @@ type NotServedError struct {
 
 // Why NotServedError says a kind is not served.
 const (
-	gatewayNotInstalled  = "the Gateway API's CRDs are not installed"
-	rolloutsNotInstalled = "Argo Rollouts is not installed"
+	gatewayNotInstalled    = "the Gateway API's CRDs are not installed"
+	rolloutsNotInstalled   = "Argo Rollouts is not installed"
+	openKruiseNotInstalled = "OpenKruise is not installed"
 )
 
 func (e *NotServedError) Error() string {

@@ -47,6 +47,8 @@ func newGatewayFake(t *testing.T, typed []runtime.Object, gw []runtime.Object) g
 		kinds[chain.GatewayResource(k)] = string(k) + "List"
 	}
 	kinds[schema.GroupVersionResource{Group: chain.RolloutAPI.Group, Version: chain.RolloutAPI.Version, Resource: chain.RolloutAPI.Resource}] = "RolloutList"
+	cs, _ := chain.RowOf(chain.KindCloneSet)
+	kinds[gvrOf(cs.API())] = "CloneSetList"
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), kinds)
 	for _, o := range gw {
 		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)

@@ -7,14 +7,16 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
 // Names lists the names of the namespace's objects of kind ("deployment",
 // "statefulset", "daemonset", "job", "cronjob", "pod", "replicaset",
-// "service" or "ingress"), for
-// shell completion: one list, only when the shell asks.
+// "service", "ingress", or a kind of the kinds table served by its CRD:
+// "gateway", "httproute", "rollout"...), for shell completion: one list,
+// only when the shell asks.
 func (r *Reader) Names(ctx context.Context, namespace, kind string) ([]string, error) {
 	var (
 		list runtime.Object
@@ -39,14 +41,19 @@ func (r *Reader) Names(ctx context.Context, namespace, kind string) ([]string, e
 		list, err = r.Client.CoreV1().Services(namespace).List(ctx, metav1.ListOptions{})
 	case "ingress":
 		list, err = r.Client.NetworkingV1().Ingresses(namespace).List(ctx, metav1.ListOptions{})
-	case "gateway", "httproute", "grpcroute", "tlsroute":
+	default:
+		// A kind served once its CRD is installed (the Gateway API's,
+		// an Argo Rollout): through the dynamic client.
+		k, ok := chain.KindBySpelling(kind)
+		row, _ := chain.RowOf(k)
+		if !ok || !row.CRD {
+			return nil, fmt.Errorf("no names of kind %q", kind)
+		}
 		dc, derr := r.dynamicOf()
 		if derr != nil {
 			return nil, derr
 		}
-		list, err = dc.Resource(chain.GatewayResource(chain.Kind(kind))).Namespace(namespace).List(ctx, metav1.ListOptions{})
-	default:
-		return nil, fmt.Errorf("no names of kind %q", kind)
+		list, err = dc.Resource(gvrOf(row.API())).Namespace(namespace).List(ctx, metav1.ListOptions{})
 	}
 	if err != nil {
 		return nil, err
@@ -60,4 +67,9 @@ func (r *Reader) Names(ctx context.Context, namespace, kind string) ([]string, e
 		return err
 	})
 	return names, err
+}
+
+// gvrOf is where a resource of api is served, for the dynamic client.
+func gvrOf(api chain.APIResource) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: api.Group, Version: api.Version, Resource: api.Resource}
 }

@@ -7,6 +7,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
@@ -26,9 +27,17 @@ func (e *OwnerError) Error() string {
 	return fmt.Sprintf("%s %s/%s is controlled by %s %s, which kubectl chain does not walk", e.Kind, e.Namespace, e.Name, e.OwnerKind, e.OwnerName)
 }
 
-// podOwners are the controllers of a pod whose chain is walked directly.
-var podOwners = map[string]chain.Kind{
-	"StatefulSet": chain.KindStatefulSet, "DaemonSet": chain.KindDaemonSet, "Job": chain.KindJob,
+// podOwner is the kind of the kinds table that a pod's controller is,
+// when that kind's own controller creates its pods (a StatefulSet,
+// DaemonSet or Job): its chain is walked. A kind of another group that
+// shares the name (OpenKruise's DaemonSet) is not.
+func podOwner(ref *metav1.OwnerReference) (chain.Kind, bool) {
+	row, ok := chain.RowOf(chain.Kind(ref.Kind))
+	gv, _ := schema.ParseGroupVersion(ref.APIVersion)
+	if ref.Kind == "" || !ok || !row.CreatesPods() || chain.Foreign(row.Kind, gv.Group) {
+		return "", false
+	}
+	return row.Kind, true
 }
 
 // FollowOwners finds the workload above kind/name ("pod" or "replicaset"),
@@ -50,8 +59,10 @@ func FollowOwners(kind, name string, get func(kind, name string) (metav1.Object,
 		case kind == "pod" && ref.Kind == "ReplicaSet":
 			kind, name = "replicaset", ref.Name
 			continue
-		case kind == "pod" && podOwners[ref.Kind] != "":
-			return chain.Ref{Kind: podOwners[ref.Kind], Name: ref.Name}, nil
+		case kind == "pod":
+			if k, ok := podOwner(ref); ok {
+				return chain.Ref{Kind: k, Name: ref.Name}, nil
+			}
 		case kind == "replicaset" && ref != nil && ref.Kind == "Deployment":
 			return chain.Ref{Kind: chain.KindDeployment, Name: ref.Name}, nil
 		case kind == "replicaset" && ref != nil && ref.Kind == string(chain.KindRollout) && strings.HasPrefix(ref.APIVersion, chain.RolloutGroup+"/"):

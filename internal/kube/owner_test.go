@@ -11,8 +11,8 @@ import (
 )
 
 // TestFollowOwners walks a pod up to the workload kubectl chain walks: a
-// Deployment's or an Argo Rollout's ReplicaSet, a Job directly, and refuses
-// a ReplicaSet of another controller, naming it.
+// Deployment's or an Argo Rollout's ReplicaSet, a Job or DaemonSet
+// directly, and refuses a controller of another group, naming it.
 func TestFollowOwners(t *testing.T) {
 	owned := func(name, apiVersion, kind, owner string) metav1.Object {
 		m := &metav1.ObjectMeta{Name: name, Namespace: "prod"}
@@ -35,6 +35,11 @@ func TestFollowOwners(t *testing.T) {
 			want: chain.Ref{Kind: chain.KindRollout, Name: "web"}},
 		{name: "job", objects: map[string]metav1.Object{"pod/web-1": owned("web-1", "batch/v1", "Job", "smoke")},
 			want: chain.Ref{Kind: chain.KindJob, Name: "smoke"}},
+		{name: "daemonset", objects: map[string]metav1.Object{"pod/web-1": owned("web-1", "apps/v1", "DaemonSet", "agent")},
+			want: chain.Ref{Kind: chain.KindDaemonSet, Name: "agent"}},
+		// OpenKruise's Advanced DaemonSet shares the name, not the chain.
+		{name: "other daemonset kind", objects: map[string]metav1.Object{"pod/web-1": owned("web-1", "apps.kruise.io/v1alpha1", "DaemonSet", "agent")},
+			owner: "DaemonSet"},
 		{name: "other rollout kind", objects: map[string]metav1.Object{
 			"pod/web-1": owned("web-1", "apps/v1", "ReplicaSet", "web-abc"), "replicaset/web-abc": owned("web-abc", "example.com/v1", "Rollout", "web")},
 			owner: "Rollout"},

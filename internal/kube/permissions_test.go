@@ -46,13 +46,14 @@ func TestPermissionsCoverReads(t *testing.T) {
 	}
 	_, _ = r.Read(ctx, "prod", chain.Ref{Kind: chain.KindPod, Name: "web-7c9d8f6b5-q8z7r"})
 	_, _ = r.Read(ctx, "prod", chain.Ref{Kind: chain.KindRollout, Name: "web"})
+	_, _ = r.Read(ctx, "prod", chain.Ref{Kind: chain.KindCloneSet, Name: "web"})
 	for _, kind := range []string{"Issuer", "ClusterIssuer"} {
 		cert := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"issuerRef": map[string]any{"name": "letsencrypt", "kind": kind}}}}
 		cert.SetAPIVersion("cert-manager.io/v1")
 		cert.SetKind("Certificate")
 		_, _ = r.missingRef(ctx, "prod", cert)
 	}
-	for _, k := range []chain.Kind{chain.KindService, chain.KindIngress, chain.KindGateway, chain.KindHTTPRoute, chain.KindGRPCRoute, chain.KindTLSRoute} {
+	for _, k := range []chain.Kind{chain.KindService, chain.KindIngress, chain.KindGateway, chain.KindHTTPRoute, chain.KindGRPCRoute, chain.KindTLSRoute, chain.KindCloneSet} {
 		_, _ = r.Read(ctx, "prod", chain.Ref{Kind: k, Name: "web"})
 		r.Watch(ctx, &chain.Snapshot{Kind: k, Namespace: "prod", Name: "web"}, make(chan struct{}, 1))
 	}
@@ -72,7 +73,7 @@ func TestPermissionsCoverReads(t *testing.T) {
 	}
 	_, _, _, _ = r.Many(ctx, "", "")
 	_, _ = r.Mirror(ctx, "", "", true, make(chan struct{}, 1))
-	for _, kind := range []string{"deployment", "statefulset", "daemonset", "job", "cronjob", "pod", "replicaset", "service", "ingress", "gateway", "httproute", "grpcroute", "tlsroute"} {
+	for _, kind := range []string{"deployment", "statefulset", "daemonset", "job", "cronjob", "pod", "replicaset", "service", "ingress", "gateway", "httproute", "grpcroute", "tlsroute", "rollout", "cloneset"} {
 		_, _ = r.Names(ctx, "prod", kind)
 	}
 	_, _ = r.OwnerOf(ctx, "prod", "pod", "web-7c9d8f6b5-q8z7r")

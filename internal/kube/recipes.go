@@ -94,6 +94,7 @@ func recipes() map[chain.Kind]recipe {
 		chain.KindRollout:     {read: (*Reader).readRollout, follow: followReplicaSets(chain.KindRollout)},
 		chain.KindStatefulSet: {get: getter((*Reader).statefulSets), owned: statefulSetLists, follow: followClaims},
 		chain.KindDaemonSet:   {get: getter((*Reader).daemonSets), owned: daemonSetLists},
+		chain.KindCloneSet:    {get: crdGet(chain.KindCloneSet, openKruiseNotInstalled)},
 		chain.KindJob:         {get: getter((*Reader).jobs)},
 		chain.KindCronJob:     {get: getter((*Reader).cronJobs), owned: cronJobLists, follow: followRuns},
 		chain.KindPod:         {get: getter((*Reader).pods)},
@@ -151,6 +152,30 @@ func getter[T metav1.Object](client func(*Reader, string) func(context.Context, 
 			return nil, err
 		}
 		return obj, nil
+	}
+}
+
+// crdGet is a recipe's GET of a kind served by its CRD (an OpenKruise
+// CloneSet) through the dynamic client, the object kept as the API
+// returned it; a cluster without the CRD is a *NotServedError that says
+// what is missing.
+func crdGet(k chain.Kind, missing string) func(*Reader, context.Context, string, string) (metav1.Object, error) {
+	return func(r *Reader, ctx context.Context, ns, name string) (metav1.Object, error) {
+		dc, err := r.dynamicOf()
+		if err != nil {
+			return nil, err
+		}
+		row, _ := chain.RowOf(k)
+		gvr := gvrOf(row.API())
+		u, err := dc.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case err != nil && notServed(err):
+			return nil, &NotServedError{Resource: gvr, Why: missing, Err: err}
+		case err != nil:
+			return nil, err
+		}
+		u.SetManagedFields(nil)
+		return u, nil
 	}
 }
 

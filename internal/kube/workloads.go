@@ -49,15 +49,23 @@ func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*ch
 		sel = row.Selector(obj)
 	}
 	snap.Requests++
+	// A CRD's kind is watched, and asked for, by its type with its group.
+	resource := resourceOf(ref.Kind)
+	if row.CRD {
+		resource = row.API().Type()
+	}
 	if err != nil {
 		if svcs != nil {
 			<-svcs // sent in the same round trip: the read ends when both have
 		}
 		drain(hpas)
-		kind := ref.Kind.Resource()
-		return nil, getError(kind, ref.Kind.Plural(), namespace, ref.Name, err)
+		var ns *NotServedError
+		if errors.As(err, &ns) {
+			return nil, err
+		}
+		return nil, getError(ref.Kind.Resource(), resource, namespace, ref.Name, err)
 	}
-	r.read.note(resourceOf(ref.Kind), obj.GetResourceVersion())
+	r.read.note(resource, obj.GetResourceVersion())
 	if svcs != nil {
 		if err := r.settleServices(snap, <-svcs); err != nil {
 			return nil, err

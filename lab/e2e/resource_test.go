@@ -16,6 +16,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
 // widgetCRD is a custom kind no controller serves: its objects carry no
@@ -164,9 +166,41 @@ func kubectl(ctx context.Context, t *testing.T, stdin string, args ...string) st
 	return string(out)
 }
 
+// advancedStatefulSetCRD serves OpenKruise's Advanced StatefulSet kind
+// (apps.kruise.io's StatefulSet, walked as any resource: the chain of
+// apps' StatefulSet is not its), with no controller: the test writes its
+// status as the OpenKruise controller would, and makes its pods itself.
+const advancedStatefulSetCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: statefulsets.apps.kruise.io
+spec:
+  group: apps.kruise.io
+  scope: Namespaced
+  names: {plural: statefulsets, singular: statefulset, kind: StatefulSet}
+  versions:
+  - name: v1beta1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+`
+
+// advancedStatefulSet is an Advanced StatefulSet's manifest, as a release
+// holds it (the update strategy its catalogue check reads).
+func advancedStatefulSet(name string) string {
+	return "apiVersion: apps.kruise.io/v1beta1\nkind: StatefulSet\nmetadata:\n  name: " + name + "\n" +
+		"spec:\n  replicas: 2\n  serviceName: " + name + "\n  selector: {matchLabels: {app: " + name + "}}\n" +
+		"  template:\n    metadata: {labels: {app: " + name + "}}\n    spec: {containers: [{name: web, image: registry.lab.internal/web:v1}]}\n" +
+		"  updateStrategy: {type: RollingUpdate, rollingUpdate: {paused: false, partition: 0}}\n"
+}
+
 // cloneSetCRD serves OpenKruise's CloneSet kind, with no controller: the
-// test writes its status as the OpenKruise controller would, and makes
-// its pods itself.
+// test writes its status as the CloneSet controller would, and makes its
+// pods itself.
 const cloneSetCRD = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
@@ -174,7 +208,7 @@ metadata:
 spec:
   group: apps.kruise.io
   scope: Namespaced
-  names: {plural: clonesets, singular: cloneset, kind: CloneSet}
+  names: {plural: clonesets, singular: cloneset, kind: CloneSet, shortNames: [clone]}
   versions:
   - name: v1alpha1
     served: true
@@ -185,14 +219,6 @@ spec:
         type: object
         x-kubernetes-preserve-unknown-fields: true
 `
-
-// cloneSet is a CloneSet's manifest, as a release holds it.
-func cloneSet(name string) string {
-	return "apiVersion: apps.kruise.io/v1alpha1\nkind: CloneSet\nmetadata:\n  name: " + name + "\n" +
-		"spec:\n  replicas: 2\n  selector: {matchLabels: {app: " + name + "}}\n" +
-		"  template:\n    metadata: {labels: {app: " + name + "}}\n    spec: {containers: [{name: web, image: registry.lab.internal/web:v1}]}\n" +
-		"  updateStrategy: {paused: false}\n"
-}
 
 // gate runs the real binary with args on the lab, returning its exit
 // code, standard output and error, and how long it took.
@@ -213,18 +239,19 @@ func gate(ctx context.Context, args ...string) (int, string, string, time.Durati
 }
 
 // TestCatalogueKinds runs the real binary on a kind Argo CD's catalogue
-// checks (OpenKruise's CloneSet), its status written as its controller
-// writes it (the statuses of the catalogue's own fixtures): Degraded fails
-// --manifests with the check's message; Progressing makes --wait wait
-// until the status turns healthy; a user's --health-checks changes the
-// verdict; pods the CloneSet makes itself that cannot pull are named. And
+// checks (OpenKruise's Advanced StatefulSet), its status written as its
+// controller writes it (the statuses of the catalogue's own fixtures):
+// Degraded fails --manifests with the check's message; Progressing makes
+// --wait wait until the status turns healthy; a user's --health-checks
+// changes the verdict; pods the Advanced StatefulSet makes itself that
+// cannot pull are named. And
 // a release of an operator's custom resource whose Deployment cannot pull
 // fails --manifests --wait within the grace.
 func TestCatalogueKinds(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "e2e-catalogue")
-	installCRDs(ctx, t, cloneSetCRD, "clonesets.apps.kruise.io")
+	installCRDs(ctx, t, advancedStatefulSetCRD, "statefulsets.apps.kruise.io")
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
@@ -234,17 +261,17 @@ func TestCatalogueKinds(t *testing.T) {
 		return p
 	}
 	status := func(name, st string) {
-		kubectl(ctx, t, "", "patch", "cloneset", name, "-n", ns, "--subresource=status", "--type=merge", "-p", `{"status":`+st+`}`)
+		kubectl(ctx, t, "", "patch", "statefulsets.apps.kruise.io", name, "-n", ns, "--subresource=status", "--type=merge", "-p", `{"status":`+st+`}`)
 	}
 
-	// Degraded (apps.kruise.io/CloneSet/testdata/degraded.yaml's status):
+	// Degraded (apps.kruise.io/StatefulSet/testdata/degraded.yaml's status):
 	// kstatus reads it as Current; the gate fails, quoting the check.
-	bad := write("bad.yaml", cloneSet("bad"))
+	bad := write("bad.yaml", advancedStatefulSet("bad"))
 	kubectl(ctx, t, "", "apply", "-n", ns, "-f", bad)
 	status("bad", `{"observedGeneration":1,"replicas":2,"updatedReadyReplicas":1,"updatedAvailableReplicas":1}`)
 	if code, out, errOut, _ := gate(ctx, "--manifests", bad, "-n", ns); code != 1 || !strings.Contains(out, "Some replicas are not ready or available") ||
 		!strings.Contains(out, "kstatus reads it as Current") {
-		t.Errorf("--manifests of a Degraded CloneSet: exit %d, want 1 quoting the check\n%s%s", code, out, errOut)
+		t.Errorf("--manifests of a Degraded Advanced StatefulSet: exit %d, want 1 quoting the check\n%s%s", code, out, errOut)
 	}
 
 	// The team's own check (kept in their argocd-cm) accepts one
@@ -253,7 +280,7 @@ func TestCatalogueKinds(t *testing.T) {
 kind: ConfigMap
 metadata: {name: argocd-cm, namespace: argocd}
 data:
-  resource.customizations.health.apps.kruise.io_CloneSet: |
+  resource.customizations.health.apps.kruise.io_StatefulSet: |
     hs = {status = "Progressing", message = "waiting"}
     if obj.status ~= nil and obj.status.updatedAvailableReplicas ~= nil and obj.status.updatedAvailableReplicas >= 1 then
       hs.status = "Healthy"
@@ -265,33 +292,33 @@ data:
 		t.Errorf("--health-checks: exit %d, want 0\n%s%s", code, out, errOut)
 	}
 
-	// Its pods, made by the CloneSet itself, cannot pull: the owned link
+	// Its pods, made by the Advanced StatefulSet itself, cannot pull: the owned link
 	// names the pods' cause, and the status's next step points at it.
-	uid := strings.TrimSpace(kubectl(ctx, t, "", "get", "cloneset", "bad", "-n", ns, "-o", "jsonpath={.metadata.uid}"))
+	uid := strings.TrimSpace(kubectl(ctx, t, "", "get", "statefulsets.apps.kruise.io", "bad", "-n", ns, "-o", "jsonpath={.metadata.uid}"))
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "bad-x7k2p", Labels: map[string]string{"app": "bad"},
-		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps.kruise.io/v1alpha1", Kind: "CloneSet", Name: "bad", UID: types.UID(uid), Controller: ptr.To(true)}}},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps.kruise.io/v1beta1", Kind: "StatefulSet", Name: "bad", UID: types.UID(uid), Controller: ptr.To(true)}}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "registry.lab.internal/web:missing"}}}}
 	if _, err := client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var out []byte
-	poll(ctx, t, "cloneset/bad's owned pod broken with ImageNotFound", func() bool {
+	poll(ctx, t, "statefulset.apps.kruise.io/bad's owned pod broken with ImageNotFound", func() bool {
 		var code int
 		var err error
-		_, out, code, err = diagnose(ctx, "cloneset.apps.kruise.io/bad", "-n", ns)
+		_, out, code, err = diagnose(ctx, "statefulset.apps.kruise.io/bad", "-n", ns)
 		return err == nil && code == 1 && strings.Contains(string(out), `"cause": "ImageNotFound"`)
 	})
 	if !strings.Contains(string(out), `"id": "owned"`) || !strings.Contains(string(out), "pod/bad-x7k2p") {
-		t.Errorf("cloneset/bad: the owned link does not name the pod\n%s", out)
+		t.Errorf("statefulset.apps.kruise.io/bad: the owned link does not name the pod\n%s", out)
 	}
 
 	// Progressing (its generation not observed yet): --wait waits, and
 	// passes once the status turns healthy.
-	slow := write("slow.yaml", cloneSet("slow"))
+	slow := write("slow.yaml", advancedStatefulSet("slow"))
 	kubectl(ctx, t, "", "apply", "-n", ns, "-f", slow)
 	status("slow", `{"observedGeneration":0,"replicas":0}`)
 	if code, out, errOut, _ := gate(ctx, "--manifests", slow, "-n", ns); code != 2 {
-		t.Fatalf("--manifests of a Progressing CloneSet: exit %d, want 2\n%s%s", code, out, errOut)
+		t.Fatalf("--manifests of a Progressing Advanced StatefulSet: exit %d, want 2\n%s%s", code, out, errOut)
 	}
 	type result struct {
 		code     int
@@ -312,6 +339,47 @@ data:
 	status("slow", `{"observedGeneration":1,"replicas":2,"updatedReadyReplicas":2,"updatedAvailableReplicas":2}`)
 	if r := <-done; r.code != 0 || r.took > 60*time.Second {
 		t.Errorf("--wait after the status turned healthy: exit %d after %s, want 0 at once\n%s%s", r.code, r.took.Round(time.Second), r.out, r.err)
+	}
+}
+
+// TestCloneSetLive runs the real binary on an OpenKruise CloneSet, a kind
+// with its own chain read through the dynamic client (the lab serves its
+// CRD and runs no OpenKruise: the test makes its pod and writes its
+// status as the CloneSet controller would): a pod it controls that cannot
+// pull breaks it at containers with ImageNotFound, as a Deployment's
+// would, and that pod named walks the CloneSet.
+func TestCloneSetLive(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ns := createNamespace(ctx, t, "e2e-cloneset")
+	installCRDs(ctx, t, cloneSetCRD, "clonesets.apps.kruise.io")
+	kubectl(ctx, t, "apiVersion: apps.kruise.io/v1alpha1\nkind: CloneSet\nmetadata: {name: web}\n"+
+		"spec:\n  replicas: 1\n  selector: {matchLabels: {app: web}}\n"+
+		"  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: registry.lab.internal/web:missing}]}\n",
+		"apply", "-n", ns, "-f", "-")
+	kubectl(ctx, t, "", "patch", "clonesets.apps.kruise.io", "web", "-n", ns, "--subresource=status", "--type=merge",
+		"-p", `{"status":{"observedGeneration":1,"replicas":1,"updatedReplicas":1,"readyReplicas":0,"availableReplicas":0}}`)
+	uid := strings.TrimSpace(kubectl(ctx, t, "", "get", "clonesets.apps.kruise.io", "web", "-n", ns, "-o", "jsonpath={.metadata.uid}"))
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-x7k2p", Labels: map[string]string{"app": "web"},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps.kruise.io/v1alpha1", Kind: "CloneSet", Name: "web", UID: types.UID(uid), Controller: ptr.To(true)}}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "registry.lab.internal/web:missing"}}}}
+	if _, err := client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{"clone/web", "pod/web-x7k2p"} {
+		var (
+			v   verdict
+			out []byte
+		)
+		poll(ctx, t, target+" broken at containers with ImageNotFound", func() bool {
+			var code int
+			var err error
+			v, out, code, err = diagnose(ctx, target, "-n", ns)
+			return err == nil && code == 1 && v.Link == chain.LinkContainers && v.Cause == "ImageNotFound"
+		})
+		if !strings.Contains(string(out), `"kind": "CloneSet"`) {
+			t.Errorf("%s: not the CloneSet's chain\n%s", target, out)
+		}
 	}
 }
 
