@@ -156,10 +156,29 @@ func runExample(ctx context.Context, command string, env []string) (string, int)
 	return string(out), code
 }
 
+// verdictStart is a verdict line's start, which the renderer may wrap
+// onto indented lines before its cause.
+var verdictStart = regexp.MustCompile(`^(BROKEN|PROGRESSING|HEALTHY|UNKNOWN) at [a-z-]+: `)
+
+// unwrapped joins a wrapped verdict line with its indented continuation,
+// as a page shows the output of a narrow terminal.
+func unwrapped(shows []string) []string {
+	var out []string
+	for i := 0; i < len(shows); i++ {
+		line := shows[i]
+		for verdictStart.MatchString(line) && !verdictLine.MatchString(line) && i+1 < len(shows) && strings.HasPrefix(shows[i+1], "  ") {
+			i++
+			line += " " + strings.TrimSpace(shows[i])
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
 // check says what the output lacks of what the example shows, "" when
 // it has it all.
 func check(ex example, out string) string {
-	for _, line := range ex.shows {
+	for _, line := range unwrapped(ex.shows) {
 		if m := verdictLine.FindStringSubmatch(line); m != nil {
 			want := fmt.Sprintf("%s at %s: ", m[1], m[2])
 			if !strings.Contains(out, want) || !strings.Contains(out, "("+m[3]) {
@@ -188,7 +207,7 @@ func checks(ex example) int {
 		return 1
 	}
 	n := 0
-	for _, line := range ex.shows {
+	for _, line := range unwrapped(ex.shows) {
 		if verdictLine.MatchString(line) || progressLine.MatchString(line) || tableHeader.MatchString(line) {
 			n++
 		}
