@@ -8,11 +8,11 @@ import (
 	"github.com/spf13/cobra"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-chain/kubectl-chain/internal/connect"
 	"github.com/kubectl-chain/kubectl-chain/internal/engine"
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
+	"github.com/kubectl-chain/kubectl-chain/internal/serve"
 )
 
 // rbacName names the Role, ClusterRoles and bindings `kubectl chain rbac`
@@ -134,22 +134,7 @@ func rbacManifests(ns string, subject rbacv1.Subject, extra ...kube.Permission) 
 		&rbacv1.ClusterRoleBinding{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
 			ObjectMeta: metav1.ObjectMeta{Name: bindingName(clusterRole, subject), Labels: labels},
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterRole}, Subjects: []rbacv1.Subject{subject}})
-	return yamlDocs(fmt.Sprintf("# kubectl chain %s: get, list and watch only; never Secrets.\n", Version()), docs)
-}
-
-// yamlDocs is a YAML stream of docs after a header comment.
-func yamlDocs(header string, docs []any) ([]byte, error) {
-	var b strings.Builder
-	b.WriteString(header)
-	for _, d := range docs {
-		y, err := yaml.Marshal(d)
-		if err != nil {
-			return nil, err
-		}
-		b.WriteString("---\n")
-		b.Write(y)
-	}
-	return []byte(b.String()), nil
+	return serve.YAMLDocs(fmt.Sprintf("# kubectl chain %s: get, list and watch only; never Secrets.\n", Version()), docs)
 }
 
 // releasePermissions are get and watch on each resource of the release's

@@ -73,7 +73,7 @@ func Manifests(m ManifestOptions) ([]byte, error) {
 			ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: m.Namespace, Labels: labels},
 			Spec:       corev1.ServiceSpec{Selector: labels, Ports: []corev1.ServicePort{{Name: "metrics", Port: 8080, TargetPort: intstr.FromString("metrics")}}}},
 		prometheusRule(m.Namespace, labels))
-	return yamlDocs(fmt.Sprintf("# kubectl chain %s serve: a watcher with Prometheus metrics (docs/serve.md).\n", m.Version), docs)
+	return YAMLDocs(fmt.Sprintf("# kubectl chain %s serve: a watcher with Prometheus metrics (docs/serve.md).\n", m.Version), docs)
 }
 
 func resources(cpu, memory string) corev1.ResourceList {
@@ -110,8 +110,9 @@ func prometheusRule(ns string, labels map[string]string) map[string]any {
 	}
 }
 
-// yamlDocs is a YAML stream of docs after a header comment.
-func yamlDocs(header string, docs []any) ([]byte, error) {
+// YAMLDocs is a YAML stream of docs after a header comment: the manifests
+// serve prints, and the RBAC objects `kubectl chain rbac` prints.
+func YAMLDocs(header string, docs []any) ([]byte, error) {
 	var b strings.Builder
 	b.WriteString(header)
 	for _, d := range docs {
