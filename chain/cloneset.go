@@ -198,6 +198,12 @@ func cloneSetRow() KindRow {
 		}
 	}
 	r.template = cloneSetTemplate
+	r.decode = func(u *unstructured.Unstructured) (metav1.Object, error) {
+		if !IsCloneSet(u) {
+			return nil, fmt.Errorf("%s %s/%s is not an OpenKruise CloneSet", u.GetKind(), u.GetNamespace(), u.GetName())
+		}
+		return u, nil
+	}
 	r.wanted = func(obj metav1.Object) (int32, bool) {
 		u, ok := obj.(*unstructured.Unstructured)
 		if !ok {

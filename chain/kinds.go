@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -9,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -74,6 +77,9 @@ type KindRow struct {
 	template func(metav1.Object) *corev1.PodTemplateSpec
 	selector func(metav1.Object) *metav1.LabelSelector
 	empty    func() metav1.Object
+	// decode turns an object as the dynamic client returns it into the
+	// row's type; nil converts into New's.
+	decode func(*unstructured.Unstructured) (metav1.Object, error)
 }
 
 // creates is how a kind's controller creates its pods, which says whose
@@ -124,6 +130,20 @@ func (r KindRow) CreatesPods() bool { return r.Class == ClassWorkload && r.creat
 
 // New is an empty object of the row's kind, to decode into.
 func (r KindRow) New() metav1.Object { return r.empty() }
+
+// Decode is u, an object of the row's kind as the dynamic client returns
+// it (a CRD's kind is read that way), as the row's type: what Store and
+// Template take.
+func (r KindRow) Decode(u *unstructured.Unstructured) (metav1.Object, error) {
+	if r.decode != nil {
+		return r.decode(u)
+	}
+	obj := r.empty()
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
+		return nil, fmt.Errorf("decoding %s %s/%s: %w", r.Kind.Resource(), u.GetNamespace(), u.GetName(), err)
+	}
+	return obj, nil
+}
 
 // API is where the kind's objects are served.
 func (r KindRow) API() APIResource {
@@ -278,6 +298,7 @@ var kindTable = func() []KindRow {
 		func(d *Rollout) *corev1.PodTemplateSpec { return &d.Spec.Template },
 		func() metav1.Object { return &Rollout{} })
 	ro.Version, ro.CRD, ro.Links, ro.Scales = RolloutAPI.Version, true, rolloutChain, true
+	ro.decode = func(u *unstructured.Unstructured) (metav1.Object, error) { return DecodeRollout(u) }
 	ro.Controller, ro.PodsBy, ro.creates, ro.Deadline = "Argo Rollouts", "ReplicaSet controller", createsThroughReplicaSets, true
 
 	pod := KindRow{Kind: KindPod, Class: ClassPod, Version: "v1", Short: "po", PodsBy: "ReplicaSet controller",

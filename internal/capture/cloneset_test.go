@@ -122,3 +122,44 @@ func TestRoundTripCloneSet(t *testing.T) {
 		t.Errorf("verdict %s %+v; want a CloneSet broken at containers, ImageNotFound", live.Kind, live.Verdict)
 	}
 }
+
+// TestCloneSetBehindAService: a file holding a CloneSet, its pods and a
+// Service that selects them walks the Service to the CloneSet's chain, as
+// it would a Deployment's; and the CloneSet is among the file's workloads.
+func TestCloneSetBehindAService(t *testing.T) {
+	svc := `apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: sc-image-not-found}
+spec:
+  selector: {app: web}
+  ports: [{port: 80}]
+`
+	pod := `apiVersion: v1
+kind: Pod
+metadata:
+  name: web-x7k2p
+  namespace: sc-image-not-found
+  labels: {app: web}
+  ownerReferences: [{apiVersion: apps.kruise.io/v1alpha1, kind: CloneSet, name: web, uid: cs-uid, controller: true}]
+spec:
+  containers: [{name: web, image: registry.lab.internal/web:does-not-exist}]
+status: {phase: Pending}
+`
+	b, err := capture.Load(strings.NewReader(cloneSetOverPods + "---\n" + svc + "---\n" + pod))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := b.Workloads(""); len(w) != 1 || w[0].Ref != (chain.Ref{Kind: chain.KindCloneSet, Name: "web"}) {
+		t.Errorf("workloads %v, want cloneset/web", w)
+	}
+	s, err := b.Read("sc-image-not-found", chain.Ref{Kind: chain.KindService, Name: "web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Templates) != 1 || s.Templates[0].Ref != (chain.Ref{Kind: chain.KindCloneSet, Name: "web"}) {
+		t.Errorf("templates %+v, want cloneset/web's", s.Templates)
+	}
+	if len(s.Behind) != 1 || s.Behind[0].Ref() != (chain.Ref{Kind: chain.KindCloneSet, Name: "web"}) {
+		t.Errorf("svc/web quotes %d chains, want cloneset/web's", len(s.Behind))
+	}
+}

@@ -3,7 +3,10 @@ package capture
 import (
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
@@ -18,6 +21,10 @@ type selection struct {
 	read func(b *Bundle, namespace string, ref chain.Ref) (*chain.Snapshot, error)
 	// find is the bundle's object of the kind, nil when it has none.
 	find func(b *Bundle, namespace, name string) metav1.Object
+	// objects are, for a workload kind, the bundle's objects of the kind,
+	// and set replaces them (the -A mirror fills a bundle that way).
+	objects func(b *Bundle) []metav1.Object
+	set     func(b *Bundle, objs []metav1.Object)
 	// owned adds, the common way, the kind's own evidence beside its pods
 	// (a StatefulSet's claims, a DaemonSet's nodes, a CronJob's Jobs and
 	// their pods).
@@ -46,46 +53,46 @@ func selections() map[chain.Kind]selection {
 		}
 	}
 	return map[chain.Kind]selection{
-		chain.KindDeployment: {
+		chain.KindDeployment: workload(func(b *Bundle) *[]appsv1.Deployment { return &b.Deployments }, selection{
 			read: func(b *Bundle, namespace string, ref chain.Ref) (*chain.Snapshot, error) {
 				return b.Snapshot(namespace, ref.Name)
 			},
-			find: func(b *Bundle, ns, name string) metav1.Object { return object(find(b.Deployments, ns, name)) },
-		},
-		chain.KindRollout: {
+		}),
+		chain.KindRollout: workload(func(b *Bundle) *[]chain.Rollout { return &b.Rollouts }, selection{
 			read: func(b *Bundle, namespace string, ref chain.Ref) (*chain.Snapshot, error) {
 				return b.rollout(namespace, ref.Name)
 			},
-			find: func(b *Bundle, ns, name string) metav1.Object { return object(find(b.Rollouts, ns, name)) },
-		},
-		chain.KindStatefulSet: {
+		}),
+		chain.KindStatefulSet: workload(func(b *Bundle) *[]appsv1.StatefulSet { return &b.StatefulSets }, selection{
 			ownClaims: true,
-			find:      func(b *Bundle, ns, name string) metav1.Object { return object(find(b.StatefulSets, ns, name)) },
 			owned: func(b *Bundle, s *chain.Snapshot) {
 				if sel := s.StatefulSet.Spec.Selector; sel != nil {
 					s.Claims = matching(b.Claims, s.StatefulSet.Namespace, &metav1.LabelSelector{MatchLabels: sel.MatchLabels})
 				}
 			},
-		},
-		chain.KindDaemonSet: {
-			find:  func(b *Bundle, ns, name string) metav1.Object { return object(find(b.DaemonSets, ns, name)) },
+		}),
+		chain.KindDaemonSet: workload(func(b *Bundle) *[]appsv1.DaemonSet { return &b.DaemonSets }, selection{
 			owned: func(b *Bundle, s *chain.Snapshot) { s.Nodes = b.Nodes },
-		},
-		chain.KindCloneSet: {
-			find: func(b *Bundle, ns, name string) metav1.Object {
-				for _, cs := range b.CloneSets {
-					if cs.GetName() == name && (ns == "" || cs.GetNamespace() == ns) {
-						return cs
+		}),
+		chain.KindCloneSet: withFind(selection{
+			objects: func(b *Bundle) []metav1.Object {
+				out := make([]metav1.Object, len(b.CloneSets))
+				for i, cs := range b.CloneSets {
+					out[i] = cs
+				}
+				return out
+			},
+			set: func(b *Bundle, objs []metav1.Object) {
+				b.CloneSets = nil
+				for _, o := range objs {
+					if u, ok := o.(*unstructured.Unstructured); ok {
+						b.CloneSets = append(b.CloneSets, u)
 					}
 				}
-				return nil
 			},
-		},
-		chain.KindJob: {
-			find: func(b *Bundle, ns, name string) metav1.Object { return object(find(b.Jobs, ns, name)) },
-		},
-		chain.KindCronJob: {
-			find: func(b *Bundle, ns, name string) metav1.Object { return object(find(b.CronJobs, ns, name)) },
+		}),
+		chain.KindJob: workload(func(b *Bundle) *[]batchv1.Job { return &b.Jobs }, selection{}),
+		chain.KindCronJob: workload(func(b *Bundle) *[]batchv1.CronJob { return &b.CronJobs }, selection{
 			owned: func(b *Bundle, s *chain.Snapshot) {
 				for i := range b.Jobs {
 					if metav1.IsControlledBy(&b.Jobs[i], s.CronJob) {
@@ -94,7 +101,7 @@ func selections() map[chain.Kind]selection {
 				}
 				s.Pods = chain.CronJobRunPods(s.Jobs, b.podsIn(s.CronJob.Namespace))
 			},
-		},
+		}),
 		chain.KindPod: {
 			find: func(b *Bundle, ns, name string) metav1.Object {
 				if p, ok := b.Pod(ns, name); ok {
@@ -110,6 +117,69 @@ func selections() map[chain.Kind]selection {
 		chain.KindGRPCRoute: traffic(route(chain.KindGRPCRoute)),
 		chain.KindTLSRoute:  traffic(route(chain.KindTLSRoute)),
 	}
+}
+
+// workload completes sel, a workload kind's selection, with the bundle's
+// list of the kind's objects (at).
+func workload[T any, P interface {
+	*T
+	metav1.Object
+}](at func(*Bundle) *[]T, sel selection) selection {
+	sel.objects = func(b *Bundle) []metav1.Object {
+		list := *at(b)
+		out := make([]metav1.Object, len(list))
+		for i := range list {
+			out[i] = P(&list[i])
+		}
+		return out
+	}
+	sel.set = func(b *Bundle, objs []metav1.Object) {
+		list := make([]T, 0, len(objs))
+		for _, o := range objs {
+			if p, ok := o.(P); ok {
+				list = append(list, *p)
+			}
+		}
+		*at(b) = list
+	}
+	sel.find = func(b *Bundle, namespace, name string) metav1.Object {
+		return object[T, P](find[T, P](*at(b), namespace, name))
+	}
+	return sel
+}
+
+// withFind gives a selection with objects its find: the object of that
+// name, in namespace ("" for any).
+func withFind(sel selection) selection {
+	sel.find = func(b *Bundle, namespace, name string) metav1.Object {
+		for _, o := range sel.objects(b) {
+			if o.GetName() == name && (namespace == "" || o.GetNamespace() == namespace) {
+				return o
+			}
+		}
+		return nil
+	}
+	return sel
+}
+
+// ObjectsOf are the bundle's objects of a workload kind of the kinds table,
+// in the order they were read; none for another kind.
+func (b *Bundle) ObjectsOf(k chain.Kind) []metav1.Object {
+	if sel, ok := selections()[k]; ok && sel.objects != nil {
+		return sel.objects(b)
+	}
+	return nil
+}
+
+// SetObjects replaces the bundle's objects of a workload kind of the kinds
+// table with objs (of the row's type); false for another kind.
+func (b *Bundle) SetObjects(k chain.Kind, objs []metav1.Object) bool {
+	sel, ok := selections()[k]
+	if !ok || sel.set == nil {
+		return false
+	}
+	sel.set(b, objs)
+	return true
 }
 
 // object is a found object as a metav1.Object, nil (not a typed nil) when

@@ -11,6 +11,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
@@ -111,39 +112,35 @@ func (b *Bundle) read(namespace string, ref chain.Ref) (*chain.Snapshot, error) 
 	return s, err
 }
 
-// Workloads are the bundle's walkable objects in namespace ("" for any): a
-// CronJob's Jobs are its own, not workloads of their own.
+// Workloads are the bundle's walkable objects in namespace ("" for any),
+// kind by kind in the kinds table's order: an object controlled by a
+// workload of another kind of the table (a CronJob's Jobs) is its owner's,
+// not a workload of its own.
 func (b *Bundle) Workloads(namespace string) []Workload {
 	var out []Workload
-	add := func(k chain.Kind, m metav1.Object) {
-		if namespace == "" || m.GetNamespace() == namespace {
-			out = append(out, Workload{Namespace: m.GetNamespace(), Ref: chain.Ref{Kind: k, Name: m.GetName()}, Object: m})
+	for _, row := range chain.KindTable() {
+		if row.Class != chain.ClassWorkload {
+			continue
 		}
-	}
-	for i := range b.Deployments {
-		add(chain.KindDeployment, &b.Deployments[i])
-	}
-	for i := range b.Rollouts {
-		add(chain.KindRollout, &b.Rollouts[i])
-	}
-	for _, cs := range b.CloneSets {
-		add(chain.KindCloneSet, cs)
-	}
-	for i := range b.StatefulSets {
-		add(chain.KindStatefulSet, &b.StatefulSets[i])
-	}
-	for i := range b.DaemonSets {
-		add(chain.KindDaemonSet, &b.DaemonSets[i])
-	}
-	for i := range b.Jobs {
-		if ref := metav1.GetControllerOf(&b.Jobs[i]); ref == nil || ref.Kind != "CronJob" {
-			add(chain.KindJob, &b.Jobs[i])
+		for _, m := range b.ObjectsOf(row.Kind) {
+			if namespace != "" && m.GetNamespace() != namespace || ownedByWorkload(m) {
+				continue
+			}
+			out = append(out, Workload{Namespace: m.GetNamespace(), Ref: chain.Ref{Kind: row.Kind, Name: m.GetName()}, Object: m})
 		}
-	}
-	for i := range b.CronJobs {
-		add(chain.KindCronJob, &b.CronJobs[i])
 	}
 	return out
+}
+
+// ownedByWorkload says obj's controller is of a workload kind of the
+// kinds table whose pods it makes (a Job of a CronJob).
+func ownedByWorkload(obj metav1.Object) bool {
+	ref := metav1.GetControllerOf(obj)
+	if ref == nil {
+		return false
+	}
+	row, ok := chain.RowOf(chain.Kind(ref.Kind))
+	return ok && row.Class == chain.ClassWorkload && !chain.Foreign(row.Kind, groupOf(ref.APIVersion))
 }
 
 // Workload is one walkable object of a bundle.
@@ -342,4 +339,10 @@ func (b *Bundle) AddMeant(s *chain.Snapshot, names []string) {
 			s.EndpointSlices = append(s.EndpointSlices, b.EndpointSlices[i])
 		}
 	}
+}
+
+// groupOf is the group of an apiVersion ("batch/v1").
+func groupOf(apiVersion string) string {
+	gv, _ := schema.ParseGroupVersion(apiVersion)
+	return gv.Group
 }

@@ -57,24 +57,14 @@ func (b *Bundle) traffic(namespace string, ref chain.Ref) (*chain.Snapshot, erro
 			s.EndpointSlices = append(s.EndpointSlices, *sl)
 		}
 	}
-	for i := range b.Deployments {
-		if inNS(b.Deployments[i].Namespace) {
-			s.Templates = appendTemplate(s.Templates, chain.KindDeployment, &b.Deployments[i])
+	for _, row := range chain.KindTable() {
+		if row.Class != chain.ClassWorkload || !row.Serves() {
+			continue
 		}
-	}
-	for i := range b.StatefulSets {
-		if inNS(b.StatefulSets[i].Namespace) {
-			s.Templates = appendTemplate(s.Templates, chain.KindStatefulSet, &b.StatefulSets[i])
-		}
-	}
-	for i := range b.DaemonSets {
-		if inNS(b.DaemonSets[i].Namespace) {
-			s.Templates = appendTemplate(s.Templates, chain.KindDaemonSet, &b.DaemonSets[i])
-		}
-	}
-	for i := range b.Rollouts {
-		if inNS(b.Rollouts[i].Namespace) {
-			s.Templates = appendTemplate(s.Templates, chain.KindRollout, &b.Rollouts[i])
+		for _, obj := range b.ObjectsOf(row.Kind) {
+			if inNS(obj.GetNamespace()) {
+				s.Templates = appendTemplate(s.Templates, row.Kind, obj)
+			}
 		}
 	}
 	s.Pods = b.podsIn(ns)

@@ -28,13 +28,18 @@ type dynamicFake struct {
 func (d dynamicFake) Dynamic() dynamic.Interface { return d.dyn }
 
 // listedKinds adds to kinds the list kinds of what a namespace's read
-// lists through the dynamic client (the Gateway API's kinds, Argo
-// Rollouts), which the fake dynamic client must know to answer.
+// lists through the dynamic client (the Gateway API's kinds, every
+// kind of the kinds table a CRD serves), which the fake dynamic client must know to answer.
 func listedKinds(kinds map[schema.GroupVersionResource]string) {
 	for _, k := range []chain.Kind{chain.KindGateway, chain.KindHTTPRoute, chain.KindGRPCRoute, chain.KindTLSRoute, "GatewayClass"} {
 		kinds[chain.GatewayResource(k)] = string(k) + "List"
 	}
-	kinds[schema.GroupVersionResource{Group: chain.RolloutAPI.Group, Version: chain.RolloutAPI.Version, Resource: chain.RolloutAPI.Resource}] = "RolloutList"
+	for _, row := range chain.KindTable() {
+		if row.CRD {
+			api := row.API()
+			kinds[schema.GroupVersionResource{Group: api.Group, Version: api.Version, Resource: api.Resource}] = string(row.Kind) + "List"
+		}
+	}
 }
 
 // readyObject is an object of kind in ns (cluster-scoped when "") whose

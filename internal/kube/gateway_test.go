@@ -182,7 +182,7 @@ func TestManyGatewayAPI(t *testing.T) {
 	if len(b.Gateways) != 1 || len(b.GatewayClasses) != 1 || len(b.Routes) != 3 {
 		t.Errorf("%d Gateways, %d classes, %d routes; want 1 (prod's), 1, 3", len(b.Gateways), len(b.GatewayClasses), len(b.Routes))
 	}
-	want := []string{"list gatewayclasses", "list gateways prod", "list grpcroutes prod", "list httproutes prod", "list rollouts prod", "list tlsroutes prod"}
+	want := []string{"list clonesets prod", "list gatewayclasses", "list gateways prod", "list grpcroutes prod", "list httproutes prod", "list rollouts prod", "list tlsroutes prod"}
 	if got := gatewayRequests(c); !slices.Equal(got, want) {
 		t.Errorf("Gateway API requests %v, want %v", got, want)
 	}

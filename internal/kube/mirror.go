@@ -6,11 +6,11 @@ import (
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -97,18 +97,19 @@ func (r *Reader) Mirror(ctx context.Context, namespace, selector string, follow 
 	if namespace == "" {
 		scope = "all namespaces"
 	}
-	first := append(append(r.workloadSources(namespace, selector), r.rolloutSources(namespace, selector)...), r.trafficSources(namespace, selector)...)
+	first := append(r.workloadSources(namespace, selector), r.trafficSources(namespace, selector)...)
 	if err := m.read(ctx, r, first, follow, changed, scope, namespace); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
-	n := func(res string) bool { return m.stores[res] != nil && len(m.stores[res].vals) > 0 }
-	deps, sts, ds := n("deployments") || n("rollouts"), n("statefulsets"), n("daemonsets")
-	traffic := n("ingresses") || n("gateways") || n("httproutes") || n("grpcroutes") || n("tlsroutes")
-	m.mu.Unlock()
-	if r.MirrorEverything {
-		deps, sts, ds, traffic = true, true, true, true
+	n := func(res string) bool {
+		return r.MirrorEverything || m.stores[res] != nil && len(m.stores[res].vals) > 0
 	}
+	traffic := false
+	for _, k := range chain.TrafficKinds() {
+		traffic = traffic || n(k.Plural())
+	}
+	m.mu.Unlock()
 	// The objects the workloads own, and the first page of the events.
 	var (
 		wg    sync.WaitGroup
@@ -116,7 +117,7 @@ func (r *Reader) Mirror(ctx context.Context, namespace, selector string, follow 
 		evs   = r.eventSource(namespace)
 	)
 	wg.Go(func() { probe = probeEvents(ctx, evs) })
-	err := m.read(ctx, r, r.ownedSources(namespace, deps, sts || ds, sts, ds, traffic), follow, changed, scope, namespace)
+	err := m.read(ctx, r, r.ownedSources(namespace, func(k chain.Kind) bool { return n(k.Plural()) }, traffic), follow, changed, scope, namespace)
 	wg.Wait()
 	if err != nil {
 		return nil, err
@@ -192,11 +193,6 @@ func (m *Mirror) Bundle() *capture.Bundle {
 	m.bundle = &capture.Bundle{
 		Skipped:        map[string]int{},
 		EventsTargeted: m.targeted,
-		Deployments:    values[appsv1.Deployment](st["deployments"]),
-		StatefulSets:   values[appsv1.StatefulSet](st["statefulsets"]),
-		DaemonSets:     values[appsv1.DaemonSet](st["daemonsets"]),
-		Jobs:           values[batchv1.Job](st["jobs"]),
-		CronJobs:       values[batchv1.CronJob](st["cronjobs"]),
 		ReplicaSets:    values[appsv1.ReplicaSet](st["replicasets"]),
 		Revisions:      values[appsv1.ControllerRevision](st["controllerrevisions"]),
 		Claims:         values[corev1.PersistentVolumeClaim](st["persistentvolumeclaims"]),
@@ -211,12 +207,31 @@ func (m *Mirror) Bundle() *capture.Bundle {
 		IngressClasses: values[networkingv1.IngressClass](st["ingressclasses"]),
 		Gateways:       values[gatewayv1.Gateway](st["gateways"]),
 		GatewayClasses: values[gatewayv1.GatewayClass](st["gatewayclasses"]),
-		Rollouts:       values[chain.Rollout](st["rollouts"]),
 		Routes: routesOf(values[gatewayv1.HTTPRoute](st["httproutes"]), values[gatewayv1.GRPCRoute](st["grpcroutes"]),
 			values[gatewayv1.TLSRoute](st["tlsroutes"])),
 	}
+	for _, row := range chain.KindTable() {
+		if row.Class == chain.ClassWorkload {
+			m.bundle.SetObjects(row.Kind, objects(st[row.Kind.Plural()]))
+		}
+	}
 	m.bundleAt = m.changes
 	return m.bundle
+}
+
+// objects are a store's values in order, each as the object it holds (a
+// workload kind's: *T, or what its row decodes).
+func objects(st *store) []metav1.Object {
+	if st == nil {
+		return nil
+	}
+	var out []metav1.Object
+	st.each(func(v any) {
+		if o, ok := v.(metav1.Object); ok {
+			out = append(out, o)
+		}
+	})
+	return out
 }
 
 // values are a store's values in order, as T (the store holds *T, or T

@@ -2,11 +2,13 @@ package kube
 
 import (
 	"context"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -114,43 +116,78 @@ func keyOf(o runtime.Object) string {
 	return m.GetNamespace() + "/" + m.GetName()
 }
 
-// sources are the resources of a scope: the workloads (and the traffic
-// objects, trafficSources) first, then what they own (ReplicaSets only
-// with Deployments, revisions, claims and nodes only with the StatefulSets
-// or DaemonSets that need them, Services and EndpointSlices with any
-// workload that serves or traffic object).
+// workloadSources are the workloads of a scope, one source per workload
+// kind of the kinds table: a built-in kind through the typed client, a
+// kind a CRD serves (Argo Rollouts, OpenKruise CloneSets) through the
+// dynamic client, where the cluster serves it (none, silently, where it
+// does not). They match the selector, but a kind listed whole.
 func (r *Reader) workloadSources(ns, selector string) []source {
 	bySel := metav1.ListOptions{LabelSelector: selector}
-	return []source{
-		r.sourceOf(chain.ResourceDeployments, ns, bySel),
-		r.sourceOf(chain.ResourceStatefulSets, ns, bySel),
-		r.sourceOf(chain.ResourceDaemonSets, ns, bySel),
-		r.sourceOf(chain.ResourceCronJobs, ns, bySel),
-		// Jobs all, since a CronJob's Jobs need not carry its labels.
-		r.sourceOf(chain.ResourceJobs, ns, metav1.ListOptions{}),
+	var out []source
+	for _, row := range chain.KindTable() {
+		if row.Class != chain.ClassWorkload {
+			continue
+		}
+		opts := bySel
+		if rec, _ := recipeOf(row.Kind); rec.listedWhole {
+			opts = metav1.ListOptions{}
+		}
+		if !row.CRD {
+			out = append(out, r.sourceOf(chain.Resource(row.Kind.Plural()), ns, opts))
+			continue
+		}
+		dc, err := r.dynamicOf()
+		if err != nil {
+			continue
+		}
+		keep := func(o runtime.Object) (any, bool) {
+			u, ok := o.(*unstructured.Unstructured)
+			if !ok {
+				return nil, false
+			}
+			obj, err := row.Decode(u)
+			if err != nil {
+				return nil, false
+			}
+			obj.SetManagedFields(nil)
+			return obj, true
+		}
+		out = append(out, dynamicSource(dc, chain.Resource(row.Kind.Plural()), gvrOf(row.API()), ns, opts, keep))
 	}
+	return out
 }
 
-func (r *Reader) ownedSources(ns string, deployments, sets, statefulSets, daemonSets, traffic bool) []source {
+// ownedSources are what the workloads own: the pods; each kind's own
+// evidence (its recipe's mirror: ReplicaSets only with Deployments or
+// Rollouts, revisions, claims and nodes only with the StatefulSets or
+// DaemonSets that need them); the Services, EndpointSlices and
+// NetworkPolicies with any workload that serves, or a traffic object.
+// held says the mirror holds objects of a kind.
+func (r *Reader) ownedSources(ns string, held func(chain.Kind) bool, traffic bool) []source {
 	all := metav1.ListOptions{}
 	out := []source{r.sourceOf(chain.ResourcePods, ns, all)}
-	if deployments {
-		out = append(out, r.sourceOf(chain.ResourceReplicaSets, ns, all))
+	var want []chain.Resource
+	serves := traffic
+	for _, row := range chain.KindTable() {
+		if row.Class != chain.ClassWorkload || !held(row.Kind) {
+			continue
+		}
+		rec, _ := recipeOf(row.Kind)
+		for _, res := range rec.mirror {
+			if !slices.Contains(want, res) {
+				want = append(want, res)
+			}
+		}
+		serves = serves || row.Serves()
 	}
-	if sets {
-		out = append(out, r.sourceOf(chain.ResourceControllerRevisions, ns, all))
-	}
-	if statefulSets {
-		out = append(out, r.sourceOf(chain.ResourceClaims, ns, all))
-	}
-	if deployments || statefulSets || daemonSets || traffic {
+	if serves {
 		// The serving link's evidence: the Services, and the slices the
 		// EndpointSlice controller writes for them; the traffic objects'
 		// backends.
-		out = append(out, r.sourceOf(chain.ResourceServices, ns, all), r.sourceOf(chain.ResourceEndpointSlices, ns, all), r.sourceOf(chain.ResourceNetworkPolicies, ns, all))
+		want = append(want, chain.ResourceServices, chain.ResourceEndpointSlices, chain.ResourceNetworkPolicies)
 	}
-	if daemonSets {
-		out = append(out, r.sourceOf(chain.ResourceNodes, ns, all))
+	for _, res := range want {
+		out = append(out, r.sourceOf(res, ns, all))
 	}
 	return out
 }

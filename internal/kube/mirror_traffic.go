@@ -74,31 +74,6 @@ func routesOf(https []gatewayv1.HTTPRoute, grpcs []gatewayv1.GRPCRoute, tlss []g
 	return out
 }
 
-// rolloutSources are the scope's Argo Rollouts, where the cluster serves
-// them (none, silently, where it does not), so -A, --all, a release's
-// namespaces and serve list them beside the Deployments.
-func (r *Reader) rolloutSources(ns, selector string) []source {
-	dc, err := r.dynamicOf()
-	if err != nil {
-		return nil
-	}
-	api := chain.RolloutAPI
-	gvr := schema.GroupVersionResource{Group: api.Group, Version: api.Version, Resource: api.Resource}
-	keep := func(o runtime.Object) (any, bool) {
-		u, ok := o.(*unstructured.Unstructured)
-		if !ok {
-			return nil, false
-		}
-		ro, err := chain.DecodeRollout(u)
-		if err != nil {
-			return nil, false
-		}
-		ro.ManagedFields = nil
-		return ro, true
-	}
-	return []source{dynamicSource(dc, chain.ResourceRollouts, gvr, ns, metav1.ListOptions{LabelSelector: selector}, keep)}
-}
-
 // dynamicSource is a source of a resource read through the dynamic
 // client (the Gateway API's kinds, Argo Rollouts), kept by keep.
 func dynamicSource(dc dynamic.Interface, res chain.Resource, gvr schema.GroupVersionResource, ns string, opts metav1.ListOptions, keep func(runtime.Object) (any, bool)) source {

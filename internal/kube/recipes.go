@@ -36,6 +36,14 @@ type recipe struct {
 	follow func(r *Reader, snap *chain.Snapshot, sel *metav1.LabelSelector, keep func(watch.Event) bool) []stream
 	// traffic is what a traffic kind's read lists beside its object.
 	traffic *trafficRecipe
+	// mirror are the resources the -A mirror reads for the kind's own
+	// evidence when it holds objects of the kind (a Deployment's
+	// ReplicaSets, a DaemonSet's revisions and the nodes); its pods, and
+	// a serving kind's Services, it reads anyway.
+	mirror []chain.Resource
+	// listedWhole says the mirror lists the kind whatever the label
+	// selector: a CronJob's Jobs need not carry its labels.
+	listedWhole bool
 }
 
 // trafficRecipe is the part of readTraffic that differs by traffic kind.
@@ -90,16 +98,19 @@ func recipes() map[chain.Kind]recipe {
 				return r.Snapshot(ctx, ns, ref.Name)
 			},
 			follow: followReplicaSets(chain.KindDeployment),
+			mirror: []chain.Resource{chain.ResourceReplicaSets},
 		},
-		chain.KindRollout:     {read: (*Reader).readRollout, follow: followReplicaSets(chain.KindRollout)},
-		chain.KindStatefulSet: {get: getter((*Reader).statefulSets), owned: statefulSetLists, follow: followClaims},
-		chain.KindDaemonSet:   {get: getter((*Reader).daemonSets), owned: daemonSetLists},
-		chain.KindCloneSet:    {get: crdGet(chain.KindCloneSet, openKruiseNotInstalled)},
-		chain.KindJob:         {get: getter((*Reader).jobs)},
-		chain.KindCronJob:     {get: getter((*Reader).cronJobs), owned: cronJobLists, follow: followRuns},
-		chain.KindPod:         {get: getter((*Reader).pods)},
-		chain.KindService:     trafficOf(typedGet(getter((*Reader).services)), trafficRecipe{self: true, follows: servingStreams}),
-		chain.KindIngress:     trafficOf(typedGet(getter((*Reader).ingresses)), trafficRecipe{ingressClasses: true, follows: servingStreams}),
+		chain.KindRollout: {read: (*Reader).readRollout, follow: followReplicaSets(chain.KindRollout), mirror: []chain.Resource{chain.ResourceReplicaSets}},
+		chain.KindStatefulSet: {get: getter((*Reader).statefulSets), owned: statefulSetLists, follow: followClaims,
+			mirror: []chain.Resource{chain.ResourceControllerRevisions, chain.ResourceClaims}},
+		chain.KindDaemonSet: {get: getter((*Reader).daemonSets), owned: daemonSetLists,
+			mirror: []chain.Resource{chain.ResourceControllerRevisions, chain.ResourceNodes}},
+		chain.KindCloneSet: {get: crdGet(chain.KindCloneSet, openKruiseNotInstalled)},
+		chain.KindJob:      {get: getter((*Reader).jobs), listedWhole: true},
+		chain.KindCronJob:  {get: getter((*Reader).cronJobs), owned: cronJobLists, follow: followRuns},
+		chain.KindPod:      {get: getter((*Reader).pods)},
+		chain.KindService:  trafficOf(typedGet(getter((*Reader).services)), trafficRecipe{self: true, follows: servingStreams}),
+		chain.KindIngress:  trafficOf(typedGet(getter((*Reader).ingresses)), trafficRecipe{ingressClasses: true, follows: servingStreams}),
 		// A Gateway's chain ends at the Gateway: no Service, no pod.
 		chain.KindGateway:   trafficOf((*Reader).getGatewayTarget, trafficRecipe{gatewayAPI: true, follows: []string{"gatewayclasses", "events"}}),
 		chain.KindHTTPRoute: trafficOf((*Reader).getGatewayTarget, route),

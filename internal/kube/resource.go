@@ -8,8 +8,6 @@ import (
 	"sort"
 	"sync"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -78,6 +76,7 @@ func (r *Reader) readResource(ctx context.Context, namespace string, ref chain.R
 		snap.Now = r.now()
 		return snap, nil
 	}
+	w.readCRDs(ctx, r, namespace)
 	snap.Requests += w.requests() + 1
 	of := fmt.Sprintf("of %s %s/%s", api.Type(), namespace, ref.Name)
 	if err := errors.Join(settle(snap, chain.ResourceEvents, of, eErr), w.settle(snap, of)); err != nil {
@@ -108,88 +107,74 @@ func (r *Reader) readResource(ctx context.Context, namespace string, ref chain.R
 }
 
 // ownerCandidates are the namespace's workloads, any of which the object
-// may own.
+// may own: one list per built-in workload kind of the kinds table, and the
+// pods, since an operator may make pods itself.
 type ownerCandidates struct {
-	deps listed[appsv1.Deployment]
-	stss listed[appsv1.StatefulSet]
-	dss  listed[appsv1.DaemonSet]
-	jobs listed[batchv1.Job]
-	cjs  listed[batchv1.CronJob]
-	// pods: an operator may make pods itself (OpenKruise's CloneSet).
-	pods listed[corev1.Pod]
+	kinds *kindLists
+	pods  listed[corev1.Pod]
+	// crds are, listed in a second round trip, the workloads of the
+	// kinds a CRD serves whose pods the namespace holds (OpenKruise's
+	// CloneSets): an operator may own those too.
+	crds *kindLists
 }
 
 func (w *ownerCandidates) start(ctx context.Context, r *Reader, wg *sync.WaitGroup, ns string) {
-	r.startTemplateLists(ctx, wg, ns, &w.deps, &w.stss, &w.dss)
-	batch, all := r.Client.BatchV1(), metav1.ListOptions{}
-	wg.Go(func() {
-		w.jobs = listing(func() ([]batchv1.Job, string, error) {
-			l, err := batch.Jobs(ns).List(ctx, all)
-			return itemsOf(l, err, func(l *batchv1.JobList) []batchv1.Job { return l.Items })
-		})
-	})
-	wg.Go(func() {
-		w.cjs = listing(func() ([]batchv1.CronJob, string, error) {
-			l, err := batch.CronJobs(ns).List(ctx, all)
-			return itemsOf(l, err, func(l *batchv1.CronJobList) []batchv1.CronJob { return l.Items })
-		})
-	})
-	wg.Go(func() {
-		w.pods = listing(func() ([]corev1.Pod, string, error) {
-			l, err := r.Client.CoreV1().Pods(ns).List(ctx, all)
-			return itemsOf(l, err, func(l *corev1.PodList) []corev1.Pod { return l.Items })
-		})
-	})
+	w.kinds = r.startKindLists(ctx, wg, ns, ownableKinds())
+	wg.Go(func() { w.pods = r.listPods(ctx, ns, metav1.ListOptions{}) })
+}
+
+// readCRDs lists, in a second round trip, the kinds a CRD serves that
+// control pods of the namespace: a cluster without such pods pays
+// nothing for them.
+func (w *ownerCandidates) readCRDs(ctx context.Context, r *Reader, ns string) {
+	var kinds []chain.Kind
+	for _, row := range chain.KindTable() {
+		if !row.CRD || !row.CreatesPods() {
+			continue
+		}
+		for i := range w.pods.items {
+			if ref := metav1.GetControllerOf(&w.pods.items[i]); ref != nil && ref.Kind == string(row.Kind) && apiGroup(ref.APIVersion) == row.Group {
+				kinds = append(kinds, row.Kind)
+				break
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	w.crds = r.startKindLists(ctx, &wg, ns, kinds)
+	wg.Wait()
 }
 
 func (w *ownerCandidates) requests() int {
-	return w.deps.requests + w.stss.requests + w.dss.requests + w.jobs.requests + w.cjs.requests + w.pods.requests
+	n := w.kinds.requests() + w.pods.requests
+	if w.crds != nil {
+		n += w.crds.requests()
+	}
+	return n
 }
 
 // settle records a forbidden list as a gap: the owned link is then
 // unknown for that kind, not silently empty.
 func (w *ownerCandidates) settle(snap *chain.Snapshot, of string) error {
-	return errors.Join(
-		settle(snap, chain.ResourceDeployments, of, w.deps.err),
-		settle(snap, chain.ResourceStatefulSets, of, w.stss.err),
-		settle(snap, chain.ResourceDaemonSets, of, w.dss.err),
-		settle(snap, chain.ResourceJobs, of, w.jobs.err),
-		settle(snap, chain.ResourceCronJobs, of, w.cjs.err),
-		settle(snap, chain.ResourcePods, of, w.pods.err))
+	by := func(res chain.Resource, err error) error { return settle(snap, res, of, err) }
+	errs := append(w.kinds.errs(by), by(chain.ResourcePods, w.pods.err))
+	if w.crds != nil {
+		errs = append(errs, w.crds.errs(by)...)
+	}
+	return errors.Join(errs...)
 }
 
 // ownedBy are the workloads whose ownerReferences name uid, by kind then
 // name, then the pods it controls itself, those not ready first.
 func (w *ownerCandidates) ownedBy(uid types.UID) []chain.Ref {
-	return append(w.workloadsOf(uid), chain.PodsControlledBy(w.pods.items, uid)...)
+	out := w.kinds.ownedBy(uid)
+	if w.crds != nil {
+		out = append(out, w.crds.ownedBy(uid)...)
+	}
+	return append(out, chain.PodsControlledBy(w.pods.items, uid)...)
 }
 
-// workloadsOf are the workloads whose ownerReferences name uid, by kind
-// then name.
-func (w *ownerCandidates) workloadsOf(uid types.UID) []chain.Ref {
-	var out []chain.Ref
-	add := func(kind chain.Kind, o metav1.Object) {
-		for _, ref := range o.GetOwnerReferences() {
-			if ref.UID == uid {
-				out = append(out, chain.Ref{Kind: kind, Name: o.GetName()})
-				return
-			}
-		}
-	}
-	for i := range w.deps.items {
-		add(chain.KindDeployment, &w.deps.items[i])
-	}
-	for i := range w.stss.items {
-		add(chain.KindStatefulSet, &w.stss.items[i])
-	}
-	for i := range w.dss.items {
-		add(chain.KindDaemonSet, &w.dss.items[i])
-	}
-	for i := range w.jobs.items {
-		add(chain.KindJob, &w.jobs.items[i])
-	}
-	for i := range w.cjs.items {
-		add(chain.KindCronJob, &w.cjs.items[i])
-	}
-	return out
+// apiGroup is the group of an apiVersion ("apps.kruise.io/v1alpha1").
+func apiGroup(apiVersion string) string {
+	gv, _ := schema.ParseGroupVersion(apiVersion)
+	return gv.Group
 }

@@ -137,7 +137,7 @@ var resourceTable = []resourceRow{
 	{Permission{Group: "gateway.networking.k8s.io", Resource: "grpcroutes", Verbs: []string{"get", "list", "watch"}, Why: "grpcroute/NAME; its names for completion"}, nil},
 	{Permission{Group: "gateway.networking.k8s.io", Resource: "tlsroutes", Verbs: []string{"get", "list", "watch"}, Why: "tlsroute/NAME; its names for completion"}, nil},
 	{Permission{Group: "argoproj.io", Resource: "rollouts", Verbs: []string{"get", "list", "watch"}, Why: "rollout/NAME; -A, --all and a release's namespaces list them beside the Deployments; followed with --wait"}, nil},
-	{Permission{Group: "apps.kruise.io", Resource: "clonesets", Verbs: []string{"get", "list", "watch"}, Why: "clone/NAME (an OpenKruise CloneSet); its names for completion; followed with --wait"}, nil},
+	{Permission{Group: "apps.kruise.io", Resource: "clonesets", Verbs: []string{"get", "list", "watch"}, Why: "clone/NAME (an OpenKruise CloneSet); its names for completion; -A, --all and -l list them, and a Service's or an operator's read when it may select or own one; followed with --wait"}, nil},
 	{Permission{Group: "cert-manager.io", Resource: "issuers", Verbs: []string{"get"}, Why: "whether the Issuer a Certificate names exists (the Certificate, and the pods waiting for its Secret)"}, nil},
 	{Permission{Group: "cert-manager.io", Resource: "clusterissuers", Verbs: []string{"get"}, Cluster: true, Why: "whether the ClusterIssuer a Certificate names exists"}, nil},
 	{Permission{Group: "gateway.networking.k8s.io", Resource: "gatewayclasses", Verbs: []string{"list", "watch"}, Cluster: true, Why: "a Gateway's class and whether a controller accepted it (without it the class link says what it could not read)"}, nil},

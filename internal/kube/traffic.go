@@ -7,12 +7,10 @@ import (
 	"slices"
 	"sync"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -40,9 +38,7 @@ func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Re
 		eps     listed[discoveryv1.EndpointSlice]
 		pods    listed[corev1.Pod]
 		evs     listed[chain.Event]
-		deps    listed[appsv1.Deployment]
-		stss    listed[appsv1.StatefulSet]
-		dss     listed[appsv1.DaemonSet]
+		tmpls   = &kindLists{}
 		classes listed[networkingv1.IngressClass]
 		gw      gatewayReads
 		dc      dynamic.Interface
@@ -81,12 +77,12 @@ func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Re
 	}
 	wg.Go(func() { evs = r.listEvents(ctx, namespace, metav1.ListOptions{}) })
 	if serves {
-		r.startServingReads(ctx, &wg, namespace, slicesOpts, &eps, &pods, &deps, &stss, &dss)
+		tmpls = r.startServingReads(ctx, &wg, namespace, slicesOpts, &eps, &pods)
 	}
 	obj, err := t.get(r, ctx, dc, snap, namespace, ref)
 	snap.Requests++
 	wg.Wait()
-	snap.Requests += svcs.requests + eps.requests + pods.requests + evs.requests + deps.requests + stss.requests + dss.requests + classes.requests
+	snap.Requests += svcs.requests + eps.requests + pods.requests + evs.requests + tmpls.requests() + classes.requests
 	var ns *NotServedError
 	if errors.As(err, &ns) {
 		return nil, err
@@ -115,10 +111,8 @@ func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Re
 	if serves {
 		errs = append(errs,
 			settleServing(snap, chain.ResourceEndpointSlices, eps.err),
-			settle(snap, chain.ResourcePods, of, pods.err),
-			settleServing(snap, chain.ResourceDeployments, deps.err),
-			settleServing(snap, chain.ResourceStatefulSets, stss.err),
-			settleServing(snap, chain.ResourceDaemonSets, dss.err))
+			settle(snap, chain.ResourcePods, of, pods.err))
+		errs = append(errs, tmpls.errs(func(res chain.Resource, err error) error { return settleServing(snap, res, err) })...)
 	}
 	switch {
 	case t.self:
@@ -142,8 +136,8 @@ func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Re
 	r.read.note("pods", pods.rv)
 	r.read.note("events", evs.rv)
 	snap.EndpointSlices = eps.items
-	snap.Templates = templatesOf(deps.items, stss.items, dss.items)
-	snap.Templates = append(snap.Templates, r.rolloutTemplates(ctx, snap)...)
+	snap.Templates = tmpls.templates()
+	snap.Templates = append(snap.Templates, r.crdTemplates(ctx, snap)...)
 	snap.AssembleTraffic(pods.items, evs.items)
 	if err := r.readBehind(ctx, snap); err != nil {
 		return nil, err
@@ -154,9 +148,9 @@ func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Re
 
 // startServingReads starts, on wg, the lists of what the Services a
 // traffic object sends to may select: the EndpointSlices, the pods and the
-// workloads whose templates they match.
+// workloads of every built-in kind whose templates they may match.
 func (r *Reader) startServingReads(ctx context.Context, wg *sync.WaitGroup, namespace string, slicesOpts metav1.ListOptions,
-	slices *listed[discoveryv1.EndpointSlice], pods *listed[corev1.Pod], deps *listed[appsv1.Deployment], stss *listed[appsv1.StatefulSet], dss *listed[appsv1.DaemonSet]) {
+	slices *listed[discoveryv1.EndpointSlice], pods *listed[corev1.Pod]) *kindLists {
 	wg.Go(func() {
 		*slices = listing(func() ([]discoveryv1.EndpointSlice, string, error) {
 			l, err := r.Client.DiscoveryV1().EndpointSlices(namespace).List(ctx, slicesOpts)
@@ -164,52 +158,7 @@ func (r *Reader) startServingReads(ctx context.Context, wg *sync.WaitGroup, name
 		})
 	})
 	wg.Go(func() { *pods = r.listPods(ctx, namespace, metav1.ListOptions{}) })
-	r.startTemplateLists(ctx, wg, namespace, deps, stss, dss)
-}
-
-// startTemplateLists starts, on wg, the lists of the namespace's
-// Deployments, StatefulSets and DaemonSets.
-func (r *Reader) startTemplateLists(ctx context.Context, wg *sync.WaitGroup, namespace string,
-	deps *listed[appsv1.Deployment], stss *listed[appsv1.StatefulSet], dss *listed[appsv1.DaemonSet]) {
-	apps, all := r.Client.AppsV1(), metav1.ListOptions{}
-	wg.Go(func() {
-		*deps = listing(func() ([]appsv1.Deployment, string, error) {
-			l, err := apps.Deployments(namespace).List(ctx, all)
-			return itemsOf(l, err, func(l *appsv1.DeploymentList) []appsv1.Deployment { return l.Items })
-		})
-	})
-	wg.Go(func() {
-		*stss = listing(func() ([]appsv1.StatefulSet, string, error) {
-			l, err := apps.StatefulSets(namespace).List(ctx, all)
-			return itemsOf(l, err, func(l *appsv1.StatefulSetList) []appsv1.StatefulSet { return l.Items })
-		})
-	})
-	wg.Go(func() {
-		*dss = listing(func() ([]appsv1.DaemonSet, string, error) {
-			l, err := apps.DaemonSets(namespace).List(ctx, all)
-			return itemsOf(l, err, func(l *appsv1.DaemonSetList) []appsv1.DaemonSet { return l.Items })
-		})
-	})
-}
-
-// templatesOf are the workloads' pod templates, by kind then name.
-func templatesOf(deps []appsv1.Deployment, stss []appsv1.StatefulSet, dss []appsv1.DaemonSet) []chain.Template {
-	var out []chain.Template
-	add := func(kind chain.Kind, obj metav1.Object) {
-		if t, ok := chain.TemplateOf(kind, obj); ok {
-			out = append(out, t)
-		}
-	}
-	for i := range deps {
-		add(chain.KindDeployment, &deps[i])
-	}
-	for i := range stss {
-		add(chain.KindStatefulSet, &stss[i])
-	}
-	for i := range dss {
-		add(chain.KindDaemonSet, &dss[i])
-	}
-	return out
+	return r.startKindLists(ctx, wg, namespace, servingKinds(true))
 }
 
 // readBehind reads, in parallel, the workloads whose chains the traffic
@@ -246,12 +195,13 @@ func (r *Reader) readRefs(ctx context.Context, snap *chain.Snapshot, refs []chai
 	return nil
 }
 
-// rolloutTemplates are the namespace's Argo Rollouts' pod templates, read
-// only when a Service of the snapshot selects no other workload's (one
-// list, in a second round trip): a Rollout's pods are what such a Service
-// is meant for. A cluster that does not serve Rollouts, or a reader that
-// may not list them, has none.
-func (r *Reader) rolloutTemplates(ctx context.Context, snap *chain.Snapshot) []chain.Template {
+// crdTemplates are the pod templates of the namespace's workloads of the
+// kinds a CRD serves (Argo Rollouts, OpenKruise CloneSets), read only when
+// a Service of the snapshot selects no other workload's (one list per
+// kind, in a second round trip): such a workload's pods are what the
+// Service is meant for. A cluster that does not serve a kind, or a reader
+// that may not list it, has none of it.
+func (r *Reader) crdTemplates(ctx context.Context, snap *chain.Snapshot) []chain.Template {
 	need := false
 	for i := range snap.Services {
 		if svc := &snap.Services[i]; len(svc.Spec.Selector) > 0 && len(snap.SelectedTemplates(svc)) == 0 {
@@ -261,23 +211,9 @@ func (r *Reader) rolloutTemplates(ctx context.Context, snap *chain.Snapshot) []c
 	if !need {
 		return nil
 	}
-	dc, err := r.dynamicOf()
-	if err != nil {
-		return nil
-	}
-	api := chain.RolloutAPI
-	l, err := dc.Resource(schema.GroupVersionResource{Group: api.Group, Version: api.Version, Resource: api.Resource}).Namespace(snap.Namespace).List(ctx, metav1.ListOptions{})
-	snap.Requests++
-	if err != nil {
-		return nil
-	}
-	var out []chain.Template
-	for i := range l.Items {
-		if ro, err := chain.DecodeRollout(&l.Items[i]); err == nil {
-			if t, ok := chain.TemplateOf(chain.KindRollout, ro); ok {
-				out = append(out, t)
-			}
-		}
-	}
-	return out
+	var wg sync.WaitGroup
+	l := r.startKindLists(ctx, &wg, snap.Namespace, servingKinds(false))
+	wg.Wait()
+	snap.Requests += l.requests()
+	return l.templates()
 }
