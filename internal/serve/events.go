@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
@@ -18,10 +17,10 @@ import (
 // last judgement (not on one first seen: a restarted watcher would repeat
 // every verdict).
 func (w *sink) record(ctx context.Context, changes []Change, snaps []*chain.Snapshot, now time.Time) {
-	uids := map[Key]types.UID{}
+	involved := map[Key]corev1.ObjectReference{}
 	for _, s := range snaps {
-		if obj := workloadObject(s); obj != nil {
-			uids[Key{Namespace: s.Namespace, Kind: string(s.KindOf()), Name: s.Name}] = obj.GetUID()
+		if ref, ok := involvedObject(s); ok {
+			involved[Key{Namespace: s.Namespace, Kind: string(s.KindOf()), Name: s.Name}] = ref
 		}
 	}
 	host, _ := os.Hostname()
@@ -29,37 +28,35 @@ func (w *sink) record(ctx context.Context, changes []Change, snaps []*chain.Snap
 		if c.From.Health == "" {
 			continue
 		}
-		ev := verdictEvent(c, uids[c.Key], now, host)
+		ev := verdictEvent(c, involved[c.Key], now, host)
 		if _, err := w.client.CoreV1().Events(c.Key.Namespace).Create(ctx, ev, metav1.CreateOptions{}); err != nil && ctx.Err() == nil {
 			fmt.Fprintf(w.notes, "recording the event on %s/%s: %v\n", strings.ToLower(c.Key.Kind), c.Key.Name, err)
 		}
 	}
 }
 
-// workloadObject is the snapshot's own workload object.
-func workloadObject(s *chain.Snapshot) metav1.Object {
-	switch {
-	case s.Deployment != nil:
-		return s.Deployment
-	case s.StatefulSet != nil:
-		return s.StatefulSet
-	case s.DaemonSet != nil:
-		return s.DaemonSet
-	case s.CronJob != nil:
-		return s.CronJob
-	case s.Job != nil:
-		return s.Job
+// involvedObject is the snapshot's own object as an Event names it: a
+// kind of the kinds table by its row, any other by where discovery found
+// it. False when the snapshot does not hold it.
+func involvedObject(s *chain.Snapshot) (corev1.ObjectReference, bool) {
+	var (
+		obj        metav1.Object
+		apiVersion string
+	)
+	if row, ok := chain.RowOf(s.KindOf()); ok && !s.IsResource() {
+		obj, apiVersion = row.Object(s), row.API().APIVersion()
+	} else if s.Object != nil && s.API != nil {
+		obj, apiVersion = s.Object, s.API.APIVersion()
 	}
-	return nil
+	if obj == nil {
+		return corev1.ObjectReference{}, false
+	}
+	return corev1.ObjectReference{APIVersion: apiVersion, UID: obj.GetUID()}, true
 }
-
-// apiVersions of the kinds an Event names.
-var apiVersions = map[string]string{string(chain.KindDeployment): "apps/v1", string(chain.KindStatefulSet): "apps/v1",
-	string(chain.KindDaemonSet): "apps/v1", string(chain.KindJob): "batch/v1", string(chain.KindCronJob): "batch/v1"}
 
 // verdictEvent is the Event of a verdict change: Warning when it broke,
 // Normal otherwise; the cause and the next step in its message.
-func verdictEvent(c Change, uid types.UID, now time.Time, host string) *corev1.Event {
+func verdictEvent(c Change, involved corev1.ObjectReference, now time.Time, host string) *corev1.Event {
 	v := c.Report.Verdict
 	reason, typ := "Chain"+strings.ToUpper(string(v.Health[:1]))+string(v.Health[1:]), corev1.EventTypeNormal
 	msg := fmt.Sprintf("kubectl chain: %s", v.Health)
@@ -87,7 +84,7 @@ func verdictEvent(c Change, uid types.UID, now time.Time, host string) *corev1.E
 	t := metav1.NewTime(now)
 	return &corev1.Event{
 		ObjectMeta:          metav1.ObjectMeta{GenerateName: c.Key.Name + ".", Namespace: c.Key.Namespace},
-		InvolvedObject:      corev1.ObjectReference{APIVersion: apiVersions[c.Key.Kind], Kind: c.Key.Kind, Namespace: c.Key.Namespace, Name: c.Key.Name, UID: uid},
+		InvolvedObject:      corev1.ObjectReference{APIVersion: involved.APIVersion, Kind: c.Key.Kind, Namespace: c.Key.Namespace, Name: c.Key.Name, UID: involved.UID},
 		Reason:              reason,
 		Message:             msg,
 		Type:                typ,
