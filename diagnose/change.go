@@ -3,6 +3,7 @@ package diagnose
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,16 +24,17 @@ type revision struct {
 	ready bool
 }
 
-// whatChanged compares the revision rolling out with the last one that ran
-// healthy: the newest older revision known to run ready pods, else the
-// newest older one (its health unknown). Nil for kinds without revisions.
-func whatChanged(s *chain.Snapshot) *chain.Change {
-	var revs []revision
-	var cur string
-	var kind string
-	switch {
-	case s.Deployment != nil:
-		kind = "deploy"
+// revisionsOf are how each kind of the kinds table with revisions lists
+// them (the pod templates it rolled out, oldest first or in any order) and
+// names the one rolling out; a kind without an entry reports no change.
+// A kind whose controller has not observed its generation returns that
+// change instead (notObserved).
+var revisionsOf = map[chain.Kind]func(s *chain.Snapshot) (revs []revision, cur string, c *chain.Change){
+	chain.KindDeployment: func(s *chain.Snapshot) ([]revision, string, *chain.Change) {
+		if s.Deployment == nil {
+			return nil, "", nil
+		}
+		var revs []revision
 		for _, rs := range s.OwnedReplicaSets() {
 			n, err := strconv.ParseInt(chain.Revision(rs), 10, 64)
 			if err != nil {
@@ -43,47 +45,73 @@ func whatChanged(s *chain.Snapshot) *chain.Change {
 			revs = append(revs, revision{name: rs.Name, number: n, template: &rs.Spec.Template,
 				ready: rs.Status.AvailableReplicas > 0})
 		}
+		cur := ""
 		if c := s.CurrentReplicaSet(); c != nil {
 			cur = c.Name
 		}
-	case s.StatefulSet != nil:
-		kind = "sts"
-		if c := notObserved(s.StatefulSet.Generation, s.StatefulSet.Status.ObservedGeneration); c != nil {
-			return c
+		if !slices.ContainsFunc(revs, func(r revision) bool { return r.name == cur }) {
+			// No ReplicaSet holds the live template: a Deployment created
+			// or edited while paused. The controller will give the
+			// template the next revision number when it creates its
+			// ReplicaSet.
+			next := int64(1)
+			for _, r := range revs {
+				if r.number >= next {
+					next = r.number + 1
+				}
+			}
+			cur = "not created yet"
+			revs = append(revs, revision{name: cur, number: next, template: &s.Deployment.Spec.Template})
 		}
-		cur = s.StatefulSet.Status.UpdateRevision
-		revs = controllerRevisions(s, s.StatefulSet.UID, &s.StatefulSet.Spec.Template, cur)
-	case s.DaemonSet != nil:
-		kind = "ds"
-		if c := notObserved(s.DaemonSet.Generation, s.DaemonSet.Status.ObservedGeneration); c != nil {
-			return c
+		return revs, cur, nil
+	},
+	chain.KindStatefulSet: func(s *chain.Snapshot) ([]revision, string, *chain.Change) {
+		sts := s.StatefulSet
+		if sts == nil {
+			return nil, "", nil
 		}
-		revs = controllerRevisions(s, s.DaemonSet.UID, &s.DaemonSet.Spec.Template, "")
-		if len(revs) > 0 {
-			cur = revs[len(revs)-1].name
+		if c := notObserved(sts.Generation, sts.Status.ObservedGeneration); c != nil {
+			return nil, "", c
 		}
-	default:
+		cur := sts.Status.UpdateRevision
+		return controllerRevisions(s, sts.UID, &sts.Spec.Template, cur), cur, nil
+	},
+	chain.KindDaemonSet: func(s *chain.Snapshot) ([]revision, string, *chain.Change) {
+		ds := s.DaemonSet
+		if ds == nil {
+			return nil, "", nil
+		}
+		if c := notObserved(ds.Generation, ds.Status.ObservedGeneration); c != nil {
+			return nil, "", c
+		}
+		revs := controllerRevisions(s, ds.UID, &ds.Spec.Template, "")
+		if len(revs) == 0 {
+			return nil, "", nil
+		}
+		return revs, revs[len(revs)-1].name, nil
+	},
+}
+
+// whatChanged compares the revision rolling out with the last one that ran
+// healthy: the newest older revision known to run ready pods, else the
+// newest older one (its health unknown). Nil for kinds without revisions.
+func whatChanged(s *chain.Snapshot) *chain.Change {
+	of, ok := revisionsOf[s.KindOf()]
+	if !ok {
 		return nil
 	}
+	revs, cur, notYet := of(s)
+	if notYet != nil {
+		return notYet
+	}
+	row, _ := chain.RowOf(s.KindOf())
+	kind := row.Short
 	sort.SliceStable(revs, func(i, j int) bool { return revs[i].number < revs[j].number })
 	var to *revision
 	for i := range revs {
 		if revs[i].name == cur {
 			to = &revs[i]
 		}
-	}
-	if to == nil && s.Deployment != nil {
-		// No ReplicaSet holds the live template: a Deployment created or
-		// edited while paused. The controller will give the template the
-		// next revision number when it creates its ReplicaSet.
-		next := int64(1)
-		for _, r := range revs {
-			if r.number >= next {
-				next = r.number + 1
-			}
-		}
-		revs = append(revs, revision{name: "not created yet", number: next, template: &s.Deployment.Spec.Template})
-		to = &revs[len(revs)-1]
 	}
 	if to == nil {
 		return nil
