@@ -126,6 +126,9 @@ type CauseID string
 // Report is the result of walking one workload's chain.
 type Report struct {
 	Schema string `json:"schema"`
+	// Context is the kubeconfig context the report was read from, when
+	// several were judged at once (--context a,b, --all-contexts).
+	Context string `json:"context,omitempty"`
 	// Kind is the workload's kind; its chain is ChainOf(Kind).
 	Kind Kind `json:"kind"`
 	// API is where a resource kind's object is served (IsResource).
@@ -148,6 +151,17 @@ type Report struct {
 	// Change names what changed since the last revision that ran healthy
 	// (a Deployment, StatefulSet or DaemonSet that is not healthy).
 	Change *Change `json:"change,omitempty"`
+	// Error says why a context of several could not be judged at all
+	// (its cluster unreachable, forbidden, the target not there): the
+	// report stands for that context, with its own exit code.
+	Error *RunError `json:"error,omitempty"`
+}
+
+// RunError is why one context of several was not judged, with the exit
+// code a run of that context alone would have ended with.
+type RunError struct {
+	Exit    int    `json:"exit"`
+	Message string `json:"message"`
 }
 
 // Verdict names the first broken link (or the first still progressing) and

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -13,9 +14,29 @@ import (
 // person scans first when a gate checks many.
 func Summary(w io.Writer, l *chain.ReportList, o Options) error {
 	p := newPrinter(w, o)
+	contexts := slices.ContainsFunc(l.Items, func(r chain.Report) bool { return r.Context != "" })
 	rows := [][]string{{"NAMESPACE", "WORKLOAD", "HEALTH", "LINK", "CAUSE", "SUMMARY"}}
 	for _, r := range l.Items {
-		rows = append(rows, []string{r.Namespace, kindOf(&r) + "/" + r.Name, string(r.Verdict.Health), dash(string(r.Verdict.Link)), dash(string(r.Verdict.Cause)), r.Verdict.Summary})
+		workload, cause := kindOf(&r)+"/"+r.Name, dash(string(r.Verdict.Cause))
+		if r.Name == "" {
+			workload = "-"
+		}
+		if r.Error != nil {
+			cause = fmt.Sprintf("exit %d", r.Error.Exit)
+		}
+		rows = append(rows, []string{r.Namespace, workload, string(r.Verdict.Health), dash(string(r.Verdict.Link)), cause, r.Verdict.Summary})
+	}
+	health := 2
+	if contexts {
+		// A fleet's table leads with the context each row was read from.
+		for i := range rows {
+			c := "CONTEXT"
+			if i > 0 {
+				c = l.Items[i-1].Context
+			}
+			rows[i] = append([]string{c}, rows[i]...)
+		}
+		health = 3
 	}
 	widths := make([]int, len(rows[0])-1)
 	for _, row := range rows {
@@ -29,7 +50,7 @@ func Summary(w io.Writer, l *chain.ReportList, o Options) error {
 			r := rolePlain
 			if i == 0 {
 				r = roleDim
-			} else if c == 2 {
+			} else if c == health {
 				r = healthRole(chain.Health(cell))
 			}
 			text := cell
@@ -104,7 +125,7 @@ func Markdown(w io.Writer, l *chain.ReportList) error {
 	fmt.Fprintf(&b, "### kubectl chain: %s\n\n", l.Health)
 	b.WriteString("| workload | health | link | cause | summary |\n|---|---|---|---|---|\n")
 	for _, r := range l.Items {
-		fmt.Fprintf(&b, "| `%s %s` | %s | %s | %s | %s |\n", kindOf(&r), qualified(&r), r.Verdict.Health,
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", titled(&r), r.Verdict.Health,
 			mdCell(dash(string(r.Verdict.Link))), mdCell(dash(string(r.Verdict.Cause))), mdCell(r.Verdict.Summary))
 	}
 	for _, r := range l.Items {
@@ -148,7 +169,7 @@ func Annotations(w io.Writer, l *chain.ReportList) error {
 		if r.Verdict.NextStep != "" {
 			msg += "\n" + "next: " + r.Verdict.NextStep
 		}
-		fmt.Fprintf(&b, "::%s title=%s %s::%s\n", kind, kindOf(&r), qualified(&r), workflowEscape(msg))
+		fmt.Fprintf(&b, "::%s title=%s::%s\n", kind, titled(&r), workflowEscape(msg))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -25,6 +25,9 @@ func ProgressOfMany(r *chain.Report, elapsed time.Duration) string {
 	if r.Namespace != "" {
 		name = r.Namespace + " " + name
 	}
+	if r.Context != "" {
+		name = r.Context + " " + name
+	}
 	return progress(r, elapsed, name)
 }
 

@@ -29,7 +29,7 @@ func Text(w io.Writer, r *chain.Report, o Options) error {
 // writeHeader prints which Deployment, when, and the verdict with its next
 // step: the three lines a reader needs when nothing else is read.
 func writeHeader(p *printer, r *chain.Report) {
-	head := []span{{role: roleBold, text: kindOf(r) + " " + qualified(r)}}
+	head := []span{{role: roleBold, text: titled(r)}}
 	if r.Via != "" {
 		head = append(head, span{role: rolePlain, text: " (of " + r.Via + ")"})
 	}
@@ -208,10 +208,28 @@ func kindOf(r *chain.Report) string {
 }
 
 // qualified is the report's object as NAMESPACE/NAME, or NAME for a
-// cluster-scoped one.
+// cluster-scoped one; with the context it was read from when several
+// were ("shop/web in lab2").
 func qualified(r *chain.Report) string {
-	if r.Namespace == "" {
-		return r.Name
+	name := r.Name
+	if r.Namespace != "" {
+		name = r.Namespace + "/" + r.Name
 	}
-	return r.Namespace + "/" + r.Name
+	if r.Context != "" && r.Name != "" {
+		name += " in context " + r.Context
+	}
+	if r.Name == "" {
+		// A context of several that could not be judged at all.
+		return "context " + r.Context
+	}
+	return name
+}
+
+// titled is the report's object with its kind ("deployment shop/web"),
+// or only its context for a context not judged at all.
+func titled(r *chain.Report) string {
+	if r.Name == "" {
+		return qualified(r)
+	}
+	return kindOf(r) + " " + qualified(r)
 }

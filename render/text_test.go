@@ -115,3 +115,30 @@ func TestObjectsText(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetRows: reports of several contexts are told apart by their
+// context everywhere a workload is named: a CONTEXT column leads the
+// table, the header and a CI name say "in context X", and a context not
+// judged at all is named by its context with its exit code.
+func TestFleetRows(t *testing.T) {
+	l := chain.NewReportList([]chain.Report{
+		{Context: "staging", Kind: chain.KindDeployment, Namespace: "shop", Name: "web", Verdict: chain.Verdict{Health: chain.Healthy, Summary: "3/3 pods ready"}},
+		{Context: "prod", Verdict: chain.Verdict{Health: chain.Unknown, Summary: "the connection to the server was refused"},
+			Error: &chain.RunError{Exit: 6, Message: "the connection to the server was refused"}},
+	}, 0)
+	var b strings.Builder
+	if err := Summary(&b, l, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "CONTEXT  NAMESPACE") || !strings.HasPrefix(lines[1], "staging  shop") ||
+		!strings.Contains(lines[2], "prod") || !strings.Contains(lines[2], "exit 6") {
+		t.Errorf("table:\n%s", b.String())
+	}
+	if got := titled(&l.Items[0]); got != "deployment shop/web in context staging" {
+		t.Errorf("titled %q", got)
+	}
+	if got := titled(&l.Items[1]); got != "context prod" {
+		t.Errorf("titled %q", got)
+	}
+}

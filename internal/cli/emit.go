@@ -97,7 +97,7 @@ func (p *printer) Progress(l *chain.ReportList, single bool, elapsed time.Durati
 	for _, r := range l.Items {
 		// Keyed by kind too: a Deployment and a Service of one name each
 		// keep their own last line, so neither is printed every tick.
-		id := r.Namespace + "/" + string(r.Kind) + "/" + r.Name
+		id := r.Context + "/" + r.Namespace + "/" + string(r.Kind) + "/" + r.Name
 		if line := render.ProgressOfMany(&r, 0); p.lastOf[id] != line {
 			p.lastOf[id] = line
 			if _, err := fmt.Fprintln(p.progressOut(), render.ProgressOfMany(&r, elapsed)); err != nil {

@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"errors"
-
-	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/internal/engine"
 )
 
@@ -28,31 +25,6 @@ type ExitError = engine.ExitError
 type VerdictError = engine.VerdictError
 
 // ExitCode maps what a command returned to the process exit code.
-func ExitCode(err error) int {
-	if err == nil {
-		return ExitHealthy
-	}
-	var v *VerdictError
-	if errors.As(err, &v) {
-		return healthCode(v.Health)
-	}
-	var e *ExitError
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ExitUsage
-}
-
-func healthCode(h chain.Health) int {
-	switch h {
-	case chain.Healthy:
-		return ExitHealthy
-	case chain.Broken:
-		return ExitBroken
-	case chain.Progressing:
-		return ExitProgressing
-	}
-	return ExitUnknown
-}
+func ExitCode(err error) int { return engine.ExitCode(err) }
 
 func usageErrorf(format string, a ...any) error { return engine.UsageErrorf(format, a...) }

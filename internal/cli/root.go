@@ -56,6 +56,9 @@ type Options struct {
 	Selector      string
 	All           bool
 	AllNamespaces bool
+	// AllContexts judges in every kubeconfig context at once; --context
+	// judges in each context it names ("a,b").
+	AllContexts bool
 
 	// NewClient builds the clientset from ConfigFlags; tests replace it.
 	NewClient func() (kube.Client, error)
@@ -107,6 +110,13 @@ cause, the verbatim evidence and the next step. It only reads (get and list).`,
 		SilenceErrors:     true,
 		ValidArgsFunction: o.completeDeployments,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			contexts, err := o.contexts()
+			if err != nil {
+				return err
+			}
+			if contexts != nil {
+				return o.RunFleet(cmd.Context(), args, contexts)
+			}
 			req, err := o.Complete(args)
 			if err != nil {
 				return err
@@ -132,6 +142,7 @@ cause, the verbatim evidence and the next step. It only reads (get and list).`,
 	cmd.Flags().StringVarP(&o.Selector, "selector", "l", "", "judge the workloads matching this label selector (e.g. app=web)")
 	cmd.Flags().BoolVar(&o.All, "all", false, "judge every workload in the namespace")
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "judge every workload in every namespace (with -l, those matching)")
+	cmd.Flags().BoolVar(&o.AllContexts, "all-contexts", false, "judge in every context of the kubeconfig at once, in one report with a CONTEXT column (--context a,b judges in those named)")
 	cmd.AddCommand(newVersionCommand(o.IOStreams), newCausesCommand(o), newExplainCommand(o), newCaptureCommand(o), newRBACCommand(o), newMCPCommand(o), newServeCommand(o), newLabCommand(o.IOStreams))
 	return cmd
 }
@@ -140,6 +151,12 @@ cause, the verbatim evidence and the next step. It only reads (get and list).`,
 // the targets named, the health checks loaded, and the namespace from -n or
 // the kubeconfig (read only for a live run).
 func (o *Options) Complete(args []string) (*engine.Request, error) {
+	return o.complete(args, o.ConfigFlags)
+}
+
+// complete is Complete with kubectl's flags of one context (a fleet's
+// member's, ForContext).
+func (o *Options) complete(args []string, flags *genericclioptions.ConfigFlags) (*engine.Request, error) {
 	req, err := o.request()
 	if err != nil {
 		return nil, err
@@ -160,15 +177,51 @@ func (o *Options) Complete(args []string) (*engine.Request, error) {
 	}
 	if len(o.Files) > 0 {
 		// Offline: no kubeconfig is read, and -n is as given.
-		req.Namespace = namespaceFlag(o.ConfigFlags)
+		req.Namespace = namespaceFlag(flags)
 		return req, nil
 	}
-	ns, err := connect.Kubeconfig(o.ConfigFlags, o.ErrOut)
+	ns, err := connect.Kubeconfig(flags, o.ErrOut)
 	if err != nil {
 		return nil, err
 	}
-	req.Namespace, req.NamespaceFromFlag = ns, namespaceFlag(o.ConfigFlags) != ""
+	req.Namespace, req.NamespaceFromFlag = ns, namespaceFlag(flags) != ""
 	return req, nil
+}
+
+// contexts are the contexts a fleet run judges (--context a,b,
+// --all-contexts); nil for one.
+func (o *Options) contexts() ([]string, error) {
+	contexts, err := connect.Contexts(o.ConfigFlags, o.AllContexts, o.ErrOut)
+	if err != nil || contexts == nil {
+		return nil, err
+	}
+	if len(o.Files) > 0 {
+		return nil, usageErrorf("-f walks files, which belong to no context: leave out --context or --all-contexts")
+	}
+	return contexts, nil
+}
+
+// RunFleet judges the arguments in each context at once and prints one
+// report of them all (engine.RunFleet). A context whose kubeconfig entry
+// cannot be used is a row of its own.
+func (o *Options) RunFleet(ctx context.Context, args []string, contexts []string) error {
+	members := make([]engine.Member, len(contexts))
+	for i, c := range contexts {
+		flags := connect.ForContext(o.ConfigFlags, c)
+		members[i].Context = c
+		req, err := o.complete(args, flags)
+		var usage *ExitError
+		if errors.As(err, &usage) && usage.Code == ExitUsage {
+			return err // the command line is wrong for every context
+		}
+		if err != nil {
+			members[i].Err = err
+			continue
+		}
+		req.NewClient, req.NewMapper = connect.Client(flags, userAgent()), connect.Mapper(flags)
+		members[i].Request = *req
+	}
+	return engine.RunFleet(ctx, members, o.ErrOut, o.printer())
 }
 
 // request is the engine's request of the flags alone.

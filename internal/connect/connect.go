@@ -49,6 +49,9 @@ func checkKubeconfig(flags *genericclioptions.ConfigFlags, notes io.Writer) erro
 	if err != nil {
 		return engine.Translate(err)
 	}
+	if c := flags.Context; c != nil && strings.Contains(*c, ",") {
+		return engine.UsageErrorf("--context %s names several contexts: this command reads one (judging does several at once: kubectl chain TARGET --context %s)", *c, *c)
+	}
 	if c := flags.Context; c != nil && *c != "" {
 		if _, ok := raw.Contexts[*c]; !ok {
 			var names []string
@@ -129,4 +132,66 @@ func Client(flags *genericclioptions.ConfigFlags, userAgent string) func() (kube
 // on-disk cache.
 func Mapper(flags *genericclioptions.ConfigFlags) func() (meta.RESTMapper, error) {
 	return func() (meta.RESTMapper, error) { return flags.ToRESTMapper() }
+}
+
+// Contexts are the kubeconfig contexts a fleet run judges: those --context
+// names when it names several ("a,b,c"), or every one with all
+// (--all-contexts), in the kubeconfig's order of names. Nil when one
+// context (or the current one) is judged. A name the kubeconfig lacks is
+// a cluster error that lists the ones it has.
+func Contexts(flags *genericclioptions.ConfigFlags, all bool, notes io.Writer) ([]string, error) {
+	named := ""
+	if flags.Context != nil {
+		named = *flags.Context
+	}
+	if !all && !strings.Contains(named, ",") {
+		return nil, nil
+	}
+	if all && named != "" {
+		return nil, engine.UsageErrorf("--all-contexts judges every context: leave out --context %s", named)
+	}
+	if err := defaultToLab(flags, notes); err != nil {
+		return nil, err
+	}
+	raw, err := flags.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return nil, engine.Translate(err)
+	}
+	var have []string
+	for n := range raw.Contexts {
+		have = append(have, n)
+	}
+	sort.Strings(have)
+	if all {
+		if len(have) == 0 {
+			return nil, &engine.ExitError{Code: engine.ExitCluster, Err: errors.New("--all-contexts: the kubeconfig has no contexts")}
+		}
+		return have, nil
+	}
+	var out []string
+	for _, n := range strings.Split(named, ",") {
+		n = strings.TrimSpace(n)
+		switch {
+		case n == "":
+			return nil, engine.UsageErrorf("--context %q names an empty context: give names separated by commas (--context a,b)", named)
+		case slices.Contains(out, n):
+			continue
+		case !slices.Contains(have, n):
+			return nil, &engine.ExitError{Code: engine.ExitCluster, Err: fmt.Errorf("context %q is not in the kubeconfig (it has: %s)", n, strings.Join(have, ", "))}
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// ForContext are kubectl's flags as given, for context name instead.
+func ForContext(flags *genericclioptions.ConfigFlags, name string) *genericclioptions.ConfigFlags {
+	f := genericclioptions.NewConfigFlags(true)
+	f.CacheDir, f.KubeConfig, f.ClusterName, f.AuthInfoName = flags.CacheDir, flags.KubeConfig, flags.ClusterName, flags.AuthInfoName
+	f.Namespace, f.APIServer, f.TLSServerName, f.Insecure = flags.Namespace, flags.APIServer, flags.TLSServerName, flags.Insecure
+	f.CertFile, f.KeyFile, f.CAFile, f.BearerToken = flags.CertFile, flags.KeyFile, flags.CAFile, flags.BearerToken
+	f.Impersonate, f.ImpersonateUID, f.ImpersonateGroup, f.ImpersonateUserExtra = flags.Impersonate, flags.ImpersonateUID, flags.ImpersonateGroup, flags.ImpersonateUserExtra
+	f.Username, f.Password, f.Timeout, f.DisableCompression, f.ProxyURL = flags.Username, flags.Password, flags.Timeout, flags.DisableCompression, flags.ProxyURL
+	f.Context = &name
+	return f
 }

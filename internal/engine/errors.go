@@ -137,3 +137,33 @@ func statusMessage(err error) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// ExitCode maps what a run returned to the process exit code: a verdict's
+// by its health, an *ExitError's its own, anything else a usage error.
+func ExitCode(err error) int {
+	if err == nil {
+		return ExitHealthy
+	}
+	var v *VerdictError
+	if errors.As(err, &v) {
+		return HealthCode(v.Health)
+	}
+	var e *ExitError
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ExitUsage
+}
+
+// HealthCode is the exit code of a verdict's health.
+func HealthCode(h chain.Health) int {
+	switch h {
+	case chain.Healthy:
+		return ExitHealthy
+	case chain.Broken:
+		return ExitBroken
+	case chain.Progressing:
+		return ExitProgressing
+	}
+	return ExitUnknown
+}
