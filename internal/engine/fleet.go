@@ -58,7 +58,11 @@ func RunFleet(ctx context.Context, members []Member, notes io.Writer, sink Sink)
 			defer func() { <-sem }()
 			run.err = New(run.member.Request, &prefixWriter{w: notes, prefix: "context " + run.member.Context + ": ", mu: &f.notesMu}).Run(ctx, run)
 			if run.broken() && run.member.Request.Wait {
-				cancel() // the gate failed: no other wait can change that
+				// The gate failed: no other wait can change that.
+				f.mu.Lock()
+				f.stopped = true
+				f.mu.Unlock()
+				cancel()
 			}
 		})
 	}
@@ -78,7 +82,9 @@ type fleet struct {
 	sink    Sink
 	runs    []*memberRun
 	start   time.Time
-	mu      sync.Mutex // guards the runs' reports and the sink's progress
+	mu      sync.Mutex // guards the runs' reports, stopped and the sink's progress
+	// stopped says a context's broken verdict ended the others' waits.
+	stopped bool
 	notesMu sync.Mutex
 }
 
@@ -151,7 +157,7 @@ func (f *fleet) merge() (items []chain.Report, requests, code int, why string) {
 	for _, m := range f.runs {
 		err := m.err
 		got := m.final
-		if got == nil && m.last != nil && errors.Is(err, context.Canceled) {
+		if got == nil && m.last != nil && errors.Is(err, context.Canceled) && f.stopped {
 			// Its wait was ended by another context's broken verdict.
 			got, err = m.last, nil
 		}
@@ -161,6 +167,10 @@ func (f *fleet) merge() (items []chain.Report, requests, code int, why string) {
 			continue
 		}
 		c := ExitCode(err)
+		if errors.Is(err, context.Canceled) && f.stopped {
+			// Stopped before its first verdict by another context's.
+			c, err = ExitUnknown, errors.New("not judged: the wait ended when another context broke")
+		}
 		if err == nil {
 			c, err = ExitUsage, errors.New("the run ended without a report")
 		}

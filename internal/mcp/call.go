@@ -121,6 +121,37 @@ func (r caller) run(ctx context.Context, c call) (*results, error) {
 	return res, nil
 }
 
+// runFleet runs the call in each context at once (engine.RunFleet): one
+// list of every context's reports, a context that could not be read a
+// report of its own.
+func (r caller) runFleet(ctx context.Context, c call, contexts []string) (*results, error) {
+	members := make([]engine.Member, len(contexts))
+	for i, name := range contexts {
+		one := c
+		one.context = name
+		members[i].Context = name
+		req, err := r.request(one)
+		var usage *engine.ExitError
+		if errors.As(err, &usage) && usage.Code == engine.ExitUsage {
+			return nil, err
+		}
+		if err != nil {
+			members[i].Err = err
+			continue
+		}
+		members[i].Request = *req
+	}
+	res := &results{}
+	err := engine.RunFleet(ctx, members, io.Discard, res)
+	if res.list == nil {
+		if err == nil {
+			err = errors.New("the run gave no report")
+		}
+		return nil, err
+	}
+	return res, nil
+}
+
 // results is MCP's sink of the engine's verdicts: it keeps them as the
 // tools' structured results.
 type results struct {
@@ -179,7 +210,14 @@ func (r caller) diagnose(ctx context.Context, _ *mcp.CallToolRequest, in diagnos
 
 func (r caller) listUnhealthy(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, *chain.ReportList, error) {
 	c := call{context: in.Context, namespace: in.Namespace, all: !in.AllNamespaces, allNamespaces: in.AllNamespaces}
-	res, err := r.run(ctx, c)
+	run := r.run
+	if len(in.Contexts) > 0 {
+		if in.Context != "" {
+			return nil, nil, errors.New("name one context (context) or several (contexts), not both")
+		}
+		run = func(ctx context.Context, c call) (*results, error) { return r.runFleet(ctx, c, in.Contexts) }
+	}
+	res, err := run(ctx, c)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -261,3 +261,49 @@ func fixture(t *testing.T, name string) []runtime.Object {
 	t.Helper()
 	return golden.ListObjects(t, filepath.Join("..", "..", "testdata", "snapshots", name))
 }
+
+// TestListUnhealthyContexts: list_unhealthy over several contexts judges
+// each at once; each report names its context, and a context that cannot
+// be read is a report whose error says why, beside the others'.
+func TestListUnhealthyContexts(t *testing.T) {
+	cfg := `apiVersion: v1
+kind: Config
+clusters:
+- {name: test, cluster: {server: "https://127.0.0.1:1"}}
+contexts:
+- {name: a, context: {cluster: test, user: test, namespace: default}}
+- {name: b, context: {cluster: test, user: test, namespace: default}}
+current-context: a
+users:
+- {name: test, user: {token: test-token}}
+`
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", path)
+	broken := fixture(t, "image-not-found.yaml")
+	clients := map[string]*fake.Clientset{"a": fake.NewClientset(broken...), "b": fake.NewClientset(fixture(t, "healthy.yaml")...)}
+	c := Config{Version: "test", Now: func() time.Time { return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) },
+		Connect: func(f *genericclioptions.ConfigFlags) (func() (kube.Client, error), func() (meta.RESTMapper, error)) {
+			client := clients[*f.Context]
+			return func() (kube.Client, error) { return client, nil },
+				func() (meta.RESTMapper, error) { return meta.NewDefaultRESTMapper(nil), nil }
+		}}
+	cs := session(t, c)
+	var got chain.ReportList
+	res := callTool(t, cs, "list_unhealthy", map[string]any{"allNamespaces": true, "contexts": []string{"a", "b", "nope"}}, &got)
+	if res.IsError || len(got.Items) != 2 {
+		t.Fatalf("list_unhealthy over a, b and nope: %+v\n%s", got, text(res))
+	}
+	if r := got.Items[0]; r.Context != "a" || r.Verdict.Cause != "ImageNotFound" {
+		t.Errorf("first %+v, want context a's broken Deployment", r)
+	}
+	if r := got.Items[1]; r.Context != "nope" || r.Error == nil || r.Error.Exit != 6 || !strings.Contains(r.Error.Message, `context "nope" is not in the kubeconfig`) {
+		t.Errorf("second %+v, want context nope's error", r)
+	}
+	res = callTool(t, cs, "list_unhealthy", map[string]any{"context": "a", "contexts": []string{"b"}}, nil)
+	if !res.IsError || !strings.Contains(text(res), "not both") {
+		t.Errorf("context and contexts: error %v, %q", res.IsError, text(res))
+	}
+}

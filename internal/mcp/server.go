@@ -37,9 +37,10 @@ type explainIn struct {
 }
 
 type listIn struct {
-	Namespace     string `json:"namespace,omitempty" jsonschema:"the namespace; default the kubeconfig's"`
-	AllNamespaces bool   `json:"allNamespaces,omitempty" jsonschema:"every namespace of the cluster"`
-	Context       string `json:"context,omitempty" jsonschema:"the kubeconfig context; default the current one"`
+	Namespace     string   `json:"namespace,omitempty" jsonschema:"the namespace; default the kubeconfig's"`
+	AllNamespaces bool     `json:"allNamespaces,omitempty" jsonschema:"every namespace of the cluster"`
+	Context       string   `json:"context,omitempty" jsonschema:"the kubeconfig context; default the current one"`
+	Contexts      []string `json:"contexts,omitempty" jsonschema:"several kubeconfig contexts judged at once, instead of context: each report names its context, and a context that cannot be read is a report whose error says why"`
 }
 
 // explainOut and causesOut wrap lists: a tool's structured content is an
@@ -67,7 +68,7 @@ func NewServer(cfg Config) *mcp.Server {
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptrTo(false)},
 	}, explainTool)
 	mcp.AddTool(s, &mcp.Tool{Name: "list_unhealthy", Title: "List what is not healthy",
-		Description: "Judge every workload of a namespace (or of every namespace) and return the reports of those that are not healthy, each with its broken link and cause. Read-only.",
+		Description: "Judge every workload of a namespace (or of every namespace), in one cluster or in several at once (contexts), and return the reports of those that are not healthy, each with its broken link and cause (and its context). Read-only.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptrTo(true)},
 	}, r.listUnhealthy)
 	mcp.AddTool(s, &mcp.Tool{Name: "list_causes", Title: "List the causes",
@@ -104,6 +105,12 @@ func listCauses(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolR
 func reportText(r *chain.Report) string {
 	v := r.Verdict
 	head := fmt.Sprintf("%s %s/%s: %s", strings.ToLower(string(r.Kind)), r.Namespace, r.Name, v.Health)
+	if r.Context != "" {
+		head = fmt.Sprintf("%s %s/%s in context %s: %s", strings.ToLower(string(r.Kind)), r.Namespace, r.Name, r.Context, v.Health)
+		if r.Name == "" && r.Error != nil {
+			head = fmt.Sprintf("context %s: not judged (exit %d)", r.Context, r.Error.Exit)
+		}
+	}
 	if v.Link != "" {
 		head += fmt.Sprintf(" at %s", v.Link)
 	}

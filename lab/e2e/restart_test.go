@@ -21,9 +21,12 @@ import (
 //     a few watches and at most one snapshot's reads);
 //   - the supervisor is held, so the server stays away past the timeout: the
 //     wait exits 6 saying since when the server has not answered.
+//
+// Meanwhile this lab and the package's are a fleet of two (fleet_test.go):
+// judged at once while both are up, and with this one down.
 func TestWaitThroughAPIServerRestart(t *testing.T) {
 	begin := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	layout := state.Layout{Dir: restartDir}
 	t.Cleanup(func() { _, _ = labAt(restartDir, "down") })
@@ -31,6 +34,9 @@ func TestWaitThroughAPIServerRestart(t *testing.T) {
 		t.Fatalf("up: %v\n%s", err, out)
 	}
 	c := labClient(t, layout)
+	// This lab and the package's are a fleet of two meanwhile.
+	fleet := fleetKubeconfig(t, map[string]string{"main": kubeconfig, "second": layout.Kubeconfig()})
+	fleetUp(ctx, t, fleet, c)
 	sc, err := scenarios.Get("ready-after-delay")
 	if err != nil {
 		t.Fatal(err)
@@ -102,6 +108,10 @@ func TestWaitThroughAPIServerRestart(t *testing.T) {
 	if r.stdout != "" {
 		t.Errorf("a wait with no verdict printed a report:\n%s", r.stdout)
 	}
+	if out, err := labAt(restartDir, "down"); err != nil {
+		t.Fatalf("down: %v\n%s", err, out)
+	}
+	fleetDown(ctx, t, fleet)
 	t.Logf("TestWaitThroughAPIServerRestart took %v", time.Since(begin).Round(time.Second))
 }
 
