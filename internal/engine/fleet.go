@@ -79,10 +79,10 @@ func RunFleet(ctx context.Context, members []Member, notes io.Writer, sink Sink)
 var fleetRank = []int{ExitBroken, ExitCluster, ExitNotFound, ExitUsage, ExitUnexplained, ExitUnknown, ExitProgressing, ExitHealthy}
 
 type fleet struct {
-	sink    Sink
-	runs    []*memberRun
-	start   time.Time
-	mu      sync.Mutex // guards the runs' reports, stopped and the sink's progress
+	sink  Sink
+	runs  []*memberRun
+	start time.Time
+	mu    sync.Mutex // guards the runs' reports, stopped and the sink's progress
 	// stopped says a context's broken verdict ended the others' waits.
 	stopped bool
 	notesMu sync.Mutex
