@@ -71,7 +71,7 @@ verdict changes (this needs create on events; kubectl chain serve manifests
 	cmd.Flags().BoolVar(&s.events, "events", false, "record a Kubernetes Event on a workload when its verdict changes (needs create on events)")
 	cmd.Flags().DurationVar(&s.resync, "resync", 30*time.Second, "judge again at least this often, changes or not (a cause turns terminal with time)")
 	cmd.Flags().DurationVar(&o.Grace, "grace", o.Grace, "how long a cause that real clusters show as a short blip must last before it counts as terminal")
-	cmd.AddCommand(newServeManifestsCommand(o))
+	cmd.AddCommand(newServeManifestsCommand(o), newServeRulesCommand(o))
 	return cmd
 }
 

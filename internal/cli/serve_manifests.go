@@ -2,6 +2,7 @@ package cli
 
 import (
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -23,9 +24,9 @@ func newServeManifestsCommand(o *Options) *cobra.Command {
 cluster: a ServiceAccount, the ClusterRole of kubectl chain rbac -A (get, list
 and watch; never Secrets) and its binding, with --events a ClusterRole that
 may create events, a Deployment of one replica (non-root, read-only root
-filesystem, no privileges), a Service for its metrics, and an example
-PrometheusRule (the Prometheus Operator's) that alerts on a workload broken
-for 5 minutes. The namespace must exist.`,
+filesystem, no privileges), a Service for its metrics, and a
+PrometheusRule (the Prometheus Operator's) with the alert rules of serve
+rules at their defaults. The namespace must exist.`,
 		Example: `  kubectl create namespace kubectl-chain
   kubectl chain serve manifests --image registry.example.com/kubectl-chain:v1 | kubectl apply -f -`,
 		Args: cobra.NoArgs,
@@ -59,4 +60,47 @@ func serveManifests(m *serveManifestOptions) ([]byte, error) {
 	}
 	rbac, err := rbacManifests("", serve.ServiceAccount(m.namespace))
 	return append(out, rbac...), err
+}
+
+func newServeRulesCommand(o *Options) *cobra.Command {
+	r := serve.DefaultRuleOptions
+	cmd := &cobra.Command{
+		Use:   "rules [--for 5m] [--progressing 1h] [--down 5m] [--job kubectl-chain]",
+		Short: "Print the alert rules over serve's metrics, as a Prometheus rule file",
+		Long: `Print, as a Prometheus rule file (rule_files), the alerts over kubectl chain
+serve's metrics: WorkloadBroken (a workload broken for --for, naming its
+link and cause), WorkloadProgressingTooLong (progressing for more than
+--progressing), KubectlChainDown (scrape job --job down or absent for
+--down) and KubectlChainNotJudging (no judgement for twice --down). Every
+label Prometheus gives the scrape but the instance and pod is kept, so in a
+fleet each alert names its cluster. serve manifests' PrometheusRule holds
+the same rules at their defaults.`,
+		Example: `  kubectl chain serve rules > /etc/prometheus/kubectl-chain.rules.yml
+  promtool check rules /etc/prometheus/kubectl-chain.rules.yml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, d := range []struct {
+				flag string
+				v    time.Duration
+			}{{"--for", r.Broken}, {"--progressing", r.Progressing}, {"--down", r.Down}} {
+				if d.v <= 0 {
+					return usageErrorf("%s %v: give a positive duration (5m, 1h)", d.flag, d.v)
+				}
+			}
+			if strings.TrimSpace(r.Job) == "" {
+				return usageErrorf("--job: name the scrape job of serve's metrics")
+			}
+			out, err := serve.Rules(r, Version())
+			if err != nil {
+				return err
+			}
+			_, err = o.Out.Write(out)
+			return err
+		},
+	}
+	cmd.Flags().DurationVar(&r.Broken, "for", r.Broken, "how long a workload stays broken before WorkloadBroken fires")
+	cmd.Flags().DurationVar(&r.Progressing, "progressing", r.Progressing, "how long a workload may progress before WorkloadProgressingTooLong fires")
+	cmd.Flags().DurationVar(&r.Down, "down", r.Down, "how long the watcher may be down (or judge nothing) before its own alerts fire")
+	cmd.Flags().StringVar(&r.Job, "job", r.Job, "the scrape job of serve's metrics, as your Prometheus names it")
+	return cmd
 }

@@ -106,3 +106,18 @@ func TestServeUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestServeRules: serve rules prints the rule file with the durations and
+// job asked for; a duration or job that cannot be is a usage error.
+func TestServeRules(t *testing.T) {
+	r := runWith(t, nil, "serve", "rules", "--for", "2m", "--job", "chain")
+	if r.code != 0 || !strings.Contains(r.stdout, "for: 2m") || !strings.Contains(r.stdout, `up{job="chain"} == 0`) || strings.Count(r.stdout, "- alert: ") != 4 {
+		t.Errorf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, args := range [][]string{{"--for", "0s"}, {"--progressing", "-1h"}, {"--job", " "}} {
+		r := runWith(t, nil, append([]string{"serve", "rules"}, args...)...)
+		if r.code != ExitUsage || r.stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want a usage error", args, r.code, r.stdout, r.stderr)
+		}
+	}
+}

@@ -42,7 +42,7 @@ func RunFleet(ctx context.Context, members []Member, notes io.Writer, sink Sink)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	f := &fleet{sink: sink, runs: make([]*memberRun, len(members)), start: time.Now()}
+	f := &fleet{sink: sink, runs: make([]*memberRun, len(members))}
 	for i, m := range members {
 		f.runs[i] = &memberRun{fleet: f, member: m}
 	}

@@ -87,26 +87,14 @@ func resources(cpu, memory string) corev1.ResourceList {
 	return l
 }
 
-// prometheusRule is the Prometheus Operator's rule with the example alert:
-// a workload broken for 5 minutes, with its link and cause.
+// prometheusRule is the Prometheus Operator's rule with the alert rules
+// (Rules), at their defaults.
 func prometheusRule(ns string, labels map[string]string) map[string]any {
 	return map[string]any{
 		"apiVersion": "monitoring.coreos.com/v1",
 		"kind":       "PrometheusRule",
 		"metadata":   map[string]any{"name": Name, "namespace": ns, "labels": labels},
-		"spec": map[string]any{"groups": []any{map[string]any{
-			"name": "kubectl-chain",
-			"rules": []any{map[string]any{
-				"alert":  "WorkloadBroken",
-				"expr":   "max by (namespace, kind, name, link, cause) (kubectl_chain_workload_broken_info) == 1",
-				"for":    "5m",
-				"labels": map[string]any{"severity": "warning"},
-				"annotations": map[string]any{
-					"summary":     "{{ $labels.kind }} {{ $labels.namespace }}/{{ $labels.name }} is broken at {{ $labels.link }}: {{ $labels.cause }}",
-					"description": "kubectl chain names the first broken link of the workload's chain. Run kubectl chain {{ $labels.kind }}/{{ $labels.name }} -n {{ $labels.namespace }} for the evidence and the next step.",
-				},
-			}},
-		}}},
+		"spec":       map[string]any{"groups": ruleGroups(DefaultRuleOptions)},
 	}
 }
 

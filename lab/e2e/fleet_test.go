@@ -5,12 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -154,4 +159,187 @@ func fleetDown(ctx context.Context, t *testing.T, kc string) {
 	if !strings.Contains(stderr, "context second: ") {
 		t.Errorf("stderr names no context not read:\n%s", stderr)
 	}
+}
+
+// alertmanagerBin and prometheusBin are Debian's (.ci/run installs them).
+const (
+	prometheusBin   = "prometheus"
+	alertmanagerBin = "prometheus-alertmanager"
+)
+
+// webhookAlert is one alert as Alertmanager's webhook sends it.
+type webhookAlert struct {
+	Status      string            `json:"status"`
+	Labels      map[string]string `json:"labels"`
+	Fingerprint string            `json:"fingerprint"`
+}
+
+// fleetAlerts: serve watches namespace fleet-alert in each lab; a real
+// Prometheus scrapes both (each target labelled with its cluster, as a
+// fleet's scrape configuration gives it) and evaluates the rules serve
+// rules prints; a real Alertmanager routes to a webhook of this test. The
+// namespace broken in the second lab fires exactly one alert, naming the
+// cluster, namespace, workload, link and cause; fixing it resolves it.
+func fleetAlerts(ctx context.Context, t *testing.T, secondKubeconfig string, second kubernetes.Interface) {
+	t.Helper()
+	begin := time.Now()
+	for _, bin := range []string{prometheusBin, alertmanagerBin} {
+		if _, err := exec.LookPath(bin); err != nil {
+			if os.Getenv("KUBECTL_CHAIN_CI") != "" {
+				t.Fatalf("%s is not installed: .ci/run installs Debian's prometheus and prometheus-alertmanager", bin)
+			}
+			t.Logf("SKIP the fleet's alerts: %s is not installed (apt-get install prometheus prometheus-alertmanager)", bin)
+			return
+		}
+	}
+	healthy, _ := scenarios.Get("healthy")
+	broken, _ := scenarios.Get("image-not-found")
+	if err := scenarios.Apply(ctx, client, healthy, "fleet-alert"); err != nil {
+		t.Fatal(err)
+	}
+	if err := scenarios.Apply(ctx, second, broken, "fleet-alert"); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	// The webhook receiver.
+	var (
+		mu       sync.Mutex
+		received []webhookAlert
+	)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var msg struct {
+			Alerts []webhookAlert `json:"alerts"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&msg); err == nil {
+			mu.Lock()
+			received = append(received, msg.Alerts...)
+			mu.Unlock()
+		}
+	}))
+	defer hook.Close()
+	// A watcher per lab.
+	targets := map[string]string{}
+	for name, kc := range map[string]string{"main": kubeconfig, "second": secondKubeconfig} {
+		addr := freeAddr(t)
+		cmd := exec.CommandContext(ctx, chainBin, "serve", "--namespaces", "fleet-alert", "--listen", addr, "--resync", "2s", "--grace", "5s", "--kubeconfig", kc)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			if t.Failed() {
+				t.Logf("serve in %s:\n%s", name, out.String())
+			}
+		}()
+		targets[name] = addr
+	}
+	rules, err := exec.Command(chainBin, "serve", "rules", "--for", "5s", "--down", "1m").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	amAddr, promAddr := freeAddr(t), freeAddr(t)
+	files := map[string]string{
+		"rules.yml": string(rules),
+		"alertmanager.yml": `route:
+  receiver: hook
+  group_by: [alertname, cluster, namespace, name]
+  group_wait: 1s
+  group_interval: 1s
+  repeat_interval: 1h
+receivers:
+- name: hook
+  webhook_configs: [{url: "` + hook.URL + `", send_resolved: true}]
+`,
+		"prometheus.yml": `global: {scrape_interval: 1s, evaluation_interval: 1s}
+rule_files: [rules.yml]
+alerting:
+  alertmanagers: [{static_configs: [{targets: ["` + amAddr + `"]}]}]
+scrape_configs:
+- job_name: kubectl-chain
+  static_configs:
+  - {targets: ["` + targets["main"] + `"], labels: {cluster: main}}
+  - {targets: ["` + targets["second"] + `"], labels: {cluster: second}}
+`,
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		{alertmanagerBin, "--config.file", filepath.Join(dir, "alertmanager.yml"), "--storage.path", filepath.Join(dir, "am"),
+			"--web.listen-address", amAddr, "--cluster.listen-address", ""},
+		{prometheusBin, "--config.file", filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path", filepath.Join(dir, "prom"),
+			"--web.listen-address", promAddr},
+	} {
+		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			if t.Failed() {
+				t.Logf("%s:\n%s", args[0], out.String())
+			}
+		}()
+	}
+	// firing and resolved are the WorkloadBroken alerts received so far.
+	seen := func(status string) []webhookAlert {
+		mu.Lock()
+		defer mu.Unlock()
+		var out []webhookAlert
+		for _, a := range received {
+			if a.Labels["alertname"] == "WorkloadBroken" && a.Status == status {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for len(seen("firing")) == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Second)
+	}
+	firing := seen("firing")
+	fingerprints := map[string]bool{}
+	for _, a := range firing {
+		fingerprints[a.Fingerprint] = true
+	}
+	if len(firing) == 0 || len(fingerprints) != 1 {
+		t.Fatalf("WorkloadBroken alerts: %+v; want exactly one, of the second lab", firing)
+	}
+	want := map[string]string{"cluster": "second", "namespace": "fleet-alert", "kind": "Deployment", "name": "web", "link": "containers", "cause": "ImageNotFound"}
+	for k, v := range want {
+		if firing[0].Labels[k] != v {
+			t.Errorf("the alert's %s is %q, want %q (labels %v)", k, firing[0].Labels[k], v, firing[0].Labels)
+		}
+	}
+	t.Logf("the alert fired %v after the scenarios were applied", time.Since(begin).Round(time.Second))
+	// The fix: the image the healthy lab runs.
+	good, err := client.AppsV1().Deployments("fleet-alert").Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := second.AppsV1().Deployments("fleet-alert").Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Spec.Template.Spec.Containers[0].Image = good.Spec.Template.Spec.Containers[0].Image
+	if _, err := second.AppsV1().Deployments("fleet-alert").Update(ctx, d, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	fixed := time.Now()
+	deadline = time.Now().Add(3 * time.Minute)
+	for len(seen("resolved")) == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Second)
+	}
+	if r := seen("resolved"); len(r) == 0 || r[0].Fingerprint != firing[0].Fingerprint {
+		t.Fatalf("resolved: %+v; want the alert that fired resolved once the image is fixed", r)
+	}
+	t.Logf("the alert resolved %v after the fix", time.Since(fixed).Round(time.Second))
 }

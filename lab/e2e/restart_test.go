@@ -37,6 +37,7 @@ func TestWaitThroughAPIServerRestart(t *testing.T) {
 	// This lab and the package's are a fleet of two meanwhile.
 	fleet := fleetKubeconfig(t, map[string]string{"main": kubeconfig, "second": layout.Kubeconfig()})
 	fleetUp(ctx, t, fleet, c)
+	fleetAlerts(ctx, t, layout.Kubeconfig(), c)
 	sc, err := scenarios.Get("ready-after-delay")
 	if err != nil {
 		t.Fatal(err)
