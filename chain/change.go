@@ -37,6 +37,9 @@ type Change struct {
 	// reader should know about it (or why there is nothing to compare).
 	Rollback string `json:"rollback,omitempty"`
 	Note     string `json:"note,omitempty"`
+	// Applied says who applied the revision rolling out, and from where
+	// (a template that changed).
+	Applied *Applied `json:"applied,omitempty"`
 }
 
 // FieldChange is one pod template field: its path ("containers[web].image")

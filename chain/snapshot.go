@@ -124,6 +124,13 @@ type Snapshot struct {
 	// that write a Secret the pods wait for, read only when one is missing.
 	Produced []Produced
 
+	// Applier is the GitOps object that applied the revision that broke
+	// (an Argo CD Application, a Flux Kustomization or HelmRelease), read
+	// only when a revision broke; ApplierNote says why it is not there
+	// when it was looked for (not served, not found, forbidden).
+	Applier     *unstructured.Unstructured
+	ApplierNote string
+
 	// ReplicaSets and Pods are those matching the workload's selector (a
 	// CronJob's: those of its Jobs).
 	ReplicaSets []appsv1.ReplicaSet

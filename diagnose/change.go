@@ -10,6 +10,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -146,6 +147,9 @@ func whatChanged(s *chain.Snapshot) *chain.Change {
 		return c
 	}
 	c.Fields = templateDiff(from.template, to.template)
+	if len(c.Fields) > 0 {
+		c.Applied = appliedOf(s, row.Object(s))
+	}
 	if len(c.Fields) == 0 {
 		c.Kind = chain.ChangeReplicasOnly
 		c.Note = "the pod template did not change (only the replicas or metadata)"
@@ -218,4 +222,19 @@ func controllerRevisions(s *chain.Snapshot, owner types.UID, live *corev1.PodTem
 		}
 	}
 	return out
+}
+
+// appliedOf is who applied the workload's template, as it and the GitOps
+// object read beside it (Snapshot.Applier) say.
+func appliedOf(s *chain.Snapshot, obj metav1.Object) *chain.Applied {
+	a := chain.AppliedOf(obj)
+	if a == nil {
+		return nil
+	}
+	if s.Applier != nil && a.Owner != nil && s.Applier.GetKind() == a.Owner.Kind && s.Applier.GetName() == a.Owner.Name {
+		a.FromOwner(s.Applier)
+	} else if s.ApplierNote != "" {
+		a.Note = s.ApplierNote
+	}
+	return a
 }

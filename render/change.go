@@ -3,13 +3,14 @@ package render
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
 // writeChange prints what changed since the last revision that ran healthy:
 // a heading line, one line a field (before -> after), and the rollback.
-func writeChange(p *printer, c *chain.Change) {
+func writeChange(p *printer, c *chain.Change, now time.Time) {
 	if c == nil {
 		return
 	}
@@ -21,6 +22,9 @@ func writeChange(p *printer, c *chain.Change) {
 	}
 	if c.Note != "" && c.Kind == chain.ChangeTemplate {
 		p.para(linkIndent, linkIndent, span{role: roleDim, text: c.Note})
+	}
+	if c.Applied != nil {
+		p.para(linkIndent, linkIndent+2, span{role: rolePlain, text: c.Applied.Line(now)})
 	}
 	if c.Rollback != "" {
 		p.line(span{role: rolePlain, text: indent}, span{role: roleDim, text: "rollback: "}, span{role: rolePlain, text: c.Rollback})
@@ -42,7 +46,7 @@ func changeHeading(c *chain.Change) string {
 
 // markdownChange writes the change as a diff block for a pull request
 // comment: "-" lines from the last healthy revision, "+" lines now.
-func markdownChange(b *strings.Builder, c *chain.Change) {
+func markdownChange(b *strings.Builder, c *chain.Change, now time.Time) {
 	if c == nil {
 		return
 	}
@@ -61,6 +65,9 @@ func markdownChange(b *strings.Builder, c *chain.Change) {
 	}
 	if c.Kind == chain.ChangeTemplate && c.Note != "" {
 		fmt.Fprintf(b, "%s\n\n", mdCell(c.Note))
+	}
+	if c.Applied != nil {
+		fmt.Fprintf(b, "**Applied:** %s\n\n", mdCell(strings.TrimPrefix(c.Applied.Line(now), "applied by ")))
 	}
 	if c.Rollback != "" {
 		fmt.Fprintf(b, "**Rollback:** `%s`\n\n", c.Rollback)

@@ -145,7 +145,7 @@ func Markdown(w io.Writer, l *chain.ReportList) error {
 		}
 		if r.Change != nil {
 			b.WriteString("\n")
-			markdownChange(&b, r.Change)
+			markdownChange(&b, r.Change, r.Time)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -168,6 +168,9 @@ func Annotations(w io.Writer, l *chain.ReportList) error {
 		msg := verdictLine(r.Verdict)
 		if r.Verdict.NextStep != "" {
 			msg += "\n" + "next: " + r.Verdict.NextStep
+		}
+		if r.Change != nil && r.Change.Applied != nil {
+			msg += "\n" + r.Change.Applied.Line(r.Time)
 		}
 		fmt.Fprintf(&b, "::%s title=%s::%s\n", kind, titled(&r), workflowEscape(msg))
 	}

@@ -22,7 +22,7 @@ func Text(w io.Writer, r *chain.Report, o Options) error {
 	p.blank()
 	writeChain(p, r)
 	writeReplicaSets(p, r.ReplicaSets)
-	writeChange(p, r.Change)
+	writeChange(p, r.Change, r.Time)
 	return p.flush(w)
 }
 

@@ -211,7 +211,7 @@ func copyOf(obj metav1.Object) metav1.Object {
 // typed strips what a capture must not carry or does not need, and sets the
 // type meta the typed clients leave empty.
 func typed(obj metav1.Object, keepEnv bool) any {
-	obj.SetManagedFields(nil)
+	chain.KeepTemplateManagers(obj) // who applied a template, for the change report
 	if a := obj.GetAnnotations(); a != nil {
 		delete(a, corev1.LastAppliedConfigAnnotation)
 	}

@@ -135,6 +135,7 @@ func (e *Engine) readOne(ctx context.Context, reader *kube.Reader) (*targets, er
 	if err := e.readProducers(ctx, reader, snap); err != nil {
 		return nil, err
 	}
+	e.readApplier(ctx, reader, snap)
 	snap.Via = e.via[ref]
 	return &targets{snaps: []*chain.Snapshot{snap}, requests: snap.Requests}, nil
 }

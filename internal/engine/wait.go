@@ -47,6 +47,13 @@ func (w *waiter) read(ctx context.Context) error {
 		err = w.e.readProducers(ctx, w.reader, next)
 	}
 	if err == nil {
+		// The GitOps object that applied a broken revision is read once:
+		// a wait re-reads on every change.
+		if w.snap != nil && (w.snap.Applier != nil || w.snap.ApplierNote != "") {
+			next.Applier, next.ApplierNote = w.snap.Applier, w.snap.ApplierNote
+		} else {
+			w.e.readApplier(ctx, w.reader, next)
+		}
 		next.Via = w.e.via[w.e.refs[0]]
 		w.snap = next
 	}

@@ -49,6 +49,9 @@ func newGatewayFake(t *testing.T, typed []runtime.Object, gw []runtime.Object) g
 	kinds[schema.GroupVersionResource{Group: chain.RolloutAPI.Group, Version: chain.RolloutAPI.Version, Resource: chain.RolloutAPI.Resource}] = "RolloutList"
 	cs, _ := chain.RowOf(chain.KindCloneSet)
 	kinds[gvrOf(cs.API())] = "CloneSetList"
+	for _, api := range chain.Appliers {
+		kinds[gvrOf(api)] = api.Kind + "List"
+	}
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), kinds)
 	for _, o := range gw {
 		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)

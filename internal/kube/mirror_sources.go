@@ -89,7 +89,7 @@ func typed[L interface {
 // slim drops what no walk reads before the object is kept.
 func slim(o runtime.Object) (any, bool) {
 	if m, err := meta.Accessor(o); err == nil {
-		m.SetManagedFields(nil)
+		chain.KeepTemplateManagers(m) // who applied a template: the change report's
 		if a := m.GetAnnotations(); a != nil {
 			delete(a, corev1.LastAppliedConfigAnnotation)
 		}
@@ -149,7 +149,7 @@ func (r *Reader) workloadSources(ns, selector string) []source {
 			if err != nil {
 				return nil, false
 			}
-			obj.SetManagedFields(nil)
+			chain.KeepTemplateManagers(obj)
 			return obj, true
 		}
 		out = append(out, dynamicSource(dc, chain.Resource(row.Kind.Plural()), gvrOf(row.API()), ns, opts, keep))

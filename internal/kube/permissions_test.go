@@ -77,6 +77,11 @@ func TestPermissionsCoverReads(t *testing.T) {
 		_, _ = r.Names(ctx, "prod", kind)
 	}
 	_, _ = r.OwnerOf(ctx, "prod", "pod", "web-7c9d8f6b5-q8z7r")
+	// The GitOps objects that applied a revision that broke.
+	for _, api := range chain.Appliers {
+		_, _ = r.ReadApplier(ctx, api, "argocd", "web")
+	}
+	_, _ = r.ReadApplier(ctx, chain.ArgoApplication, "", "web")
 	// The watches open in their goroutines: wait until every watch the
 	// table grants was opened, or a few seconds, before looking.
 	watches := func() bool {

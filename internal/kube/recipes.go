@@ -185,7 +185,7 @@ func crdGet(k chain.Kind, missing string) func(*Reader, context.Context, string,
 		case err != nil:
 			return nil, err
 		}
-		u.SetManagedFields(nil)
+		chain.KeepTemplateManagers(u)
 		return u, nil
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -177,4 +178,39 @@ func (w *ownerCandidates) ownedBy(uid types.UID) []chain.Ref {
 func apiGroup(apiVersion string) string {
 	gv, _ := schema.ParseGroupVersion(apiVersion)
 	return gv.Group
+}
+
+// ReadApplier reads the GitOps object that applied a revision (an Argo CD
+// Application, a Flux Kustomization or HelmRelease; chain.Appliers): one
+// GET, or, for an Application whose namespace the workload does not say,
+// one list of that name across namespaces. Nil and no error when there is
+// none.
+func (r *Reader) ReadApplier(ctx context.Context, api chain.APIResource, namespace, name string) (*unstructured.Unstructured, error) {
+	dc, err := r.dynamicOf()
+	if err != nil {
+		return nil, err
+	}
+	gvr := schema.GroupVersionResource{Group: api.Group, Version: api.Version, Resource: api.Resource}
+	var obj *unstructured.Unstructured
+	if namespace != "" {
+		obj, err = dc.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	} else {
+		var l *unstructured.UnstructuredList
+		l, err = dc.Resource(gvr).List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
+		for i := 0; err == nil && i < len(l.Items) && obj == nil; i++ {
+			if l.Items[i].GetName() == name {
+				obj = &l.Items[i]
+			}
+		}
+	}
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if obj != nil {
+		obj.SetManagedFields(nil)
+	}
+	return obj, nil
 }

@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,5 +124,42 @@ func TestReadProduced(t *testing.T) {
 	snap = &chain.Snapshot{Namespace: "prod"}
 	if err := r.ReadProduced(context.Background(), snap, nil, []chain.APIResource{certs}); err != nil || snap.Requests != 0 {
 		t.Errorf("no Secret missing: %d requests (%v), want none", snap.Requests, err)
+	}
+}
+
+// TestReadApplier: the GitOps object that applied a revision is one GET
+// where the workload says its namespace, else one list by name across
+// namespaces; none found is no error.
+func TestReadApplier(t *testing.T) {
+	api := chain.ArgoApplication
+	gvr := gvrOf(api)
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "ApplicationList"})
+	for _, n := range []string{"api", "web"} {
+		app := &unstructured.Unstructured{}
+		app.SetAPIVersion(api.APIVersion())
+		app.SetKind(api.Kind)
+		app.SetNamespace("argocd")
+		app.SetName(n)
+		if err := dyn.Tracker().Create(gvr, app, "argocd"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := &Reader{Client: gatewayFake{Clientset: fake.NewClientset(), dyn: dyn}}
+	ctx := context.Background()
+	for _, ns := range []string{"argocd", ""} {
+		obj, err := r.ReadApplier(ctx, api, ns, "web")
+		if err != nil || obj == nil || obj.GetName() != "web" {
+			t.Errorf("namespace %q: %v, %v; want application web", ns, obj, err)
+		}
+	}
+	if obj, err := r.ReadApplier(ctx, api, "argocd", "gone"); obj != nil || err != nil {
+		t.Errorf("a missing Application: %v, %v; want none, no error", obj, err)
+	}
+	verbs := []string{}
+	for _, a := range dyn.Actions() {
+		verbs = append(verbs, a.GetVerb())
+	}
+	if strings.Join(verbs, ",") != "get,list,get" {
+		t.Errorf("requests %v, want get, list, get", verbs)
 	}
 }

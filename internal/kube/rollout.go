@@ -42,7 +42,7 @@ func (r *Reader) readRollout(ctx context.Context, namespace string, ref chain.Re
 		drain(hpas)
 		return nil, err
 	}
-	ro.ManagedFields = nil
+	chain.KeepTemplateManagers(ro)
 	snap.Rollout = ro
 	r.read.note(api.Type(), ro.ResourceVersion)
 	if err := errors.Join(r.settleServices(snap, <-svcs), settleAutoscalers(snap, hpas)); err != nil {
