@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/lab/scenarios"
@@ -32,13 +34,18 @@ const (
 	argoModule      = "github.com/argoproj/argo-cd/v3"
 	fluxModule      = "github.com/fluxcd/kustomize-controller@v1.10.1"
 	fluxCRDInModule = "config/crd/bases/kustomize.toolkit.fluxcd.io_kustomizations.yaml"
+	fluxSample      = "config/samples/kustomize_v1_kustomization.yaml"
 	// fluxToolchain reads that module (it requires Go 1.27), as .ci/run
 	// reads the Argo Rollouts controller's.
 	fluxToolchain = "go1.27.3"
 )
 
-// gitopsCRDs are the Application's and the Kustomization's CRDs.
-func gitopsCRDs(t *testing.T) (argo, flux string) {
+// gitopsFiles are the Application's and the Kustomization's CRDs, a real
+// Application as Argo CD's controller wrote it (argo-cd's
+// controller/testdata/diff-cache.yaml, a user's Application with its
+// sync history) and kustomize-controller's sample Kustomization
+// (config/samples/kustomize_v1_kustomization.yaml).
+func gitopsFiles(t *testing.T) (argoCRD, fluxCRD, app, ks string) {
 	t.Helper()
 	root, err := moduleRoot()
 	if err != nil {
@@ -50,7 +57,12 @@ func gitopsCRDs(t *testing.T) (argo, flux string) {
 	if err != nil {
 		t.Fatalf("go list -m %s: %v", argoModule, err)
 	}
-	a, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "manifests", "crds", "application-crd.yaml"))
+	argoDir := strings.TrimSpace(string(out))
+	a, err := os.ReadFile(filepath.Join(argoDir, "manifests", "crds", "application-crd.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	captured, err := os.ReadFile(filepath.Join(argoDir, "controller", "testdata", "diff-cache.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,22 +79,25 @@ func gitopsCRDs(t *testing.T) (argo, flux string) {
 		t.Fatal(err)
 	}
 	defer z.Close()
-	for _, f := range z.File {
-		if strings.HasSuffix(f.Name, "/"+fluxCRDInModule) {
-			r, err := f.Open()
-			if err != nil {
-				t.Fatal(err)
+	read := func(suffix string) string {
+		for _, f := range z.File {
+			if strings.HasSuffix(f.Name, "/"+suffix) {
+				r, err := f.Open()
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := io.ReadAll(r)
+				r.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				return string(b)
 			}
-			b, err := io.ReadAll(r)
-			r.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return string(a), string(b)
 		}
+		t.Fatalf("%s has no %s", dl.Zip, suffix)
+		return ""
 	}
-	t.Fatalf("%s has no %s", dl.Zip, fluxCRDInModule)
-	return "", ""
+	return string(a), read(fluxCRDInModule), string(captured), strings.Split(read(fluxSample), "\n---\n")[0]
 }
 
 // appliedReport runs kubectl-chain deploy/web -n ns -o json until its
@@ -129,7 +144,7 @@ func TestAppliedBy(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	argoCRD, fluxCRD := gitopsCRDs(t)
+	argoCRD, fluxCRD, capturedApp, sampleKs := gitopsFiles(t)
 	for _, c := range []struct{ manifest, name string }{{argoCRD, "applications.argoproj.io"}, {fluxCRD, "kustomizations.kustomize.toolkit.fluxcd.io"}} {
 		kubectl(ctx, t, c.manifest, "apply", "--server-side", "-f", "-")
 		t.Cleanup(func() {
@@ -167,20 +182,29 @@ func TestAppliedBy(t *testing.T) {
 		waitAvailableIn(ctx, t, client, ns, "web")
 	}
 
-	// Argo CD: an Application whose last sync is the broken revision.
+	// Argo CD: the captured Application, its last sync the broken
+	// revision: its history is moved to now, its newest entry deployed as
+	// the revision is applied (a sync writes the workloads, then ends).
+	app := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(capturedApp), &app.Object); err != nil {
+		t.Fatal(err)
+	}
+	app.Object["metadata"] = map[string]any{"name": "web", "namespace": "argocd"}
+	_ = unstructured.SetNestedField(app.Object, "applied-argo", "spec", "destination", "namespace")
+	hist, _, _ := unstructured.NestedSlice(app.Object, "status", "history")
+	if len(hist) < 2 {
+		t.Fatalf("the captured Application has %d history entries", len(hist))
+	}
 	changed := time.Now().UTC()
-	app := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
-		"metadata": map[string]any{"name": "web", "namespace": "argocd"},
-		"spec": map[string]any{"project": "default", "source": map[string]any{"repoURL": "https://git.example.com/acme/deploy.git", "path": "web", "targetRevision": "main"},
-			"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": "applied-argo"}},
-		"status": map[string]any{"sync": map[string]any{"status": "Synced", "revision": sha}, "history": []any{
-			map[string]any{"id": int64(1), "revision": strings.Repeat("1", 40), "deployedAt": changed.Add(-time.Hour).Format(time.RFC3339),
-				"source": map[string]any{"repoURL": "https://git.example.com/acme/deploy.git", "path": "web", "targetRevision": "main"}},
-			map[string]any{"id": int64(2), "revision": sha, "deployedAt": changed.Add(5 * time.Second).Format(time.RFC3339),
-				"source": map[string]any{"repoURL": "https://git.example.com/acme/deploy.git", "path": "web", "targetRevision": "main"}},
-		}},
-	}}
+	for i := range hist {
+		h := hist[i].(map[string]any)
+		at := changed.Add(time.Duration(i-len(hist)+1) * time.Hour).Add(5 * time.Second)
+		h["deployedAt"], h["deployStartedAt"] = at.Format(time.RFC3339), at.Add(-time.Second).Format(time.RFC3339)
+	}
+	_ = unstructured.SetNestedSlice(app.Object, hist, "status", "history")
+	last := hist[len(hist)-1].(map[string]any)
+	wantRevision := last["revision"].(string)
+	wantRepo := last["source"].(map[string]any)["repoURL"].(string)
 	if _, err := dc.Resource(schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "applications"}).Namespace("argocd").Create(ctx, app, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -188,17 +212,18 @@ func TestAppliedBy(t *testing.T) {
 		map[string]string{"argocd.argoproj.io/tracking-id": "web:apps/Deployment:applied-argo/web"})
 	r := appliedReport(ctx, t, "applied-argo")
 	if a := appliedOf(r); a == nil || a.By != "Argo CD" || a.Owner == nil || a.Owner.Namespace != "argocd" || a.Owner.Name != "web" ||
-		a.Revision != sha || a.Repo != "https://git.example.com/acme/deploy.git" || a.Manager != "argocd-controller" || a.Operation != "Apply" {
+		a.Revision != wantRevision || a.Repo != wantRepo || a.Manager != "argocd-controller" || a.Operation != "Apply" {
 		t.Errorf("Argo CD: %+v (verdict %+v)", a, r.Verdict)
 	}
 
 	// Flux: a Kustomization whose last applied revision is the broken one.
-	ks := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
-		"metadata": map[string]any{"name": "apps", "namespace": "flux-system"},
-		"spec": map[string]any{"interval": "10m", "path": "./apps", "prune": true,
-			"sourceRef": map[string]any{"kind": "GitRepository", "name": "flux-system"}},
-	}}
+	ks := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(sampleKs), &ks.Object); err != nil {
+		t.Fatal(err)
+	}
+	ks.SetNamespace("flux-system")
+	ksName := ks.GetName()
+	source, _, _ := unstructured.NestedString(ks.Object, "spec", "sourceRef", "name")
 	ksr := dc.Resource(schema.GroupVersionResource{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"}).Namespace("flux-system")
 	created, err := ksr.Create(ctx, ks, metav1.CreateOptions{})
 	if err != nil {
@@ -209,10 +234,10 @@ func TestAppliedBy(t *testing.T) {
 		t.Fatal(err)
 	}
 	breakBy(ctx, t, "applied-flux", "kustomize-controller", map[string]string{
-		"kustomize.toolkit.fluxcd.io/name": "apps", "kustomize.toolkit.fluxcd.io/namespace": "flux-system"}, nil)
+		"kustomize.toolkit.fluxcd.io/name": ksName, "kustomize.toolkit.fluxcd.io/namespace": "flux-system"}, nil)
 	r = appliedReport(ctx, t, "applied-flux")
-	if a := appliedOf(r); a == nil || a.By != "Flux" || a.Owner == nil || a.Owner.Kind != "Kustomization" || a.Owner.Name != "apps" ||
-		a.Revision != "main@sha1:"+sha || a.Repo != "GitRepository flux-system/flux-system" || a.Manager != "kustomize-controller" {
+	if a := appliedOf(r); a == nil || a.By != "Flux" || a.Owner == nil || a.Owner.Kind != "Kustomization" || a.Owner.Name != ksName ||
+		a.Revision != "main@sha1:"+sha || a.Repo != "GitRepository flux-system/"+source || a.Manager != "kustomize-controller" {
 		t.Errorf("Flux: %+v (verdict %+v)", a, r.Verdict)
 	}
 
@@ -238,8 +263,9 @@ func TestAppliedBy(t *testing.T) {
 }
 
 func appliedOf(r chain.Report) *chain.Applied {
-	if r.Change == nil {
+	if r.Change == nil || r.Change.Applied == nil {
 		return nil
 	}
+	fmt.Printf("e2e: %s/%s: %s\n", r.Namespace, r.Name, r.Change.Applied.Line(r.Time))
 	return r.Change.Applied
 }
