@@ -205,10 +205,17 @@ func (r caller) diagnose(ctx context.Context, _ *mcp.CallToolRequest, in diagnos
 	if !ok {
 		return nil, nil, fmt.Errorf("one report expected for %q, got a list of %d", in.Target, len(res.list.Items))
 	}
-	return textResult(reportText(rep)), rep, nil
+	switch in.Detail {
+	case "", "decided":
+		rep = decided(rep)
+	case "full":
+	default:
+		return nil, nil, fmt.Errorf("detail %q: use decided (the default) or full", in.Detail)
+	}
+	return textResult(reportText(rep) + "\n" + sizeOf(rep).String()), rep, nil
 }
 
-func (r caller) listUnhealthy(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, *chain.ReportList, error) {
+func (r caller) listUnhealthy(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, *listOut, error) {
 	c := call{context: in.Context, namespace: in.Namespace, all: !in.AllNamespaces, allNamespaces: in.AllNamespaces}
 	run := r.run
 	if len(in.Contexts) > 0 {
@@ -224,20 +231,23 @@ func (r caller) listUnhealthy(ctx context.Context, _ *mcp.CallToolRequest, in li
 	if res.list == nil {
 		return nil, nil, errors.New("a list of reports expected, got one report")
 	}
-	all := res.list
-	list := *all
-	list.Items = nil
+	out, err := page(res.list, in.Cursor, in.Limit, in.IncludeHealthy)
+	if err != nil {
+		return nil, nil, err
+	}
 	var text []string
-	for i := range all.Items {
-		if all.Items[i].Verdict.Health != chain.Healthy {
-			list.Items = append(list.Items, all.Items[i])
-			text = append(text, reportText(&all.Items[i]))
-		}
+	for i := range out.Items {
+		text = append(text, reportText(&out.Items[i]))
 	}
-	if len(text) == 0 {
-		text = []string{fmt.Sprintf("all %d workloads are healthy", len(all.Items))}
-	} else {
-		text = append([]string{fmt.Sprintf("%d of %d workloads are not healthy:", len(list.Items), len(all.Items))}, text...)
+	switch {
+	case out.Unhealthy == 0:
+		text = []string{fmt.Sprintf("all %d workloads are healthy", out.Total)}
+	default:
+		text = append([]string{fmt.Sprintf("%d of %d workloads are not healthy:", out.Unhealthy, out.Total)}, text...)
 	}
-	return textResult(strings.Join(text, "\n")), &list, nil
+	if out.NextCursor != "" {
+		text = append(text, fmt.Sprintf("more: call again with cursor %q", out.NextCursor))
+	}
+	text = append(text, out.Size.String())
+	return textResult(strings.Join(text, "\n")), out, nil
 }

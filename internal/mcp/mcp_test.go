@@ -220,7 +220,7 @@ func TestListUnhealthy(t *testing.T) {
 		t.Errorf("text for the model:\n%s", text(res))
 	}
 	res = callTool(t, cs, "list_unhealthy", map[string]any{"namespace": "shop"}, &got)
-	if res.IsError || len(got.Items) != 0 || text(res) != "all 1 workloads are healthy" {
+	if res.IsError || len(got.Items) != 0 || !strings.HasPrefix(text(res), "all 1 workloads are healthy\nsize: ") {
 		t.Errorf("list_unhealthy in shop: %+v\n%s", got, text(res))
 	}
 	var rep chain.Report
@@ -305,5 +305,84 @@ users:
 	res = callTool(t, cs, "list_unhealthy", map[string]any{"context": "a", "contexts": []string{"b"}}, nil)
 	if !res.IsError || !strings.Contains(text(res), "not both") {
 		t.Errorf("context and contexts: error %v, %q", res.IsError, text(res))
+	}
+}
+
+// TestBoundedAnswers: answers an assistant pays for by the token are
+// bounded: a listing is paged (limit, cursor) with the broken first and
+// the healthy counted unless asked for, one diagnosis carries the
+// evidence that decided (detail: full for all of it), and each result
+// states its size.
+func TestBoundedAnswers(t *testing.T) {
+	kubeconfig(t, "default")
+	var objs []runtime.Object
+	for _, c := range []struct{ fixture, ns string }{{"image-not-found.yaml", "a"}, {"healthy.yaml", "b"}, {"crashloop.yaml", "c"}, {"healthy.yaml", "d"}} {
+		for _, o := range fixture(t, c.fixture) {
+			o.(metav1.Object).SetNamespace(c.ns)
+			if e, ok := o.(*corev1.Event); ok {
+				e.InvolvedObject.Namespace = c.ns
+			}
+			objs = append(objs, o)
+		}
+	}
+	client := fake.NewClientset(objs...)
+	cfg := Config{Version: "test", Now: func() time.Time { return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) },
+		Connect: func(*genericclioptions.ConfigFlags) (func() (kube.Client, error), func() (meta.RESTMapper, error)) {
+			return func() (kube.Client, error) { return client, nil },
+				func() (meta.RESTMapper, error) { return meta.NewDefaultRESTMapper(nil), nil }
+		}}
+	cs := session(t, cfg)
+	var p listOut
+	res := callTool(t, cs, "list_unhealthy", map[string]any{"allNamespaces": true, "limit": 1}, &p)
+	if res.IsError || len(p.Items) != 1 || p.Items[0].Verdict.Health != chain.Broken || p.Total != 4 || p.Unhealthy != 2 || p.Healthy != 2 ||
+		p.NextCursor != "1" || p.Size.Bytes == 0 || p.Size.Tokens != (p.Size.Bytes+3)/4 || !strings.Contains(text(res), `cursor "1"`) {
+		t.Fatalf("first page: %+v\n%s", p, text(res))
+	}
+	if l := p.Items[0].Links; len(l) != 1 || l[0].ID != p.Items[0].Verdict.Link {
+		t.Errorf("a listing's report holds links %+v; want only the one that decided", l)
+	}
+	first := p.Items[0].Namespace
+	next := p.NextCursor
+	p = listOut{}
+	res = callTool(t, cs, "list_unhealthy", map[string]any{"allNamespaces": true, "limit": 1, "cursor": next}, &p)
+	if res.IsError || len(p.Items) != 1 || p.Items[0].Namespace == first || p.NextCursor != "" {
+		t.Errorf("second page: %+v\n%s", p, text(res))
+	}
+	p = listOut{}
+	res = callTool(t, cs, "list_unhealthy", map[string]any{"allNamespaces": true, "includeHealthy": true}, &p)
+	if res.IsError || len(p.Items) != 4 || p.Items[3].Verdict.Health != chain.Healthy || p.Items[0].Verdict.Health == chain.Healthy {
+		t.Errorf("with the healthy: %+v", p.Items)
+	}
+	res = callTool(t, cs, "list_unhealthy", map[string]any{"allNamespaces": true, "cursor": "x"}, nil)
+	if !res.IsError || !strings.Contains(text(res), "start without it") {
+		t.Errorf("a bad cursor: %v %q", res.IsError, text(res))
+	}
+
+	var dec, full chain.Report
+	res = callTool(t, cs, "diagnose", map[string]any{"target": "deploy/web", "namespace": "c"}, &dec)
+	callTool(t, cs, "diagnose", map[string]any{"target": "deploy/web", "namespace": "c", "detail": "full"}, &full)
+	if res.IsError || dec.Verdict != full.Verdict || !strings.Contains(text(res), "size: ") {
+		t.Fatalf("decided %+v, full %+v\n%s", dec.Verdict, full.Verdict, text(res))
+	}
+	evidence := func(r chain.Report) (n int, deciding int) {
+		for _, l := range r.Links {
+			for j, f := range l.Findings {
+				n += len(f.Evidence)
+				if l.ID == r.Verdict.Link && j == 0 {
+					deciding = len(f.Evidence)
+				}
+			}
+		}
+		return n, deciding
+	}
+	dn, dd := evidence(dec)
+	fn, _ := evidence(full)
+	if dd == 0 || dd > maxEvidence || dn != dd || fn < dn {
+		t.Errorf("decided keeps %d evidence (%d of the deciding finding), full %d; want only the deciding finding's, at most %d", dn, dd, fn, maxEvidence)
+	}
+	t.Logf("diagnose: decided %s; full %s", sizeOf(dec), sizeOf(full))
+	res = callTool(t, cs, "diagnose", map[string]any{"target": "deploy/web", "namespace": "c", "detail": "all"}, nil)
+	if !res.IsError || !strings.Contains(text(res), "use decided") {
+		t.Errorf("a bad detail: %v %q", res.IsError, text(res))
 	}
 }

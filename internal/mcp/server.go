@@ -29,6 +29,7 @@ type diagnoseIn struct {
 	Namespace string `json:"namespace,omitempty" jsonschema:"the namespace; default the kubeconfig's"`
 	Context   string `json:"context,omitempty" jsonschema:"the kubeconfig context; default the current one"`
 	File      string `json:"file,omitempty" jsonschema:"a capture file (kubectl chain capture, or kubectl get -o yaml output) to walk instead of the cluster"`
+	Detail    string `json:"detail,omitempty" jsonschema:"decided (the default): the report with the evidence that decided the verdict, every other finding without its evidence; full: the whole report"`
 }
 
 type explainIn struct {
@@ -37,10 +38,13 @@ type explainIn struct {
 }
 
 type listIn struct {
-	Namespace     string   `json:"namespace,omitempty" jsonschema:"the namespace; default the kubeconfig's"`
-	AllNamespaces bool     `json:"allNamespaces,omitempty" jsonschema:"every namespace of the cluster"`
-	Context       string   `json:"context,omitempty" jsonschema:"the kubeconfig context; default the current one"`
-	Contexts      []string `json:"contexts,omitempty" jsonschema:"several kubeconfig contexts judged at once, instead of context: each report names its context, and a context that cannot be read is a report whose error says why"`
+	Namespace      string   `json:"namespace,omitempty" jsonschema:"the namespace; default the kubeconfig's"`
+	AllNamespaces  bool     `json:"allNamespaces,omitempty" jsonschema:"every namespace of the cluster"`
+	Context        string   `json:"context,omitempty" jsonschema:"the kubeconfig context; default the current one"`
+	Contexts       []string `json:"contexts,omitempty" jsonschema:"several kubeconfig contexts judged at once, instead of context: each report names its context, and a context that cannot be read is a report whose error says why"`
+	Limit          int      `json:"limit,omitempty" jsonschema:"at most this many reports in the page (default 20)"`
+	Cursor         string   `json:"cursor,omitempty" jsonschema:"the nextCursor of the previous page, to read the next one"`
+	IncludeHealthy bool     `json:"includeHealthy,omitempty" jsonschema:"list the healthy workloads too, after the others (by default they are only counted)"`
 }
 
 // explainOut and causesOut wrap lists: a tool's structured content is an
@@ -60,7 +64,7 @@ func NewServer(cfg Config) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "kubectl-chain", Title: "kubectl chain", Version: cfg.Version}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "diagnose", Title: "Diagnose a workload",
 		Description: "Walk the causal chain of a Kubernetes workload (or a Service, Ingress or Gateway route, or a custom resource) on the cluster and name the first broken link, its cause, the verbatim evidence and the next step. " +
-			"Returns kubectl chain's JSON report: verdict.health is healthy, broken, progressing or unknown; verdict.link and verdict.cause name what broke. Read-only.",
+			"Returns kubectl chain's JSON report: verdict.health is healthy, broken, progressing or unknown; verdict.link and verdict.cause name what broke. By default it carries the evidence that decided the verdict (detail: full for all of it); the result states its size. Read-only.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptrTo(true)},
 	}, r.diagnose)
 	mcp.AddTool(s, &mcp.Tool{Name: "explain", Title: "Explain a message",
@@ -68,7 +72,7 @@ func NewServer(cfg Config) *mcp.Server {
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptrTo(false)},
 	}, explainTool)
 	mcp.AddTool(s, &mcp.Tool{Name: "list_unhealthy", Title: "List what is not healthy",
-		Description: "Judge every workload of a namespace (or of every namespace), in one cluster or in several at once (contexts), and return the reports of those that are not healthy, each with its broken link and cause (and its context). Read-only.",
+		Description: "Judge every workload of a namespace (or of every namespace), in one cluster or in several at once (contexts), and return the reports of those that are not healthy, broken first, each with its broken link and cause (and its context), one page at a time (limit, cursor); the healthy are counted. The result states its size. Read-only.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptrTo(true)},
 	}, r.listUnhealthy)
 	mcp.AddTool(s, &mcp.Tool{Name: "list_causes", Title: "List the causes",
