@@ -19,8 +19,8 @@ type Applied struct {
 	// Manager is the field manager that last changed the pod template
 	// (argocd-controller, kustomize-controller, helm, kubectl-edit, ...),
 	// Operation how (Apply or Update), Time when.
-	Manager   string       `json:"manager,omitempty"`
-	Operation string       `json:"operation,omitempty"`
+	Manager   string     `json:"manager,omitempty"`
+	Operation string     `json:"operation,omitempty"`
 	Time      *time.Time `json:"time,omitempty"`
 	// By names the tool that applied it: "Argo CD", "Flux" or "Helm";
 	// empty when only the field manager says.

@@ -53,9 +53,9 @@ func ruleGroups(o RuleOptions) []any {
 		"name": "kubectl-chain",
 		"rules": []any{
 			map[string]any{
-				"alert": "WorkloadBroken",
-				"expr":  "max without (instance, pod) (kubectl_chain_workload_broken_info) == 1",
-				"for":   promDuration(o.Broken),
+				"alert":  "WorkloadBroken",
+				"expr":   "max without (instance, pod) (kubectl_chain_workload_broken_info) == 1",
+				"for":    promDuration(o.Broken),
 				"labels": map[string]any{"severity": "warning"},
 				"annotations": map[string]any{
 					"summary":     "{{ $labels.kind }} {{ $labels.namespace }}/{{ $labels.name }} is broken at {{ $labels.link }}: {{ $labels.cause }}",
