@@ -197,13 +197,39 @@ func (r caller) diagnose(ctx context.Context, _ *mcp.CallToolRequest, in diagnos
 	default:
 		c.args = []string{in.Target}
 	}
-	res, err := r.run(ctx, c)
-	if err != nil {
-		return nil, nil, err
-	}
-	rep, ok := res.one()
-	if !ok {
-		return nil, nil, fmt.Errorf("one report expected for %q, got a list of %d", in.Target, len(res.list.Items))
+	var (
+		rep   *chain.Report
+		fleet []string
+	)
+	if len(in.Contexts) > 0 {
+		if in.Context != "" || in.File != "" {
+			return nil, nil, errors.New("contexts judges the target in several clusters: leave out context and file")
+		}
+		res, err := r.runFleet(ctx, c, in.Contexts)
+		if err != nil {
+			return nil, nil, err
+		}
+		// The worst context's report, and one line for each.
+		for i := range res.list.Items {
+			it := &res.list.Items[i]
+			if rep == nil || worse(it, rep) {
+				rep = it
+			}
+			fleet = append(fleet, fleetLine(it))
+		}
+		if rep == nil {
+			return nil, nil, errors.New("no context gave a report")
+		}
+	} else {
+		res, err := r.run(ctx, c)
+		if err != nil {
+			return nil, nil, err
+		}
+		one, ok := res.one()
+		if !ok {
+			return nil, nil, fmt.Errorf("one report expected for %q, got a list of %d", in.Target, len(res.list.Items))
+		}
+		rep = one
 	}
 	switch in.Detail {
 	case "", "decided":
@@ -212,7 +238,38 @@ func (r caller) diagnose(ctx context.Context, _ *mcp.CallToolRequest, in diagnos
 	default:
 		return nil, nil, fmt.Errorf("detail %q: use decided (the default) or full", in.Detail)
 	}
-	return textResult(reportText(rep) + "\n" + sizeOf(rep).String()), rep, nil
+	text := reportText(rep)
+	if fleet != nil {
+		text = "in each context:\n" + strings.Join(fleet, "\n") + "\nthe worst, " + rep.Context + ":\n" + text
+	}
+	return textResult(text + "\n" + sizeOf(rep).String()), rep, nil
+}
+
+// worse says a's verdict fails a gate worse than b's: broken, then a
+// context not read, then unknown, progressing, healthy.
+func worse(a, b *chain.Report) bool {
+	at := func(r *chain.Report) int {
+		switch {
+		case r.Verdict.Health == chain.Broken:
+			return 0
+		case r.Error != nil:
+			return 1
+		}
+		return 1 + rank(r.Verdict.Health)
+	}
+	return at(a) < at(b)
+}
+
+// fleetLine is one context's verdict in a line.
+func fleetLine(r *chain.Report) string {
+	line := fmt.Sprintf("  %s: %s", r.Context, r.Verdict.Health)
+	switch {
+	case r.Error != nil:
+		line += fmt.Sprintf(", not judged (exit %d): %s", r.Error.Exit, r.Error.Message)
+	case r.Verdict.Link != "":
+		line += fmt.Sprintf(" at %s (%s)", r.Verdict.Link, r.Verdict.Cause)
+	}
+	return line
 }
 
 func (r caller) listUnhealthy(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, *listOut, error) {

@@ -302,6 +302,24 @@ users:
 	if r := got.Items[1]; r.Context != "nope" || r.Error == nil || r.Error.Exit != 6 || !strings.Contains(r.Error.Message, `context "nope" is not in the kubeconfig`) {
 		t.Errorf("second %+v, want context nope's error", r)
 	}
+	// diagnose over contexts: the worst context's report, each context's
+	// verdict in the text.
+	inShop := func(objs []runtime.Object) []runtime.Object {
+		for _, o := range objs {
+			o.(metav1.Object).SetNamespace("shop")
+			if e, ok := o.(*corev1.Event); ok {
+				e.InvolvedObject.Namespace = "shop"
+			}
+		}
+		return objs
+	}
+	clients["a"], clients["b"] = fake.NewClientset(inShop(fixture(t, "healthy.yaml"))...), fake.NewClientset(inShop(fixture(t, "image-not-found.yaml"))...)
+	var rep chain.Report
+	res = callTool(t, cs, "diagnose", map[string]any{"target": "deploy/web", "namespace": "shop", "contexts": []string{"a", "b"}}, &rep)
+	if res.IsError || rep.Context != "b" || rep.Verdict.Cause != "ImageNotFound" ||
+		!strings.Contains(text(res), "  a: healthy\n  b: broken at containers (ImageNotFound)\nthe worst, b:") {
+		t.Errorf("diagnose over a and b: %s %+v\n%s", rep.Context, rep.Verdict, text(res))
+	}
 	res = callTool(t, cs, "list_unhealthy", map[string]any{"context": "a", "contexts": []string{"b"}}, nil)
 	if !res.IsError || !strings.Contains(text(res), "not both") {
 		t.Errorf("context and contexts: error %v, %q", res.IsError, text(res))

@@ -25,11 +25,12 @@ func Run(ctx context.Context, cfg Config) error {
 
 // Tool inputs. The descriptions are what a model reads.
 type diagnoseIn struct {
-	Target    string `json:"target,omitempty" jsonschema:"what to diagnose, as kubectl names it: deploy/web, sts/db, ds/agent, job/migrate, cj/nightly, pod/web-7d4b9c6f5-x2x7q (its workload), svc/web, ing/web, httproute/web, any KIND/NAME; a bare name is a Deployment"`
-	Namespace string `json:"namespace,omitempty" jsonschema:"the namespace; default the kubeconfig's"`
-	Context   string `json:"context,omitempty" jsonschema:"the kubeconfig context; default the current one"`
-	File      string `json:"file,omitempty" jsonschema:"a capture file (kubectl chain capture, or kubectl get -o yaml output) to walk instead of the cluster"`
-	Detail    string `json:"detail,omitempty" jsonschema:"decided (the default): the report with the evidence that decided the verdict, every other finding without its evidence; full: the whole report"`
+	Target    string   `json:"target,omitempty" jsonschema:"what to diagnose, as kubectl names it: deploy/web, sts/db, ds/agent, job/migrate, cj/nightly, pod/web-7d4b9c6f5-x2x7q (its workload), svc/web, ing/web, httproute/web, any KIND/NAME; a bare name is a Deployment"`
+	Namespace string   `json:"namespace,omitempty" jsonschema:"the namespace; default the kubeconfig's"`
+	Context   string   `json:"context,omitempty" jsonschema:"the kubeconfig context; default the current one"`
+	File      string   `json:"file,omitempty" jsonschema:"a capture file (kubectl chain capture, or kubectl get -o yaml output) to walk instead of the cluster"`
+	Detail    string   `json:"detail,omitempty" jsonschema:"decided (the default): the report with the evidence that decided the verdict, every other finding without its evidence; full: the whole report"`
+	Contexts  []string `json:"contexts,omitempty" jsonschema:"several kubeconfig contexts to judge the target in at once, instead of context: the report is the worst context's (named in it), and the text gives each context's verdict"`
 }
 
 type explainIn struct {
