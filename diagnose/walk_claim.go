@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -51,7 +52,7 @@ func (w *walker) claimStatus(obj *unstructured.Unstructured) (chain.Link, bool) 
 // that refused), as a StatefulSet's claims link names it. A StatefulSet's
 // claims link says it above already; a claim only waiting stays as it is.
 func (w *walker) claimedBy(links []chain.Link) {
-	if len(w.s.Claims) == 0 || w.s.KindOf() == chain.KindStatefulSet {
+	if len(w.s.Claims) == 0 || slices.Contains(chain.ChainOf(w.s.KindOf()), chain.LinkClaims) {
 		return
 	}
 	for i := range links {
