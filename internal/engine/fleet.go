@@ -57,6 +57,11 @@ func RunFleet(ctx context.Context, members []Member, notes io.Writer, sink Sink)
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			run.err = New(run.member.Request, &prefixWriter{w: notes, prefix: "context " + run.member.Context + ": ", mu: &f.notesMu}).Run(ctx, run)
+			f.mu.Lock()
+			// Ended after another context's broken verdict stopped the
+			// waits: what it says of itself is that stop, not its cluster.
+			run.stopped = f.stopped && run.final == nil
+			f.mu.Unlock()
 			if run.broken() && run.member.Request.Wait {
 				// The gate failed: no other wait can change that.
 				f.mu.Lock()
@@ -97,6 +102,8 @@ type memberRun struct {
 	final, last *chain.ReportList
 	notFound    *chain.Report
 	err         error
+	// stopped says it ended without a final report after the stop.
+	stopped bool
 }
 
 func (m *memberRun) stamp(l *chain.ReportList) *chain.ReportList {
@@ -157,8 +164,9 @@ func (f *fleet) merge() (items []chain.Report, requests, code int, why string) {
 	for _, m := range f.runs {
 		err := m.err
 		got := m.final
-		if got == nil && m.last != nil && errors.Is(err, context.Canceled) && f.stopped {
-			// Its wait was ended by another context's broken verdict.
+		if got == nil && m.last != nil && m.stopped {
+			// Its wait was ended by another context's broken verdict
+			// (however the engine put the end of its context).
 			got, err = m.last, nil
 		}
 		if err == nil && got != nil {
@@ -167,7 +175,7 @@ func (f *fleet) merge() (items []chain.Report, requests, code int, why string) {
 			continue
 		}
 		c := ExitCode(err)
-		if errors.Is(err, context.Canceled) && f.stopped {
+		if got == nil && m.stopped {
 			// Stopped before its first verdict by another context's.
 			c, err = ExitUnknown, errors.New("not judged: the wait ended when another context broke")
 		}
