@@ -54,8 +54,11 @@ var autoscalingReasons = []string{"FailedGetResourceMetric", "FailedGetContainer
 var missingRequestRE = regexp.MustCompile(`missing request for (\w+)(?: in container "?([^" ]+)"? of Pod "?([^" ]+)"?)?`)
 
 // metricsWords are the replica calculator's and metrics client's words
-// when a metric cannot be read.
-var metricsWords = []string{"unable to get metrics for resource", "unable to fetch metrics from", "no metrics returned from",
+// when a metric cannot be read, and the controller's wrapper of them when
+// several metrics are computed ("invalid metrics (%v invalid out of %v),
+// first error is: %v", kubernetes pkg/controller/podautoscaler/
+// horizontal.go), whose first error a UI may cut short.
+var metricsWords = []string{"invalid metrics (", "unable to get metrics for resource", "unable to fetch metrics from", "no metrics returned from",
 	"unable to get metric", "unable to get external metric", "did not receive metrics for", "failed to get pods metric",
 	"failed to get object metric", "failed to get external metric"}
 
