@@ -52,3 +52,67 @@ func (e *Engine) readApplier(ctx context.Context, reader *kube.Reader, snap *cha
 		snap.Applier = obj
 	}
 }
+
+// readOwners completes, for many reports at once (-l, --all, -A, a
+// release), the "applied by" of each revision that broke with its GitOps
+// owner's status: one list per owner kind the cluster serves and some
+// report names (in the owners' one namespace, else across namespaces),
+// and none when no revision broke. What stops a list is a note on each
+// change it leaves, not a failure of the run.
+func (e *Engine) readOwners(ctx context.Context, reader *kube.Reader, l *chain.ReportList) {
+	if reader == nil || l == nil {
+		return
+	}
+	byKind := map[string][]*chain.Applied{}
+	for i := range l.Items {
+		if c := l.Items[i].Change; c != nil && c.Applied != nil && c.Applied.Owner != nil && c.Applied.Revision == "" {
+			byKind[c.Applied.Owner.Kind] = append(byKind[c.Applied.Owner.Kind], c.Applied)
+		}
+	}
+	if len(byKind) == 0 {
+		return
+	}
+	m, _ := e.NewMapper()
+	for _, api := range chain.Appliers {
+		applied := byKind[api.Kind]
+		if len(applied) == 0 {
+			continue
+		}
+		note := func(s string) {
+			for _, a := range applied {
+				a.Note = s
+			}
+		}
+		if m != nil {
+			if _, err := m.RESTMapping(schema.GroupKind{Group: api.Group, Kind: api.Kind}, api.Version); err != nil {
+				note(fmt.Sprintf("this cluster does not serve %s: its revision is not read", api.Type()))
+				continue
+			}
+		}
+		ns := applied[0].Owner.Namespace
+		for _, a := range applied {
+			if a.Owner.Namespace != ns {
+				ns = ""
+			}
+		}
+		objs, err := reader.ListAppliers(ctx, api, ns)
+		l.Requests++
+		if err != nil {
+			note(fmt.Sprintf("listing %s: %v", api.Type(), err))
+			continue
+		}
+		for _, a := range applied {
+			found := false
+			for _, o := range objs {
+				if o.GetName() == a.Owner.Name && (a.Owner.Namespace == "" || o.GetNamespace() == a.Owner.Namespace) {
+					a.FromOwner(o)
+					found = true
+					break
+				}
+			}
+			if !found {
+				a.Note = fmt.Sprintf("%s %s is not found: its revision is not read", api.Type(), a.Owner.Name)
+			}
+		}
+	}
+}

@@ -50,7 +50,11 @@ func (e *Engine) judge(ctx context.Context, p plan, reader *kube.Reader, t *targ
 		if p.source == sourceFiles {
 			now = time.Time{} // a capture is judged at its own time
 		}
-		return e.sink.Reports(t.walk(now, e.walkOptions()), p.single)
+		l := t.walk(now, e.walkOptions())
+		if !p.single && p.source != sourceFiles {
+			e.readOwners(ctx, reader, l)
+		}
+		return e.sink.Reports(l, p.single)
 	case p.single:
 		return e.runWait(ctx, reader, t.snaps[0])
 	}

@@ -73,7 +73,13 @@ func (m *manyWaiter) read(ctx context.Context) error {
 	return err
 }
 
-func (m *manyWaiter) finish() error { return m.e.sink.Reports(m.list, false) }
+func (m *manyWaiter) finish() error {
+	// Who applied each revision that broke: read once, at the end.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	m.e.readOwners(ctx, m.reader, m.list)
+	return m.e.sink.Reports(m.list, false)
+}
 
 func (m *manyWaiter) clear() { m.e.sink.Clear() }
 

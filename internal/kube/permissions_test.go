@@ -82,6 +82,9 @@ func TestPermissionsCoverReads(t *testing.T) {
 		_, _ = r.ReadApplier(ctx, api, "argocd", "web")
 	}
 	_, _ = r.ReadApplier(ctx, chain.ArgoApplication, "", "web")
+	for _, api := range chain.Appliers {
+		_, _ = r.ListAppliers(ctx, api, "")
+	}
 	// The watches open in their goroutines: wait until every watch the
 	// table grants was opened, or a few seconds, before looking.
 	watches := func() bool {

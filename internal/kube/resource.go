@@ -214,3 +214,27 @@ func (r *Reader) ReadApplier(ctx context.Context, api chain.APIResource, namespa
 	}
 	return obj, nil
 }
+
+// ListAppliers lists the GitOps objects of one kind (chain.Appliers) in
+// namespace ("" for every namespace): one request.
+func (r *Reader) ListAppliers(ctx context.Context, api chain.APIResource, namespace string) ([]*unstructured.Unstructured, error) {
+	dc, err := r.dynamicOf()
+	if err != nil {
+		return nil, err
+	}
+	gvr := schema.GroupVersionResource{Group: api.Group, Version: api.Version, Resource: api.Resource}
+	var l *unstructured.UnstructuredList
+	if namespace != "" {
+		l, err = dc.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{})
+	} else {
+		l, err = dc.Resource(gvr).List(ctx, metav1.ListOptions{})
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*unstructured.Unstructured, len(l.Items))
+	for i := range l.Items {
+		out[i] = &l.Items[i]
+	}
+	return out, nil
+}
