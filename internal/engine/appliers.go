@@ -8,18 +8,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
-	"github.com/kubectl-chain/kubectl-chain/diagnose"
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 )
 
-// readApplier reads, when the snapshot's walk names a revision that broke
+// readApplier reads, when the snapshot's walk (r) names a revision that broke
 // applied by an Argo CD Application or a Flux Kustomization or HelmRelease
 // (chain.AppliedOf), that object, for the revision and source its status
 // names: one request, only for a kind the cluster serves (discovery), and
 // none when no revision broke. What stops it is a note on the change, not
 // a failure of the run.
-func (e *Engine) readApplier(ctx context.Context, reader *kube.Reader, snap *chain.Snapshot) {
-	r := diagnose.Walk(snap, e.walkOptions())
+func (e *Engine) readApplier(ctx context.Context, reader *kube.Reader, snap *chain.Snapshot, r *chain.Report) {
 	if r.Change == nil || r.Change.Applied == nil || r.Change.Applied.Owner == nil {
 		return
 	}

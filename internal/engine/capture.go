@@ -31,7 +31,7 @@ func (e *Engine) Capture(ctx context.Context) (*chain.Snapshot, *capture.Related
 	if err != nil {
 		return nil, nil, Translate(err)
 	}
-	if err := e.readProducers(ctx, reader, snap); err != nil {
+	if err := e.readBeside(ctx, reader, snap, false); err != nil {
 		return nil, nil, Translate(err)
 	}
 	return snap, reader.Related(ctx, snap), nil

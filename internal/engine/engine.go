@@ -132,10 +132,9 @@ func (e *Engine) readOne(ctx context.Context, reader *kube.Reader) (*targets, er
 	if err != nil {
 		return nil, err
 	}
-	if err := e.readProducers(ctx, reader, snap); err != nil {
+	if err := e.readBeside(ctx, reader, snap, true); err != nil {
 		return nil, err
 	}
-	e.readApplier(ctx, reader, snap)
 	snap.Via = e.via[ref]
 	return &targets{snaps: []*chain.Snapshot{snap}, requests: snap.Requests}, nil
 }

@@ -10,12 +10,26 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/internal/kube"
 )
 
+// readBeside reads what a snapshot's first walk asks for beside it: the
+// producers of the Secrets its pods wait for and, with owner, the GitOps
+// object that applied a revision that broke. One walk serves both.
+func (e *Engine) readBeside(ctx context.Context, reader *kube.Reader, snap *chain.Snapshot, owner bool) error {
+	walked := diagnose.Walk(snap, e.walkOptions())
+	if err := e.readProducers(ctx, reader, snap, walked); err != nil {
+		return err
+	}
+	if owner {
+		e.readApplier(ctx, reader, snap, walked)
+	}
+	return nil
+}
+
 // readProducers looks, when the snapshot's pods wait for Secrets that do
 // not exist, for the objects meant to write them (chain.Producers), of the
 // kinds the cluster serves as discovery says: no request for a kind whose
 // CRD is absent, and none at all when no Secret is missing.
-func (e *Engine) readProducers(ctx context.Context, reader *kube.Reader, snap *chain.Snapshot) error {
-	secrets := diagnose.MissingSecrets(diagnose.Walk(snap, e.walkOptions()))
+func (e *Engine) readProducers(ctx context.Context, reader *kube.Reader, snap *chain.Snapshot, walked *chain.Report) error {
+	secrets := diagnose.MissingSecrets(walked)
 	if len(secrets) == 0 {
 		return nil
 	}

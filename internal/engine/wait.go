@@ -43,21 +43,21 @@ func (w *waiter) walk(_ context.Context, now time.Time, _ bool) (bool, error) {
 
 func (w *waiter) read(ctx context.Context) error {
 	next, err := w.reader.Read(ctx, w.e.Namespace, w.e.refs[0])
-	if err == nil {
-		err = w.e.readProducers(ctx, w.reader, next)
+	if err != nil {
+		return err
 	}
-	if err == nil {
-		// The GitOps object that applied a broken revision is read once:
-		// a wait re-reads on every change.
-		if w.snap != nil && (w.snap.Applier != nil || w.snap.ApplierNote != "") {
-			next.Applier, next.ApplierNote = w.snap.Applier, w.snap.ApplierNote
-		} else {
-			w.e.readApplier(ctx, w.reader, next)
-		}
-		next.Via = w.e.via[w.e.refs[0]]
-		w.snap = next
+	// The GitOps object that applied a broken revision is read once: a
+	// wait re-reads on every change.
+	owner := w.snap == nil || w.snap.Applier == nil && w.snap.ApplierNote == ""
+	if err := w.e.readBeside(ctx, w.reader, next, owner); err != nil {
+		return err
 	}
-	return err
+	if !owner {
+		next.Applier, next.ApplierNote = w.snap.Applier, w.snap.ApplierNote
+	}
+	next.Via = w.e.via[w.e.refs[0]]
+	w.snap = next
+	return nil
 }
 
 func (w *waiter) clear() { w.e.sink.Clear() }
