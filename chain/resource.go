@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -69,6 +70,13 @@ func IsResource(k Kind) bool {
 func Foreign(k Kind, group string) bool {
 	r, ok := RowOf(k)
 	return k != "" && ok && group != "" && group != r.Group
+}
+
+// GroupOf is the API group of an apiVersion ("apps.kruise.io/v1alpha1"
+// is apps.kruise.io, "v1" the core group's "").
+func GroupOf(apiVersion string) string {
+	gv, _ := schema.ParseGroupVersion(apiVersion)
+	return gv.Group
 }
 
 // IsResource says the object the ref names is walked as any resource: a

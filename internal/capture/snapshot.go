@@ -11,7 +11,6 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
@@ -140,7 +139,7 @@ func ownedByWorkload(obj metav1.Object) bool {
 		return false
 	}
 	row, ok := chain.RowOf(chain.Kind(ref.Kind))
-	return ok && row.Class == chain.ClassWorkload && !chain.Foreign(row.Kind, groupOf(ref.APIVersion))
+	return ok && row.Class == chain.ClassWorkload && !chain.Foreign(row.Kind, chain.GroupOf(ref.APIVersion))
 }
 
 // Workload is one walkable object of a bundle.
@@ -339,10 +338,4 @@ func (b *Bundle) AddMeant(s *chain.Snapshot, names []string) {
 			s.EndpointSlices = append(s.EndpointSlices, b.EndpointSlices[i])
 		}
 	}
-}
-
-// groupOf is the group of an apiVersion ("batch/v1").
-func groupOf(apiVersion string) string {
-	gv, _ := schema.ParseGroupVersion(apiVersion)
-	return gv.Group
 }

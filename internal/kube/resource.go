@@ -134,7 +134,7 @@ func (w *ownerCandidates) readCRDs(ctx context.Context, r *Reader, ns string) {
 			continue
 		}
 		for i := range w.pods.items {
-			if ref := metav1.GetControllerOf(&w.pods.items[i]); ref != nil && ref.Kind == string(row.Kind) && apiGroup(ref.APIVersion) == row.Group {
+			if ref := metav1.GetControllerOf(&w.pods.items[i]); ref != nil && ref.Kind == string(row.Kind) && chain.GroupOf(ref.APIVersion) == row.Group {
 				kinds = append(kinds, row.Kind)
 				break
 			}
@@ -172,12 +172,6 @@ func (w *ownerCandidates) ownedBy(uid types.UID) []chain.Ref {
 		out = append(out, w.crds.ownedBy(uid)...)
 	}
 	return append(out, chain.PodsControlledBy(w.pods.items, uid)...)
-}
-
-// apiGroup is the group of an apiVersion ("apps.kruise.io/v1alpha1").
-func apiGroup(apiVersion string) string {
-	gv, _ := schema.ParseGroupVersion(apiVersion)
-	return gv.Group
 }
 
 // ReadApplier reads the GitOps object that applied a revision (an Argo CD
