@@ -12,21 +12,23 @@ type ReportList struct {
 	Requests int `json:"requests"`
 }
 
-// Worst orders healths by how badly a gate should fail: broken, then
-// unknown, then progressing, then healthy.
-func Worst(a, b Health) Health {
-	rank := func(h Health) int {
-		switch h {
-		case Broken:
-			return 3
-		case Unknown:
-			return 2
-		case Progressing:
-			return 1
-		}
-		return 0
+// Severity orders healths by how badly a gate should fail: broken 3,
+// unknown 2, progressing 1, healthy 0.
+func Severity(h Health) int {
+	switch h {
+	case Broken:
+		return 3
+	case Unknown:
+		return 2
+	case Progressing:
+		return 1
 	}
-	if rank(b) > rank(a) {
+	return 0
+}
+
+// Worst is the worse of two healths (Severity).
+func Worst(a, b Health) Health {
+	if Severity(b) > Severity(a) {
 		return b
 	}
 	return a

@@ -64,17 +64,7 @@ type listOut struct {
 
 // rank orders reports for a listing: broken, then unknown, then
 // progressing, then healthy.
-func rank(h chain.Health) int {
-	switch h {
-	case chain.Broken:
-		return 0
-	case chain.Unknown:
-		return 1
-	case chain.Progressing:
-		return 2
-	}
-	return 3
-}
+func rank(h chain.Health) int { return 3 - chain.Severity(h) }
 
 // page is the listing's page at cursor (an offset, as a previous page
 // gave it) of at most limit reports, each brief: the not healthy first,
