@@ -196,14 +196,7 @@ data:
 // of the command line's not-found verdict.
 func TestListUnhealthy(t *testing.T) {
 	kubeconfig(t, "default")
-	objs := fixture(t, "healthy.yaml")
-	for _, o := range fixture(t, "image-not-found.yaml") {
-		o.(metav1.Object).SetNamespace("staging")
-		if e, ok := o.(*corev1.Event); ok {
-			e.InvolvedObject.Namespace = "staging"
-		}
-		objs = append(objs, o)
-	}
+	objs := append(fixture(t, "healthy.yaml"), inNamespace(fixture(t, "image-not-found.yaml"), "staging")...)
 	client := fake.NewClientset(objs...)
 	cfg := Config{Version: "test", Now: func() time.Time { return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) },
 		Connect: func(*genericclioptions.ConfigFlags) (func() (kube.Client, error), func() (meta.RESTMapper, error)) {
@@ -304,16 +297,8 @@ users:
 	}
 	// diagnose over contexts: the worst context's report, each context's
 	// verdict in the text.
-	inShop := func(objs []runtime.Object) []runtime.Object {
-		for _, o := range objs {
-			o.(metav1.Object).SetNamespace("shop")
-			if e, ok := o.(*corev1.Event); ok {
-				e.InvolvedObject.Namespace = "shop"
-			}
-		}
-		return objs
-	}
-	clients["a"], clients["b"] = fake.NewClientset(inShop(fixture(t, "healthy.yaml"))...), fake.NewClientset(inShop(fixture(t, "image-not-found.yaml"))...)
+	clients["a"] = fake.NewClientset(inNamespace(fixture(t, "healthy.yaml"), "shop")...)
+	clients["b"] = fake.NewClientset(inNamespace(fixture(t, "image-not-found.yaml"), "shop")...)
 	var rep chain.Report
 	res = callTool(t, cs, "diagnose", map[string]any{"target": "deploy/web", "namespace": "shop", "contexts": []string{"a", "b"}}, &rep)
 	if res.IsError || rep.Context != "b" || rep.Verdict.Cause != "ImageNotFound" ||
@@ -335,13 +320,7 @@ func TestBoundedAnswers(t *testing.T) {
 	kubeconfig(t, "default")
 	var objs []runtime.Object
 	for _, c := range []struct{ fixture, ns string }{{"image-not-found.yaml", "a"}, {"healthy.yaml", "b"}, {"crashloop.yaml", "c"}, {"healthy.yaml", "d"}} {
-		for _, o := range fixture(t, c.fixture) {
-			o.(metav1.Object).SetNamespace(c.ns)
-			if e, ok := o.(*corev1.Event); ok {
-				e.InvolvedObject.Namespace = c.ns
-			}
-			objs = append(objs, o)
-		}
+		objs = append(objs, inNamespace(fixture(t, c.fixture), c.ns)...)
 	}
 	client := fake.NewClientset(objs...)
 	cfg := Config{Version: "test", Now: func() time.Time { return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) },
@@ -403,4 +382,16 @@ func TestBoundedAnswers(t *testing.T) {
 	if !res.IsError || !strings.Contains(text(res), "use decided") {
 		t.Errorf("a bad detail: %v %q", res.IsError, text(res))
 	}
+}
+
+// inNamespace moves a fixture's objects, and what its events are about,
+// to namespace ns.
+func inNamespace(objs []runtime.Object, ns string) []runtime.Object {
+	for _, o := range objs {
+		o.(metav1.Object).SetNamespace(ns)
+		if e, ok := o.(*corev1.Event); ok {
+			e.InvolvedObject.Namespace = ns
+		}
+	}
+	return objs
 }

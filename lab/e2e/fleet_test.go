@@ -221,19 +221,7 @@ func fleetAlerts(ctx context.Context, t *testing.T, secondKubeconfig string, sec
 	targets := map[string]string{}
 	for name, kc := range map[string]string{"main": kubeconfig, "second": secondKubeconfig} {
 		addr := freeAddr(t)
-		cmd := exec.CommandContext(ctx, chainBin, "serve", "--namespaces", "fleet-alert", "--listen", addr, "--resync", "2s", "--grace", "5s", "--kubeconfig", kc)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer func() {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			if t.Failed() {
-				t.Logf("serve in %s:\n%s", name, out.String())
-			}
-		}()
+		defer startLogged(ctx, t, "serve in "+name, chainBin, "serve", "--namespaces", "fleet-alert", "--listen", addr, "--resync", "2s", "--grace", "5s", "--kubeconfig", kc)()
 		targets[name] = addr
 	}
 	rules, err := exec.Command(chainBin, "serve", "rules", "--for", "5s", "--down", "1m").Output()
@@ -275,19 +263,7 @@ scrape_configs:
 		{prometheusBin, "--config.file", filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path", filepath.Join(dir, "prom"),
 			"--web.listen-address", promAddr},
 	} {
-		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer func() {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			if t.Failed() {
-				t.Logf("%s:\n%s", args[0], out.String())
-			}
-		}()
+		defer startLogged(ctx, t, args[0], args...)()
 	}
 	// firing and resolved are the WorkloadBroken alerts received so far.
 	seen := func(status string) []webhookAlert {
@@ -342,4 +318,23 @@ scrape_configs:
 		t.Fatalf("resolved: %+v; want the alert that fired resolved once the image is fixed", r)
 	}
 	t.Logf("the alert resolved %v after the fix", time.Since(fixed).Round(time.Second))
+}
+
+// startLogged starts a program in the background and returns what stops
+// it; its output is logged, as what, when the test failed.
+func startLogged(ctx context.Context, t *testing.T, what string, args ...string) func() {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("%s:\n%s", what, out.String())
+		}
+	}
 }
