@@ -100,6 +100,9 @@ type Bundle struct {
 	// pasted says objects were rebuilt from kubectl's human output
 	// (loadPaste).
 	pasted bool
+	// described says the paste showed objects, not only events: a
+	// kubectl describe or a kubectl get table of them.
+	described bool
 
 	ix *index
 }
@@ -362,6 +365,7 @@ func (b *Bundle) Merge(o *Bundle) {
 	b.EndpointSlices = append(b.EndpointSlices, o.EndpointSlices...)
 	b.ServicesRead = b.ServicesRead || o.ServicesRead
 	b.pasted = b.pasted || o.pasted
+	b.described = b.described || o.described
 	if b.Target.Name == "" {
 		b.Target = o.Target
 	}

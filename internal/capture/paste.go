@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,6 +46,9 @@ func loadPaste(data []byte) (*Bundle, error) {
 	}
 	b.Undecoded = append(b.Undecoded, r.Notes...)
 	b.pasted = len(r.Forms) > 0
+	b.described = slices.ContainsFunc(r.Forms, func(f string) bool {
+		return !strings.Contains(strings.ToLower(f), "events") && !strings.HasSuffix(f, "(not read)")
+	})
 	if len(b.Workloads("")) == 0 && b.Target.Name == "" && len(r.Pods) > 0 {
 		pod := pickPod(r)
 		b.Target = chain.Ref{Kind: chain.KindPod, Name: pod}
@@ -81,6 +85,10 @@ func pickPod(r *paste.Result) string {
 	}
 	return r.Pods[0].Name
 }
+
+// Described says the bundle holds objects rebuilt from a kubectl
+// describe or a kubectl get table, not only events: explain walks it.
+func (b *Bundle) Described() bool { return b.described }
 
 // pasteGaps keeps the walk of a pasted Deployment from reading as
 // missing what the paste left out. With none of its pods pasted, it is

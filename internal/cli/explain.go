@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,6 +14,7 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/internal/capture"
 	"github.com/kubectl-chain/kubectl-chain/internal/engine"
+	"github.com/kubectl-chain/kubectl-chain/internal/paste"
 	"github.com/kubectl-chain/kubectl-chain/render"
 )
 
@@ -24,18 +28,33 @@ func newExplainCommand(o *Options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "explain [MESSAGE]",
 		Short: "Decode one raw scheduler, kubelet or controller message into causes and next steps",
+		Long: `explain decodes one raw message, or each event of kubectl get events output,
+into causes and next steps, with no cluster. Given a whole kubectl describe
+(or a kubectl get pods table) instead, it walks what the text shows, as
+kubectl chain -f does.`,
 		Example: `  kubectl chain explain "0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint(s)."
   kubectl chain explain --reason CreateContainerConfigError 'configmap "app-config" not found'
-  kubectl get events -o json | kubectl chain explain -f -`,
+  kubectl get events -o json | kubectl chain explain -f -
+  kubectl describe pod web-7d4b9c6f5-x2x7q | kubectl chain explain -f -`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var items []Explanation
 			switch {
 			case len(files) > 0 && len(args) > 0:
 				return usageErrorf("give a message or -f, not both")
+			case len(args) > 0 && described(strings.Join(args, " ")):
+				// A whole describe given as the message: walk it.
+				return o.walkPasted(cmd.Context(), []string{"-"}, []byte(strings.Join(args, " ")))
 			case len(files) > 0:
-				b, err := o.loadEvents(files)
+				stdin, err := readStdin(files, o.In)
 				if err != nil {
 					return err
+				}
+				b, err := o.loadEvents(files, stdin)
+				if err != nil {
+					return err
+				}
+				if b.Described() {
+					return o.walkPasted(cmd.Context(), files, stdin)
 				}
 				for _, e := range b.Events {
 					items = append(items, engine.Explain(e.Reason, e.Message, fmt.Sprintf("%s/%s", strings.ToLower(e.Object.Kind), e.Object.Name)))
@@ -53,11 +72,45 @@ func newExplainCommand(o *Options) *cobra.Command {
 	return cmd
 }
 
-// loadEvents reads -f files that may hold only events.
-func (o *Options) loadEvents(files []string) (*capture.Bundle, error) {
-	all, err := engine.LoadFiles(files, o.In, o.ErrOut)
+// described says a message is kubectl output that shows objects (a
+// whole describe, a get pods table), not one message or only events.
+func described(msg string) bool {
+	if !paste.Looks([]byte(msg)) {
+		return false
+	}
+	b, err := engine.LoadFiles([]string{"-"}, strings.NewReader(msg), io.Discard)
+	return err == nil && b.Described()
+}
+
+// readStdin reads standard input whole when files name it ("-"): explain
+// reads it twice, to tell events from a paste to walk.
+func readStdin(files []string, in io.Reader) ([]byte, error) {
+	if !slices.Contains(files, "-") {
+		return nil, nil
+	}
+	return io.ReadAll(in)
+}
+
+// walkPasted walks kubectl output pasted whole, as kubectl chain -f
+// does: the verdict, its exit code and what the text lacks.
+func (o *Options) walkPasted(ctx context.Context, files []string, stdin []byte) error {
+	walk := *o
+	walk.Files, walk.In = files, bytes.NewReader(stdin)
+	req, err := walk.Complete(nil)
+	if err != nil {
+		return err
+	}
+	return walk.Run(ctx, req)
+}
+
+// loadEvents reads -f files that may hold only events (stdin as read).
+func (o *Options) loadEvents(files []string, stdin []byte) (*capture.Bundle, error) {
+	all, err := engine.LoadFiles(files, bytes.NewReader(stdin), io.Discard)
 	if err != nil {
 		return nil, err
+	}
+	if all.Described() {
+		return all, nil
 	}
 	if len(all.Events) == 0 {
 		return nil, usageErrorf("no events in %v: expected kubectl get events -o json (or -o yaml)", files)

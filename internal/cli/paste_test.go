@@ -73,3 +73,25 @@ func TestPasteNothing(t *testing.T) {
 		t.Errorf("exit %d: %s", r.code, r.stderr)
 	}
 }
+
+// TestExplainWalksAPaste: explain given a whole kubectl describe, on
+// stdin or as its message, walks it as -f - does (the verdict and its
+// exit); given only events it still decodes each.
+func TestExplainWalksAPaste(t *testing.T) {
+	describe := realPaste(t, "kubernetes-98157-describe-pod.txt")
+	for name, r := range map[string]result{
+		"stdin":   runStdin(t, describe, "explain", "-f", "-", "-o", "json"),
+		"message": runStdin(t, "", "explain", describe, "-o", "json"),
+	} {
+		var rep chain.Report
+		decodeJSON(t, r.stdout, &rep)
+		if r.code != ExitBroken || rep.Kind != chain.KindPod || rep.Verdict.Cause != "OOMKilled" ||
+			!strings.Contains(r.stderr, "paste kubectl describe rs jumpserver-reader-589945c95c too") {
+			t.Errorf("%s: exit %d, %s %s; want %d, the pod OOMKilled\n%s", name, r.code, rep.Kind, rep.Verdict.Cause, ExitBroken, r.stderr)
+		}
+	}
+	r := runStdin(t, realPaste(t, "optscale-568-get-events.txt"), "explain", "-f", "-")
+	if r.code != 0 || !strings.Contains(r.stdout, "6 events, ") {
+		t.Errorf("kubectl get events rows: exit %d, want each event decoded\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -47,6 +47,8 @@ type call struct {
 	context, namespace string
 	args, files        []string
 	all, allNamespaces bool
+	// text is pasted kubectl output, read as -f - reads standard input.
+	text string
 }
 
 // request compiles a call into the engine's request as the command line
@@ -55,7 +57,7 @@ type call struct {
 func (r caller) request(c call) (*engine.Request, error) {
 	req := &engine.Request{Files: c.files, All: c.all, AllNamespaces: c.allNamespaces,
 		Timeout: engine.DefaultTimeout, Grace: diagnose.DefaultGrace, Unjudged: engine.UnjudgedNote,
-		Stdin: strings.NewReader(""), Now: r.cfg.Now}
+		Stdin: strings.NewReader(c.text), Now: r.cfg.Now}
 	if r.cfg.HealthChecks != "" {
 		h, err := engine.LoadHealth(r.cfg.HealthChecks)
 		if err != nil {
@@ -111,7 +113,7 @@ func (r caller) run(ctx context.Context, c call) (*results, error) {
 		return nil, err
 	}
 	res := &results{}
-	err = engine.New(*req, io.Discard).Run(ctx, res)
+	err = engine.New(*req, &res.notes).Run(ctx, res)
 	if res.list == nil && res.notFound == nil {
 		if err == nil {
 			err = errors.New("the run gave no report")
@@ -158,6 +160,17 @@ type results struct {
 	list     *chain.ReportList
 	single   bool
 	notFound *chain.Report
+	// notes are what the run says beside its reports: for pasted text,
+	// what it lacks and which text to paste too.
+	notes strings.Builder
+}
+
+// noted is the text of a result with the run's notes after it.
+func (s *results) noted(text string) string {
+	if n := strings.TrimSpace(s.notes.String()); n != "" {
+		text += "\nnotes:\n" + n
+	}
+	return text
 }
 
 func (s *results) Reports(l *chain.ReportList, single bool) error {
@@ -187,23 +200,31 @@ func (s *results) one() (*chain.Report, bool) {
 func (r caller) diagnose(ctx context.Context, _ *mcp.CallToolRequest, in diagnoseIn) (*mcp.CallToolResult, *chain.Report, error) {
 	c := call{context: in.Context, namespace: in.Namespace}
 	switch {
+	case in.File != "" && in.Text != "":
+		return nil, nil, errors.New("give a file or pasted text, not both")
+	case in.Text != "":
+		c.files, c.text = []string{"-"}, in.Text
+		if in.Target != "" {
+			c.args = []string{in.Target}
+		}
 	case in.File != "":
 		c.files = []string{in.File}
 		if in.Target != "" {
 			c.args = []string{in.Target}
 		}
 	case strings.TrimSpace(in.Target) == "":
-		return nil, nil, errors.New(`name a target ("deploy/web", "sts/db", "pod/NAME", "svc/web", ...) or a capture file`)
+		return nil, nil, errors.New(`name a target ("deploy/web", "sts/db", "pod/NAME", "svc/web", ...), a capture file, or paste kubectl output as text`)
 	default:
 		c.args = []string{in.Target}
 	}
 	var (
 		rep   *chain.Report
 		fleet []string
+		noted = func(s string) string { return s }
 	)
 	if len(in.Contexts) > 0 {
-		if in.Context != "" || in.File != "" {
-			return nil, nil, errors.New("contexts judges the target in several clusters: leave out context and file")
+		if in.Context != "" || in.File != "" || in.Text != "" {
+			return nil, nil, errors.New("contexts judges the target in several clusters: leave out context, file and text")
 		}
 		res, err := r.runFleet(ctx, c, in.Contexts)
 		if err != nil {
@@ -225,6 +246,7 @@ func (r caller) diagnose(ctx context.Context, _ *mcp.CallToolRequest, in diagnos
 		if err != nil {
 			return nil, nil, err
 		}
+		noted = res.noted
 		one, ok := res.one()
 		if !ok {
 			return nil, nil, fmt.Errorf("one report expected for %q, got a list of %d", in.Target, len(res.list.Items))
@@ -242,7 +264,7 @@ func (r caller) diagnose(ctx context.Context, _ *mcp.CallToolRequest, in diagnos
 	if fleet != nil {
 		text = "in each context:\n" + strings.Join(fleet, "\n") + "\nthe worst, " + rep.Context + ":\n" + text
 	}
-	return textResult(text + "\n" + sizeOf(rep).String()), rep, nil
+	return textResult(noted(text + "\n" + sizeOf(rep).String())), rep, nil
 }
 
 // worse says a's verdict fails a gate worse than b's: broken, then a
@@ -274,6 +296,12 @@ func fleetLine(r *chain.Report) string {
 
 func (r caller) listUnhealthy(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, *listOut, error) {
 	c := call{context: in.Context, namespace: in.Namespace, all: !in.AllNamespaces, allNamespaces: in.AllNamespaces}
+	if in.Text != "" {
+		if in.Context != "" || len(in.Contexts) > 0 || in.AllNamespaces {
+			return nil, nil, errors.New("text is judged as pasted: leave out context, contexts and allNamespaces")
+		}
+		c.files, c.text = []string{"-"}, in.Text
+	}
 	run := r.run
 	if len(in.Contexts) > 0 {
 		if in.Context != "" {
@@ -306,5 +334,5 @@ func (r caller) listUnhealthy(ctx context.Context, _ *mcp.CallToolRequest, in li
 		text = append(text, fmt.Sprintf("more: call again with cursor %q", out.NextCursor))
 	}
 	text = append(text, out.Size.String())
-	return textResult(strings.Join(text, "\n")), out, nil
+	return textResult(res.noted(strings.Join(text, "\n"))), out, nil
 }

@@ -142,6 +142,42 @@ func TestDiagnose(t *testing.T) {
 	}
 }
 
+// TestDiagnoseText: kubectl describe pod pasted as text is walked as -f -
+// walks it, from the pod, and the notes say what to paste too.
+func TestDiagnoseText(t *testing.T) {
+	cs := session(t, Config{Version: "test"})
+	paste, err := os.ReadFile(filepath.Join("..", "..", "testdata", "real", "pastes", "kubernetes-98157-describe-pod.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got chain.Report
+	res := callTool(t, cs, "diagnose", map[string]any{"text": string(paste)}, &got)
+	if res.IsError {
+		t.Fatalf("diagnose: %s", text(res))
+	}
+	if got.Kind != chain.KindPod || got.Verdict.Health != chain.Broken || got.Verdict.Cause != "OOMKilled" {
+		t.Errorf("diagnose of a pasted describe: %s %+v", got.Kind, got.Verdict)
+	}
+	for _, s := range []string{"broken at containers (OOMKilled)", "notes:", "paste kubectl describe rs jumpserver-reader-589945c95c too"} {
+		if !strings.Contains(text(res), s) {
+			t.Errorf("text for the model lacks %q:\n%s", s, text(res))
+		}
+	}
+	for _, bad := range []struct {
+		in   map[string]any
+		want string
+	}{
+		{map[string]any{"text": "hello, the pod is stuck"}, "nothing kubectl chain can read"},
+		{map[string]any{"text": string(paste), "file": "x.yaml"}, "not both"},
+		{map[string]any{"text": string(paste), "contexts": []string{"a", "b"}}, "leave out context, file and text"},
+	} {
+		res := callTool(t, cs, "diagnose", bad.in, nil)
+		if !res.IsError || !strings.Contains(text(res), bad.want) {
+			t.Errorf("diagnose %v: error %v, %q; want %q", bad.in["text"], res.IsError, text(res), bad.want)
+		}
+	}
+}
+
 // TestCauses: the catalogue, whole.
 func TestCauses(t *testing.T) {
 	var out causesOut

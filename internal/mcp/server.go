@@ -29,6 +29,7 @@ type diagnoseIn struct {
 	Namespace string   `json:"namespace,omitempty" jsonschema:"the namespace; default the kubeconfig's"`
 	Context   string   `json:"context,omitempty" jsonschema:"the kubeconfig context; default the current one"`
 	File      string   `json:"file,omitempty" jsonschema:"a capture file (kubectl chain capture, or kubectl get -o yaml output) to walk instead of the cluster"`
+	Text      string   `json:"text,omitempty" jsonschema:"kubectl output pasted whole, to walk instead of the cluster: kubectl describe (pods, workloads, nodes, ...), kubectl get tables (pods, -o wide), kubectl get events, or YAML; several may follow one another. Without target its only workload (or pod) is walked"`
 	Detail    string   `json:"detail,omitempty" jsonschema:"decided (the default): the report with the evidence that decided the verdict, every other finding without its evidence; full: the whole report"`
 	Contexts  []string `json:"contexts,omitempty" jsonschema:"several kubeconfig contexts to judge the target in at once, instead of context: the report is the worst context's (named in it), and the text gives each context's verdict"`
 }
@@ -46,6 +47,7 @@ type listIn struct {
 	Limit          int      `json:"limit,omitempty" jsonschema:"at most this many reports in the page (default 20)"`
 	Cursor         string   `json:"cursor,omitempty" jsonschema:"the nextCursor of the previous page, to read the next one"`
 	IncludeHealthy bool     `json:"includeHealthy,omitempty" jsonschema:"list the healthy workloads too, after the others (by default they are only counted)"`
+	Text           string   `json:"text,omitempty" jsonschema:"kubectl output pasted whole (kubectl describe, kubectl get tables and events, or YAML) to judge every workload it shows instead of the cluster's"`
 }
 
 // explainOut and causesOut wrap lists: a tool's structured content is an
@@ -64,7 +66,7 @@ func NewServer(cfg Config) *mcp.Server {
 	r := caller{cfg: cfg}
 	s := mcp.NewServer(&mcp.Implementation{Name: "kubectl-chain", Title: "kubectl chain", Version: cfg.Version}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "diagnose", Title: "Diagnose a workload",
-		Description: "Walk the causal chain of a Kubernetes workload (or a Service, Ingress or Gateway route, or a custom resource) on the cluster and name the first broken link, its cause, the verbatim evidence and the next step. " +
+		Description: "Walk the causal chain of a Kubernetes workload (or a Service, Ingress or Gateway route, or a custom resource) on the cluster, or in kubectl output pasted as text, and name the first broken link, its cause, the verbatim evidence and the next step. " +
 			"Returns kubectl chain's JSON report: verdict.health is healthy, broken, progressing or unknown; verdict.link and verdict.cause name what broke. By default it carries the evidence that decided the verdict (detail: full for all of it); the result states its size. Read-only.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptrTo(true)},
 	}, r.diagnose)
@@ -73,7 +75,7 @@ func NewServer(cfg Config) *mcp.Server {
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptrTo(false)},
 	}, explainTool)
 	mcp.AddTool(s, &mcp.Tool{Name: "list_unhealthy", Title: "List what is not healthy",
-		Description: "Judge every workload of a namespace (or of every namespace), in one cluster or in several at once (contexts), and return the reports of those that are not healthy, broken first, each with its broken link and cause (and its context), one page at a time (limit, cursor); the healthy are counted. The result states its size. Read-only.",
+		Description: "Judge every workload of a namespace (or of every namespace), in one cluster or in several at once (contexts), or every workload kubectl output pasted as text shows, and return the reports of those that are not healthy, broken first, each with its broken link and cause (and its context), one page at a time (limit, cursor); the healthy are counted. The result states its size. Read-only.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptrTo(true)},
 	}, r.listUnhealthy)
 	mcp.AddTool(s, &mcp.Tool{Name: "list_causes", Title: "List the causes",
