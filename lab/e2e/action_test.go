@@ -98,7 +98,7 @@ func TestAction(t *testing.T) {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skipf("the test serves this machine's build as the linux/amd64 release; this is %s/%s", runtime.GOOS, runtime.GOARCH)
 	}
-	t.Parallel()
+	shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "action")

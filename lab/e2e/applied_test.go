@@ -141,7 +141,7 @@ func breakBy(ctx context.Context, t *testing.T, ns, manager string, labels, anno
 // (server-side, with its field manager and its tracking label or
 // annotation). Then a person's kubectl edit names kubectl-edit.
 func TestAppliedBy(t *testing.T) {
-	t.Parallel()
+	shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	argoCRD, fluxCRD, capturedApp, sampleKs := gitopsFiles(t)

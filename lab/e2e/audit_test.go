@@ -25,6 +25,7 @@ import (
 // kubectl-chain's is a get, list or watch, never on Secrets, and all three
 // verbs are there.
 func TestAuditReadOnly(t *testing.T) {
+	alone(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "audit")
@@ -86,6 +87,7 @@ func TestAuditReadOnly(t *testing.T) {
 // full verdict (no link unknown for want of a permission) and, from the
 // audit log, that all its requests were get, list or watch.
 func TestRBACReadOnly(t *testing.T) {
+	alone(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "rbac")
@@ -122,6 +124,7 @@ func TestRBACReadOnly(t *testing.T) {
 // --all, and follow it with --wait, without one request refused, and all
 // of them reads.
 func TestRBACAllNamespaces(t *testing.T) {
+	alone(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "rbac-all")

@@ -18,7 +18,7 @@ var captureDir = filepath.Join("..", "..", "testdata", "captures")
 // walks the file with the real binary and no cluster, and checks the
 // verdict is the one the live walk gives, taken right after the capture.
 // With UPDATE_CAPTURES=1 the capture replaces testdata/captures/NAME.yaml.
-func checkCapture(ctx context.Context, t *testing.T, sc scenarios.Scenario, ns string, want verdict) {
+func checkCapture(ctx context.Context, t *testing.T, sc scenarios.Scenario, ns string, want verdict) verdict {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), sc.Name+".yaml")
 	out, err := exec.CommandContext(ctx, chainBin, "capture", sc.Target(), "-n", ns, "--to", file, "--kubeconfig", kubeconfig).CombinedOutput()
@@ -40,7 +40,7 @@ func checkCapture(ctx context.Context, t *testing.T, sc scenarios.Scenario, ns s
 		t.Errorf("from the capture: %+v, want %+v\n%s", offline, want, offOut)
 	}
 	if os.Getenv("UPDATE_CAPTURES") == "" || t.Failed() {
-		return
+		return offline
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
@@ -49,4 +49,5 @@ func checkCapture(ctx context.Context, t *testing.T, sc scenarios.Scenario, ns s
 	if err := os.WriteFile(filepath.Join(captureDir, sc.Name+".yaml"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return offline
 }

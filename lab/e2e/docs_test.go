@@ -79,6 +79,7 @@ var (
 // minute: the examples
 // show the state a moment after the commands before them.
 func TestDocsExamples(t *testing.T) {
+	alone(t)
 	blocks := docExamples(t)
 	if len(blocks) == 0 {
 		t.Fatal("no $ example found in README.md and docs/")
@@ -247,7 +248,7 @@ func cleanupExamples(block []example, env []string) {
 // Deployment created there and its rollout followed with --wait. It checks
 // the line ends healthy with exit 0, then takes that lab down.
 func TestReadmeInstallAndRun(t *testing.T) {
-	t.Parallel()
+	shared(t)
 	line := readmeBlock(t, "## From a checkout: build, install and run")
 	root, err := moduleRoot()
 	if err != nil {

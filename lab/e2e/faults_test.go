@@ -31,6 +31,7 @@ import (
 // (the supervisor gives up and status says what to do); then down, which
 // must leave no process, and down again.
 func TestLabFaults(t *testing.T) {
+	alone(t)
 	begin := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

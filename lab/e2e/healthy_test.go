@@ -18,6 +18,7 @@ import (
 // TestHealthyDeployment applies a healthy 3-replica Deployment, waits until
 // it is Available, and checks that kubectl-chain calls it healthy.
 func TestHealthyDeployment(t *testing.T) {
+	alone(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "e2e-healthy")

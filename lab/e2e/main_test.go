@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -56,12 +57,56 @@ func TestMain(m *testing.M) {
 
 // raiseParallel lets every scenario run at once unless -parallel says
 // otherwise: they spend their time waiting on the lab, and the default
-// (GOMAXPROCS, 2 here) would run 30 of them two by two.
+// (GOMAXPROCS, 2 here) would run 30 of them two by two. Every top-level
+// test is parallel too (turns), and one waiting for its turn holds a
+// slot: 128 leaves the scenarios theirs.
 func raiseParallel() {
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
 	if !set {
-		_ = flag.Set("test.parallel", "64")
+		_ = flag.Set("test.parallel", "128")
+	}
+}
+
+// Turns. Every top-level test is parallel and waits for its turn:
+//   - mainLab: a test that changes the shared lab as a whole, or needs it
+//     quiet (taints, counted reads, the scenarios), has it alone (alone);
+//     the others share it (shared);
+//   - heavy: the tests that load the machine most (every scenario at once,
+//     a thousand objects, an API server restart's counted re-lists, the
+//     real node) take turns with each other.
+//
+// So the real node's lab, which is its own, plays beside the other tests
+// of the shared lab instead of after them (its 13 minutes were half of the
+// package's time). heavy is always taken before mainLab.
+var (
+	mainLab sync.RWMutex
+	heavy   sync.Mutex
+)
+
+// alone runs t when no other test uses the shared lab.
+func alone(t *testing.T) {
+	t.Parallel()
+	mainLab.Lock()
+	t.Cleanup(mainLab.Unlock)
+}
+
+// shared runs t beside the other tests that share the lab.
+func shared(t *testing.T) {
+	t.Parallel()
+	mainLab.RLock()
+	t.Cleanup(mainLab.RUnlock)
+}
+
+// heavyTurn runs t when no other heavy test runs, and, unless its lab is
+// its own, alone on the shared lab.
+func heavyTurn(t *testing.T, ownLab bool) {
+	t.Parallel()
+	heavy.Lock()
+	t.Cleanup(heavy.Unlock)
+	if !ownLab {
+		mainLab.Lock()
+		t.Cleanup(mainLab.Unlock)
 	}
 }
 
@@ -72,7 +117,10 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(tmp)
 	labBin, chainBin = filepath.Join(tmp, "kubectl-chain-lab"), filepath.Join(tmp, "kubectl-chain")
-	stateDir, faultsDir, realDir = filepath.Join(tmp, "lab"), filepath.Join(tmp, "faults"), filepath.Join(tmp, "real")
+	// The real node's lab runs beside the others' tests (turns): it
+	// lives in a labs' home of its own, so a doc example that finds the
+	// running lab finds only the main one.
+	stateDir, faultsDir, realDir = filepath.Join(tmp, "lab"), filepath.Join(tmp, "faults"), filepath.Join(tmp, "real-labs", "real")
 	restartDir = filepath.Join(tmp, "restart")
 	readmeDir = filepath.Join(tmp, "readme-labs", "lab")
 	trafficBin := filepath.Join(tmp, traffic.Program)

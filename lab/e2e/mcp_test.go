@@ -65,6 +65,7 @@ func inspect(t *testing.T, ctx context.Context, out any, args ...string) {
 // command line's verdict on a broken Deployment, list_unhealthy finds it,
 // explain decodes a message.
 func TestMCPInspector(t *testing.T) {
+	alone(t)
 	inspector(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -21,6 +21,7 @@ import (
 // --manifests --wait, naming it, while the release of the good Shop
 // passes.
 func TestOperatorShops(t *testing.T) {
+	alone(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "e2e-shops")

@@ -31,6 +31,7 @@ import (
 // Where they differ the simulated kubelet is wrong. Then down must leave
 // nothing of the real node on the machine.
 func TestRealNode(t *testing.T) {
+	heavyTurn(t, true)
 	bin := nodePrograms(t)
 	start := time.Now()
 	if out, err := labAt(realDir, "up", "--nodes", "1", "--real-nodes", "1", "--node-bin", bin); err != nil {
@@ -45,6 +46,14 @@ func TestRealNode(t *testing.T) {
 	}
 	kc := state.Layout{Dir: realDir}.Kubeconfig()
 	c := clientFor(t, kc, 50)
+	// The serve image (serve in the cluster, at the end) is built and
+	// pushed to the lab's registry while the scenarios play.
+	pushed, imageDir := make(chan error, 1), filepath.Join(t.TempDir(), "image")
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		pushed <- pushServeImage(ctx, imageDir, spec, state.Layout{Dir: realDir})
+	}()
 	// Every scenario pins pods to the real node: if it cannot take them
 	// (a taint, a pressure condition), nothing below means anything.
 	// The node lifecycle controller lifts the not-ready taint a moment
@@ -105,7 +114,7 @@ func TestRealNode(t *testing.T) {
 		}
 	}
 	checkFidelityTable(t, rows)
-	t.Run("serve in the cluster", func(t *testing.T) { serveInCluster(t, c, kc, spec, state.Layout{Dir: realDir}) })
+	t.Run("serve in the cluster", func(t *testing.T) { serveInCluster(t, c, kc, spec, pushed) })
 
 	t.Run("down leaves nothing", func(t *testing.T) {
 		if out, err := labAt(realDir, "down"); err != nil {

@@ -48,6 +48,7 @@ spec:
 // claim the real PersistentVolume controller leaves Pending (kstatus:
 // InProgress), and a type the cluster does not serve.
 func TestResourceKinds(t *testing.T) {
+	alone(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "e2e-resource")
@@ -248,6 +249,7 @@ func gate(ctx context.Context, args ...string) (int, string, string, time.Durati
 // a release of an operator's custom resource whose Deployment cannot pull
 // fails --manifests --wait within the grace.
 func TestCatalogueKinds(t *testing.T) {
+	alone(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "e2e-catalogue")
@@ -349,6 +351,7 @@ data:
 // pull breaks it at containers with ImageNotFound, as a Deployment's
 // would, and that pod named walks the CloneSet.
 func TestCloneSetLive(t *testing.T) {
+	alone(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "e2e-cloneset")
@@ -390,6 +393,7 @@ func TestCloneSetLive(t *testing.T) {
 // stays Pending fails --manifests --wait at the Deployment's terminal
 // cause, not at the timeout the claim would hold it to.
 func TestReleaseGate(t *testing.T) {
+	alone(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "e2e-release-gate")

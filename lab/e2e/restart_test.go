@@ -25,6 +25,7 @@ import (
 // Meanwhile this lab and the package's are a fleet of two (fleet_test.go):
 // judged at once while both are up, and with this one down.
 func TestWaitThroughAPIServerRestart(t *testing.T) {
+	heavyTurn(t, false) // its fleet phase uses the shared lab too
 	begin := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

@@ -329,6 +329,7 @@ func checkVerdicts(tb testing.TB, c *bigCluster, out []byte) {
 // gives each Deployment a Service, that Service's EndpointSlices and the
 // NetworkPolicies).
 func TestBigCluster(t *testing.T) {
+	heavyTurn(t, false)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	spec := fill.Spec{Seed: 3, Namespaces: 4, Deployments: 300, Broken: 12, Pods: 2400, Events: 12000}

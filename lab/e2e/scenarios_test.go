@@ -27,6 +27,9 @@ type verdict struct {
 // each in its own namespace and in parallel, and checks that kubectl-chain
 // settles on the scenario's expected health, link and cause.
 func TestScenarios(t *testing.T) {
+	heavyTurn(t, false)
+	// After every scenario: how their text walks (issue 33's parity).
+	t.Cleanup(func() { checkParity(t, true) })
 	for _, sc := range scenarios.All() {
 		if sc.Exclusive {
 			continue
@@ -41,6 +44,10 @@ func TestScenarios(t *testing.T) {
 // TestExclusiveScenarios runs, one at a time and after TestScenarios, the
 // scenarios that change the whole lab (node taints), undoing each after.
 func TestExclusiveScenarios(t *testing.T) {
+	alone(t)
+	// Its scenarios' text is judged one by one; the goal is
+	// TestScenarios', over every scenario walked by then.
+	t.Cleanup(func() { checkParity(t, false) })
 	for _, sc := range scenarios.All() {
 		if !sc.Exclusive {
 			continue
@@ -138,7 +145,7 @@ func runScenario(t *testing.T, sc scenarios.Scenario) {
 	}
 	checkChange(t, sc, out)
 	checkKubeletEvents(ctx, t, ns)
-	checkCapture(ctx, t, sc, ns, want)
+	checkPasted(ctx, t, sc, ns, checkCapture(ctx, t, sc, ns, want))
 	if sc.KindOf() == chain.KindCronJob || chain.IsTraffic(sc.KindOf()) || chain.IsResource(sc.KindOf()) {
 		// A CronJob's pods are its Jobs': pod/NAME walks their Job. A
 		// pod names its workload, not what sends it traffic, nor the

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -47,12 +49,14 @@ var serveImageRef = registry.Ref("kubectl-chain:e2e")
 // runs no Service proxy), so KUBERNETES_SERVICE_HOST and _PORT name the API
 // server and the metrics port is a free one; and the PrometheusRule is not
 // applied (the lab has no Prometheus Operator CRD).
-func serveInCluster(t *testing.T, c kubernetes.Interface, kc string, spec state.Spec, l state.Layout) {
+func serveInCluster(t *testing.T, c kubernetes.Interface, kc string, spec state.Spec, pushed <-chan error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	start := time.Now()
-	pushServeImage(ctx, t, spec, l)
-	t.Logf("serve image built and pushed in %.1fs", time.Since(start).Seconds())
+	if err := <-pushed; err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("serve image pushed %.1fs later", time.Since(start).Seconds())
 
 	addr := freeAddr(t)
 	_, port, _ := net.SplitHostPort(addr)
@@ -98,24 +102,41 @@ func serveInCluster(t *testing.T, c kubernetes.Interface, kc string, spec state.
 	for _, sc := range scenarios.All() {
 		byName[sc.Name] = sc
 	}
-	compared, agreed := 0, 0
+	type workload struct {
+		ns string
+		sc scenarios.Scenario
+	}
+	var all []workload
 	for _, ns := range nss.Items {
 		prefix, rest, ok := strings.Cut(ns.Name, "-")
 		sc, known := byName[rest]
 		if !ok || !known || !strings.HasPrefix(prefix, "real") {
 			continue
 		}
-		compared++
-		if serveAgrees(ctx, t, kc, get, ns.Name, sc) {
-			agreed++
-		}
+		all = append(all, workload{ns.Name, sc})
 	}
 	// serve's own Deployment is a workload it watches too.
-	if serveAgrees(ctx, t, kc, get, "kubectl-chain", scenarios.Scenario{Name: "serve", Kind: chain.KindDeployment}) {
-		agreed++
+	all = append(all, workload{"kubectl-chain", scenarios.Scenario{Name: "serve", Kind: chain.KindDeployment}})
+	// Each comparison waits for serve to judge between two reads; a few
+	// run at once.
+	var (
+		agreed atomic.Int32
+		wg     sync.WaitGroup
+		at     = make(chan struct{}, 6)
+	)
+	for _, w := range all {
+		wg.Add(1)
+		at <- struct{}{}
+		go func() {
+			defer func() { <-at; wg.Done() }()
+			if serveAgrees(ctx, t, kc, get, w.ns, w.sc) {
+				agreed.Add(1)
+			}
+		}()
 	}
-	compared++
-	t.Logf("serve's metrics agreed with the command line on %d of %d workloads", agreed, compared)
+	wg.Wait()
+	compared := len(all)
+	t.Logf("serve's metrics agreed with the command line on %d of %d workloads", agreed.Load(), compared)
 	if compared < 10 {
 		t.Errorf("only %d workloads compared: the real node's scenarios are missing", compared)
 	}
@@ -230,34 +251,32 @@ func labServeDeployment(t *testing.T, doc, port string, spec state.Spec) string 
 // pushServeImage builds the serve image for linux/amd64 with serve-image
 // (the program the docs tell users to run) into an OCI layout, then pushes
 // it to the lab's registry, trusting the lab's CA.
-func pushServeImage(ctx context.Context, t *testing.T, spec state.Spec, l state.Layout) {
-	t.Helper()
+func pushServeImage(ctx context.Context, dir string, spec state.Spec, l state.Layout) error {
 	lab, err := moduleRoot()
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	root := filepath.Dir(lab)
-	dir := filepath.Join(t.TempDir(), "image")
 	build := exec.CommandContext(ctx, "go", "-C", filepath.Join(root, "internal", "tools"), "run", "./cmd/serve-image",
 		"-root", root, "-version", "e2e", "-platforms", "linux/amd64", "-o", dir)
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("serve-image: %v\n%s", err, out)
+		return fmt.Errorf("serve-image: %v\n%s", err, out)
 	}
 	idx, err := layout.ImageIndexFromPath(dir)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	m, err := idx.IndexManifest()
 	if err != nil || len(m.Manifests) != 1 {
-		t.Fatalf("the layout's index: %v, %d manifests", err, len(m.Manifests))
+		return fmt.Errorf("the layout's index: %v, %d manifests", err, len(m.Manifests))
 	}
 	inner, err := idx.ImageIndex(m.Manifests[0].Digest)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	ca, err := os.ReadFile(l.Cert("ca"))
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(ca)
@@ -265,11 +284,12 @@ func pushServeImage(ctx context.Context, t *testing.T, spec state.Spec, l state.
 	tr.TLSClientConfig = &tls.Config{RootCAs: pool}
 	ref, err := name.ParseReference(spec.RegistryAddr() + "/kubectl-chain:e2e")
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	if err := remote.WriteIndex(ref, inner, remote.WithContext(ctx), remote.WithTransport(tr)); err != nil {
-		t.Fatalf("pushing the serve image to the lab's registry: %v", err)
+		return fmt.Errorf("pushing the serve image to the lab's registry: %v", err)
 	}
+	return nil
 }
 
 // httpGet is a GET's status and body; 0 and "" when it could not connect.

@@ -51,6 +51,7 @@ func healthSeries(body, ns string) map[string]string {
 // verdicts, a broken workload carries its link and cause, and when the
 // broken one is fixed its health turns 0 and --events records the change.
 func TestServe(t *testing.T) {
+	alone(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	namespaces := map[string]string{"healthy": "serve-healthy", "image-not-found": "serve-broken"}

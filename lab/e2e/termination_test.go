@@ -17,6 +17,7 @@ import (
 // terminal status (terminated 143 Error, phase Failed, Ready False PodFailed)
 // and only then the pod's removal.
 func TestPodTermination(t *testing.T) {
+	alone(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "e2e-termination")

@@ -126,7 +126,7 @@ func expectWait(t *testing.T, r waitResult, want verdict, code int, timedOut boo
 // horizon of a rollout wait, see docs/ci.md "Waiting for a rollout".) A
 // Service or an Ingress is followed the same way.
 func TestWaitKinds(t *testing.T) {
-	t.Parallel()
+	shared(t)
 	for _, tt := range []struct {
 		scenario string
 		want     verdict
@@ -164,7 +164,7 @@ func TestWaitKinds(t *testing.T) {
 }
 
 func TestWaitHealthyRollout(t *testing.T) {
-	t.Parallel()
+	shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "wait-healthy")
@@ -174,7 +174,7 @@ func TestWaitHealthyRollout(t *testing.T) {
 }
 
 func TestWaitBadImageFailsFast(t *testing.T) {
-	t.Parallel()
+	shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "wait-bad-image")
@@ -190,7 +190,7 @@ func TestWaitBadImageFailsFast(t *testing.T) {
 // --for=condition=Available passes), and --wait fails with the new
 // ReplicaSet's cause.
 func TestWaitBrokenRollingUpdate(t *testing.T) {
-	t.Parallel()
+	shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "wait-rolling")
@@ -212,7 +212,7 @@ func TestWaitBrokenRollingUpdate(t *testing.T) {
 }
 
 func TestWaitPausedFailsAtOnce(t *testing.T) {
-	t.Parallel()
+	shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "wait-paused")
@@ -227,7 +227,7 @@ func TestWaitPausedFailsAtOnce(t *testing.T) {
 // after their readiness probe's initial delay: no false failure, and no
 // healthy verdict before the pods are ready.
 func TestWaitSlowReadiness(t *testing.T) {
-	t.Parallel()
+	shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "wait-slow")
@@ -243,7 +243,7 @@ func TestWaitSlowReadiness(t *testing.T) {
 // TestWaitTimeout waits less than the pods need to turn ready: the wait
 // ends at the timeout with the progressing code and says so.
 func TestWaitTimeout(t *testing.T) {
-	t.Parallel()
+	shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	ns := createNamespace(ctx, t, "wait-timeout")
