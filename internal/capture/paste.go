@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,6 +38,18 @@ func loadPaste(data []byte) (*Bundle, error) {
 	b.ReplicaSets = append(b.ReplicaSets, r.ReplicaSets...)
 	b.Pods = append(b.Pods, r.Pods...)
 	b.Nodes = append(b.Nodes, r.Nodes...)
+	b.StatefulSets = append(b.StatefulSets, r.StatefulSets...)
+	b.DaemonSets = append(b.DaemonSets, r.DaemonSets...)
+	b.Jobs = append(b.Jobs, r.Jobs...)
+	b.CronJobs = append(b.CronJobs, r.CronJobs...)
+	b.Claims = append(b.Claims, r.Claims...)
+	b.Services = append(b.Services, r.Services...)
+	b.ServicesRead = b.ServicesRead || len(r.Services) > 0
+	b.EndpointSlices = append(b.EndpointSlices, r.EndpointSlices...)
+	b.Ingresses = append(b.Ingresses, r.Ingresses...)
+	for _, obj := range pastedOthers(r) {
+		b.addOther(obj)
+	}
 	for i := range r.Events {
 		b.Events = append(b.Events, chain.EventFromCore(&r.Events[i]))
 	}
@@ -45,6 +58,7 @@ func loadPaste(data []byte) (*Bundle, error) {
 	}
 	b.Undecoded = append(b.Undecoded, r.Notes...)
 	b.pasted = len(r.Forms) > 0
+	b.nodesListed = slices.Contains(r.Forms, "kubectl get nodes")
 	if len(b.Workloads("")) == 0 && b.Target.Name == "" && len(r.Pods) > 0 {
 		pod := pickPod(r)
 		b.Target = chain.Ref{Kind: chain.KindPod, Name: pod}
@@ -56,6 +70,25 @@ func loadPaste(data []byte) (*Bundle, error) {
 		return nil, errNothing
 	}
 	return b, nil
+}
+
+// pastedOthers are the pasted objects of kinds the bundle keeps whole
+// (its Objects): quotas and namespaces, which the walk of a kind by its
+// own status reads (kubectl chain quota/NAME -f FILE).
+func pastedOthers(r *paste.Result) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	add := func(obj any) {
+		if m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err == nil {
+			out = append(out, &unstructured.Unstructured{Object: m})
+		}
+	}
+	for i := range r.Quotas {
+		add(&r.Quotas[i])
+	}
+	for i := range r.Namespaces {
+		add(&r.Namespaces[i])
+	}
+	return out
 }
 
 // pickPod is the pod a paste of pods is walked from: the first
@@ -82,28 +115,62 @@ func pickPod(r *paste.Result) string {
 	return r.Pods[0].Name
 }
 
-// pasteGaps keeps the walk of a pasted Deployment from reading as
-// missing what the paste left out. With none of its pods pasted, it is
-// walked as an object read alone (chain.Snapshot.Alone: its own status
-// judges it past its stored link); with pods but none of its
-// ReplicaSets, that link is unknown, naming the text to add, and its
-// pods are judged by their pod-template-hash.
+// pasteGaps keeps the walk of a pasted workload from reading as missing
+// what the paste left out. With none of its pods pasted while its status
+// counts some, it is walked as an object read alone (chain.Snapshot.Alone:
+// its own status judges it past its stored link), unless a ReplicaSet of
+// the paste shows it created none of the pods it wants (the pods are
+// missing, not left out: a refused create). A Deployment with pods but
+// none of its ReplicaSets has that link unknown, naming the text to add,
+// and its pods are judged by their pod-template-hash. A DaemonSet's
+// eligible nodes are unknown unless kubectl get nodes was pasted: a
+// describe shows one node, not all.
 func (b *Bundle) pasteGaps(s *chain.Snapshot) {
-	d := s.Deployment
-	if !b.pasted || d == nil || !strings.HasPrefix(string(d.UID), "paste:") {
+	obj := s.Workload()
+	if !b.pasted || obj == nil || !strings.HasPrefix(string(obj.GetUID()), "paste:") {
 		return
 	}
-	if len(s.Pods) == 0 {
-		if obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d); err == nil {
-			s.Alone, s.Object = true, &unstructured.Unstructured{Object: obj}
+	if s.DaemonSet != nil && !b.nodesListed {
+		s.Gaps = append(s.Gaps, chain.Gap{Resource: chain.ResourceNodes, Verb: "list",
+			Message: "the paste shows no kubectl get nodes", Check: "paste kubectl get nodes too"})
+	}
+	if len(s.Pods) == 0 && podsCounted(s) > 0 && !createdNone(s) {
+		if u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err == nil {
+			s.Alone, s.Object = true, &unstructured.Unstructured{Object: u}
 		}
 		return
 	}
-	if len(s.ReplicaSets) == 0 {
+	if d := s.Deployment; d != nil && len(s.Pods) > 0 && len(s.ReplicaSets) == 0 {
 		s.Gaps = append(s.Gaps, chain.Gap{Resource: chain.ResourceReplicaSets, Verb: "read",
 			Message: "the paste shows no ReplicaSet of deployment/" + d.Name,
 			Check:   "paste kubectl describe rs -l " + metav1.FormatLabelSelector(d.Spec.Selector) + " -n " + d.Namespace + " too"})
 	}
+}
+
+// podsCounted is how many pods a pasted workload's status says exist.
+func podsCounted(s *chain.Snapshot) int32 {
+	switch {
+	case s.Deployment != nil:
+		return max(s.Deployment.Status.Replicas, 1) // describe deployment counts old pods too
+	case s.StatefulSet != nil:
+		return s.StatefulSet.Status.Replicas
+	case s.DaemonSet != nil:
+		return s.DaemonSet.Status.CurrentNumberScheduled
+	case s.Job != nil:
+		return s.Job.Status.Active
+	}
+	return 0
+}
+
+// createdNone says a pasted ReplicaSet of the snapshot shows it created
+// none of the pods it wants ("0 current / 1 desired").
+func createdNone(s *chain.Snapshot) bool {
+	for _, rs := range s.ReplicaSets {
+		if rs.Spec.Replicas != nil && *rs.Spec.Replicas > 0 && rs.Status.Replicas == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // objectsRe finds what says the input meant to be YAML or JSON objects.
