@@ -63,7 +63,7 @@ func loadPaste(data []byte) (*Bundle, error) {
 		pod := pickPod(r)
 		b.Target = chain.Ref{Kind: chain.KindPod, Name: pod}
 		if len(r.Pods) > 1 {
-			b.Undecoded = append(b.Undecoded, fmt.Sprintf("the paste shows %d pods and no workload: pod/%s is walked; name another (pod/NAME) to walk it", len(r.Pods), pod))
+			b.Undecoded = append(b.Undecoded, fmt.Sprintf("the paste shows %d pods and no workload: pod/%s is walked; name another (pod/NAME) to walk it, or pass --all to judge each owner's pods", len(r.Pods), pod))
 		}
 	}
 	if r.Empty() {
