@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -64,6 +65,15 @@ func loadPaste(data []byte) (*Bundle, error) {
 		b.Target = chain.Ref{Kind: chain.KindPod, Name: pod}
 		if len(r.Pods) > 1 {
 			b.Undecoded = append(b.Undecoded, fmt.Sprintf("the paste shows %d pods and no workload: pod/%s is walked; name another (pod/NAME) to walk it, or pass --all to judge each owner's pods", len(r.Pods), pod))
+		}
+	}
+	if len(b.Workloads("")) == 0 && b.Target.Name == "" && len(r.Pods) == 0 {
+		// Traffic alone: walked from the Ingress, else the Service.
+		switch {
+		case len(r.Ingresses) > 0:
+			b.Target = chain.Ref{Kind: chain.KindIngress, Name: r.Ingresses[0].Name}
+		case len(r.Services) > 0:
+			b.Target = chain.Ref{Kind: chain.KindService, Name: r.Services[0].Name}
 		}
 	}
 	if r.Empty() {
@@ -124,7 +134,8 @@ func pickPod(r *paste.Result) string {
 // none of its ReplicaSets has that link unknown, naming the text to add,
 // and its pods are judged by their pod-template-hash. A DaemonSet's
 // eligible nodes are unknown unless kubectl get nodes was pasted: a
-// describe shows one node, not all.
+// describe shows one node, not all. An Ingress's class is unknown unless
+// pasted.
 func (b *Bundle) pasteGaps(s *chain.Snapshot) {
 	obj := s.Workload()
 	if !b.pasted || obj == nil || !strings.HasPrefix(string(obj.GetUID()), "paste:") {
@@ -133,6 +144,23 @@ func (b *Bundle) pasteGaps(s *chain.Snapshot) {
 	if s.DaemonSet != nil && !b.nodesListed {
 		s.Gaps = append(s.Gaps, chain.Gap{Resource: chain.ResourceNodes, Verb: "list",
 			Message: "the paste shows no kubectl get nodes", Check: "paste kubectl get nodes too"})
+	}
+	if (s.Ingress != nil || s.Service != nil) && len(b.podsIn(s.Namespace)) == 0 && len(b.Workloads(s.Namespace)) == 0 {
+		s.Gaps = append(s.Gaps, chain.Gap{Resource: chain.ResourcePods, Verb: "list",
+			Message: "the paste shows no pod or workload of namespace " + s.Namespace, Check: "paste kubectl get pods -n " + s.Namespace + " --show-labels too"})
+	}
+	if in := s.Ingress; in != nil {
+		for _, name := range backendServices(in) {
+			if find(b.Services, in.Namespace, name) == nil {
+				s.Gaps = append(s.Gaps, chain.Gap{Resource: chain.ResourceServices, Verb: "get",
+					Message: "the paste shows no Service " + name, Check: "paste kubectl describe svc " + name + " -n " + in.Namespace + " too"})
+				break
+			}
+		}
+	}
+	if s.Ingress != nil && len(b.IngressClasses) == 0 {
+		s.Gaps = append(s.Gaps, chain.Gap{Resource: chain.ResourceIngressClasses, Verb: "list",
+			Message: "describe ingress does not show the IngressClass", Check: "paste kubectl get ingressclass too"})
 	}
 	if len(s.Pods) == 0 && podsCounted(s) > 0 && !createdNone(s) {
 		if u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err == nil {
@@ -145,6 +173,25 @@ func (b *Bundle) pasteGaps(s *chain.Snapshot) {
 			Message: "the paste shows no ReplicaSet of deployment/" + d.Name,
 			Check:   "paste kubectl describe rs -l " + metav1.FormatLabelSelector(d.Spec.Selector) + " -n " + d.Namespace + " too"})
 	}
+}
+
+// backendServices are the Services an Ingress sends to.
+func backendServices(in *networkingv1.Ingress) []string {
+	var out []string
+	if d := in.Spec.DefaultBackend; d != nil && d.Service != nil {
+		out = append(out, d.Service.Name)
+	}
+	for _, r := range in.Spec.Rules {
+		if r.HTTP == nil {
+			continue
+		}
+		for _, p := range r.HTTP.Paths {
+			if p.Backend.Service != nil {
+				out = append(out, p.Backend.Service.Name)
+			}
+		}
+	}
+	return out
 }
 
 // podsCounted is how many pods a pasted workload's status says exist.

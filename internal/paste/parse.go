@@ -172,7 +172,9 @@ var describers = []describer{
 	{"CronJob", func(b block) bool { return b.has("Schedule") && b.has("Concurrency Policy") }, (*parser).describeCronJob},
 	{"Job", func(b block) bool { return b.has("Pod Template") && b.has("Pods Statuses", "Completions") }, (*parser).describeJob},
 	{"Pod", func(b block) bool { return b.has("Containers") && !b.has("Pod Template") }, (*parser).describePod},
-	{"Service", func(b block) bool { return b.has("Type") && b.has("Session Affinity", "TargetPort") }, (*parser).describeService},
+	{"Service", func(b block) bool {
+		return b.has("Type") && (b.has("Session Affinity", "TargetPort", "IP Families") || b.has("IP") && b.has("Selector"))
+	}, (*parser).describeService},
 	{"Endpoints", func(b block) bool { return b.has("Subsets") }, (*parser).describeEndpoints},
 	{"EndpointSlice", func(b block) bool { return b.has("AddressType") }, (*parser).describeEndpointSlice},
 	{"Ingress", func(b block) bool { return b.has("Rules") && b.has("Default backend", "Address") }, (*parser).describeIngress},
