@@ -65,7 +65,7 @@ func TestPasteKinds(t *testing.T) {
 		// The node's condition is the cause's evidence, named.
 		name:  "daemonset-node-gone",
 		files: []string{"daemonset.txt", "node-unknown.txt"},
-		want: verdict{chain.KindDaemonSet, "node-exporter", chain.LinkNodeAssignment, "NodeNotReady", ExitProgressing, "Kubelet stopped posting node status.", ""},
+		want:  verdict{chain.KindDaemonSet, "node-exporter", chain.LinkNodeAssignment, "NodeNotReady", ExitProgressing, "Kubelet stopped posting node status.", ""},
 	}, {
 		name:  "pod-node-gone",
 		files: []string{"pod-on-lost-node.txt", "node-unknown.txt"},
