@@ -45,7 +45,7 @@ func EventTargets(s *Snapshot) []ObjectRef {
 		}
 		p := &s.Pods[i]
 		ended := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
-		if runs && p.Status.Phase == corev1.PodSucceeded || !ended && podReady(p) {
+		if runs && p.Status.Phase == corev1.PodSucceeded || !ended && PodReady(p) {
 			continue
 		}
 		out = append(out, ObjectRef{Kind: "Pod", Name: p.Name, UID: p.UID})
@@ -97,7 +97,8 @@ func (s *Snapshot) podCreator() *ObjectRef {
 	return creator
 }
 
-func podReady(p *corev1.Pod) bool {
+// PodReady says the pod's Ready condition is True.
+func PodReady(p *corev1.Pod) bool {
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodReady {
 			return c.Status == corev1.ConditionTrue
@@ -128,7 +129,7 @@ func NodesGone(s *Snapshot) []string {
 		if len(out) == MaxGoneNodes {
 			break
 		}
-		if p.Spec.NodeName == "" || seen[p.Spec.NodeName] || podReady(p) {
+		if p.Spec.NodeName == "" || seen[p.Spec.NodeName] || PodReady(p) {
 			continue
 		}
 		gone := p.Status.Reason == "NodeLost"

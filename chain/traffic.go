@@ -228,7 +228,7 @@ func (s *Snapshot) BehindRefs() []Ref {
 		pods := s.SelectedPods(svc)
 		short := len(pods) == 0 || s.ReadyEndpoints(svc) == 0
 		for _, p := range pods {
-			if p.DeletionTimestamp == nil && !podReady(p) && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			if p.DeletionTimestamp == nil && !PodReady(p) && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
 				short = true
 			}
 		}

@@ -103,6 +103,9 @@ type Bundle struct {
 	// described says the paste showed objects, not only events: a
 	// kubectl describe or a kubectl get table of them.
 	described bool
+	// nodesListed says the paste holds kubectl get nodes: its nodes are
+	// all there are.
+	nodesListed bool
 
 	ix *index
 }
@@ -247,8 +250,7 @@ func (b *Bundle) add(raw json.RawMessage) error {
 		// UnmarshalJSON keeps integers as int64, as the API's client
 		// gives them (kstatus reads metadata.generation as one).
 		if u.UnmarshalJSON(raw) == nil && u.GetName() != "" {
-			b.Others = append(b.Others, Other{APIVersion: tm.APIVersion, Kind: tm.Kind, Namespace: u.GetNamespace(), Name: u.GetName()})
-			b.Objects = append(b.Objects, &u)
+			b.addOther(&u)
 			if b.objects == 1 {
 				b.Lone = &u // one object, not two copies
 			}
@@ -268,6 +270,12 @@ func (b *Bundle) add(raw json.RawMessage) error {
 		return fmt.Errorf("%s: %w", tm.Kind, err)
 	}
 	return nil
+}
+
+// addOther keeps an object of a kind the bundle does not decode, whole.
+func (b *Bundle) addOther(u *unstructured.Unstructured) {
+	b.Others = append(b.Others, Other{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()})
+	b.Objects = append(b.Objects, u)
 }
 
 // lenient decodes one object of type T. A field that does not fit its
@@ -366,6 +374,7 @@ func (b *Bundle) Merge(o *Bundle) {
 	b.ServicesRead = b.ServicesRead || o.ServicesRead
 	b.pasted = b.pasted || o.pasted
 	b.described = b.described || o.described
+	b.nodesListed = b.nodesListed || o.nodesListed
 	if b.Target.Name == "" {
 		b.Target = o.Target
 	}

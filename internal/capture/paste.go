@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -38,6 +39,18 @@ func loadPaste(data []byte) (*Bundle, error) {
 	b.ReplicaSets = append(b.ReplicaSets, r.ReplicaSets...)
 	b.Pods = append(b.Pods, r.Pods...)
 	b.Nodes = append(b.Nodes, r.Nodes...)
+	b.StatefulSets = append(b.StatefulSets, r.StatefulSets...)
+	b.DaemonSets = append(b.DaemonSets, r.DaemonSets...)
+	b.Jobs = append(b.Jobs, r.Jobs...)
+	b.CronJobs = append(b.CronJobs, r.CronJobs...)
+	b.Claims = append(b.Claims, r.Claims...)
+	b.Services = append(b.Services, r.Services...)
+	b.ServicesRead = b.ServicesRead || len(r.Services) > 0
+	b.EndpointSlices = append(b.EndpointSlices, r.EndpointSlices...)
+	b.Ingresses = append(b.Ingresses, r.Ingresses...)
+	for _, obj := range pastedOthers(r) {
+		b.addOther(obj)
+	}
 	for i := range r.Events {
 		b.Events = append(b.Events, chain.EventFromCore(&r.Events[i]))
 	}
@@ -49,17 +62,46 @@ func loadPaste(data []byte) (*Bundle, error) {
 	b.described = slices.ContainsFunc(r.Forms, func(f string) bool {
 		return !strings.Contains(strings.ToLower(f), "events") && !strings.HasSuffix(f, "(not read)")
 	})
+	b.nodesListed = slices.Contains(r.Forms, "kubectl get nodes")
 	if len(b.Workloads("")) == 0 && b.Target.Name == "" && len(r.Pods) > 0 {
 		pod := pickPod(r)
 		b.Target = chain.Ref{Kind: chain.KindPod, Name: pod}
 		if len(r.Pods) > 1 {
-			b.Undecoded = append(b.Undecoded, fmt.Sprintf("the paste shows %d pods and no workload: pod/%s is walked; name another (pod/NAME) to walk it", len(r.Pods), pod))
+			b.Undecoded = append(b.Undecoded, fmt.Sprintf("the paste shows %d pods and no workload: pod/%s is walked; name another (pod/NAME) to walk it, or pass --all to judge each owner's pods", len(r.Pods), pod))
+		}
+	}
+	if len(b.Workloads("")) == 0 && b.Target.Name == "" && len(r.Pods) == 0 {
+		// Traffic alone: walked from the Ingress, else the Service.
+		switch {
+		case len(r.Ingresses) > 0:
+			b.Target = chain.Ref{Kind: chain.KindIngress, Name: r.Ingresses[0].Name}
+		case len(r.Services) > 0:
+			b.Target = chain.Ref{Kind: chain.KindService, Name: r.Services[0].Name}
 		}
 	}
 	if r.Empty() {
 		return nil, errNothing
 	}
 	return b, nil
+}
+
+// pastedOthers are the pasted objects of kinds the bundle keeps whole
+// (its Objects): quotas and namespaces, which the walk of a kind by its
+// own status reads (kubectl chain quota/NAME -f FILE).
+func pastedOthers(r *paste.Result) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	add := func(obj any) {
+		if m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err == nil {
+			out = append(out, &unstructured.Unstructured{Object: m})
+		}
+	}
+	for i := range r.Quotas {
+		add(&r.Quotas[i])
+	}
+	for i := range r.Namespaces {
+		add(&r.Namespaces[i])
+	}
+	return out
 }
 
 // pickPod is the pod a paste of pods is walked from: the first
@@ -90,28 +132,99 @@ func pickPod(r *paste.Result) string {
 // describe or a kubectl get table, not only events: explain walks it.
 func (b *Bundle) Described() bool { return b.described }
 
-// pasteGaps keeps the walk of a pasted Deployment from reading as
-// missing what the paste left out. With none of its pods pasted, it is
-// walked as an object read alone (chain.Snapshot.Alone: its own status
-// judges it past its stored link); with pods but none of its
-// ReplicaSets, that link is unknown, naming the text to add, and its
-// pods are judged by their pod-template-hash.
+// pasteGaps keeps the walk of a pasted workload from reading as missing
+// what the paste left out. With none of its pods pasted while its status
+// counts some, it is walked as an object read alone (chain.Snapshot.Alone:
+// its own status judges it past its stored link), unless a ReplicaSet of
+// the paste shows it created none of the pods it wants (the pods are
+// missing, not left out: a refused create). A Deployment with pods but
+// none of its ReplicaSets has that link unknown, naming the text to add,
+// and its pods are judged by their pod-template-hash. A DaemonSet's
+// eligible nodes are unknown unless kubectl get nodes was pasted: a
+// describe shows one node, not all. An Ingress's class is unknown unless
+// pasted.
 func (b *Bundle) pasteGaps(s *chain.Snapshot) {
-	d := s.Deployment
-	if !b.pasted || d == nil || !strings.HasPrefix(string(d.UID), "paste:") {
+	obj := s.Workload()
+	if !b.pasted || obj == nil || !strings.HasPrefix(string(obj.GetUID()), "paste:") {
 		return
 	}
-	if len(s.Pods) == 0 {
-		if obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d); err == nil {
-			s.Alone, s.Object = true, &unstructured.Unstructured{Object: obj}
+	if s.DaemonSet != nil && !b.nodesListed {
+		s.Gaps = append(s.Gaps, chain.Gap{Resource: chain.ResourceNodes, Verb: "list",
+			Message: "the paste shows no kubectl get nodes", Check: "paste kubectl get nodes too"})
+	}
+	if (s.Ingress != nil || s.Service != nil) && len(b.podsIn(s.Namespace)) == 0 && len(b.Workloads(s.Namespace)) == 0 {
+		s.Gaps = append(s.Gaps, chain.Gap{Resource: chain.ResourcePods, Verb: "list",
+			Message: "the paste shows no pod or workload of namespace " + s.Namespace, Check: "paste kubectl get pods -n " + s.Namespace + " --show-labels too"})
+	}
+	if in := s.Ingress; in != nil {
+		for _, name := range backendServices(in) {
+			if find(b.Services, in.Namespace, name) == nil {
+				s.Gaps = append(s.Gaps, chain.Gap{Resource: chain.ResourceServices, Verb: "get",
+					Message: "the paste shows no Service " + name, Check: "paste kubectl describe svc " + name + " -n " + in.Namespace + " too"})
+				break
+			}
+		}
+	}
+	if s.Ingress != nil && len(b.IngressClasses) == 0 {
+		s.Gaps = append(s.Gaps, chain.Gap{Resource: chain.ResourceIngressClasses, Verb: "list",
+			Message: "describe ingress does not show the IngressClass", Check: "paste kubectl get ingressclass too"})
+	}
+	if len(s.Pods) == 0 && podsCounted(s) > 0 && !createdNone(s) {
+		if u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err == nil {
+			s.Alone, s.Object = true, &unstructured.Unstructured{Object: u}
 		}
 		return
 	}
-	if len(s.ReplicaSets) == 0 {
+	if d := s.Deployment; d != nil && len(s.Pods) > 0 && len(s.ReplicaSets) == 0 {
 		s.Gaps = append(s.Gaps, chain.Gap{Resource: chain.ResourceReplicaSets, Verb: "read",
 			Message: "the paste shows no ReplicaSet of deployment/" + d.Name,
 			Check:   "paste kubectl describe rs -l " + metav1.FormatLabelSelector(d.Spec.Selector) + " -n " + d.Namespace + " too"})
 	}
+}
+
+// backendServices are the Services an Ingress sends to.
+func backendServices(in *networkingv1.Ingress) []string {
+	var out []string
+	if d := in.Spec.DefaultBackend; d != nil && d.Service != nil {
+		out = append(out, d.Service.Name)
+	}
+	for _, r := range in.Spec.Rules {
+		if r.HTTP == nil {
+			continue
+		}
+		for _, p := range r.HTTP.Paths {
+			if p.Backend.Service != nil {
+				out = append(out, p.Backend.Service.Name)
+			}
+		}
+	}
+	return out
+}
+
+// podsCounted is how many pods a pasted workload's status says exist.
+func podsCounted(s *chain.Snapshot) int32 {
+	switch {
+	case s.Deployment != nil:
+		return max(s.Deployment.Status.Replicas, 1) // describe deployment counts old pods too
+	case s.StatefulSet != nil:
+		return s.StatefulSet.Status.Replicas
+	case s.DaemonSet != nil:
+		return s.DaemonSet.Status.CurrentNumberScheduled
+	case s.Job != nil:
+		return s.Job.Status.Active
+	}
+	return 0
+}
+
+// createdNone says a pasted ReplicaSet of the snapshot shows it created
+// none of the pods it wants ("0 current / 1 desired").
+func createdNone(s *chain.Snapshot) bool {
+	for _, rs := range s.ReplicaSets {
+		if rs.Spec.Replicas != nil && *rs.Spec.Replicas > 0 && rs.Status.Replicas == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // objectsRe finds what says the input meant to be YAML or JSON objects.

@@ -80,7 +80,7 @@ var shortNames = map[string]string{
 func (b *Bundle) HasObjects() bool {
 	return len(b.Objects) > 0 || b.Lone != nil || len(b.Claims) > 0 || len(b.Autoscalers) > 0 ||
 		len(b.IngressClasses) > 0 || len(b.GatewayClasses) > 0 || len(b.Nodes) > 0 || len(b.Policies) > 0 ||
-		b.Target.Kind == chain.KindPod && len(b.Pods) > 0
+		b.Target.Kind == chain.KindPod && len(b.Pods) > 0 || chain.IsTraffic(b.Target.Kind) && b.Target.Name != ""
 }
 
 // whole is every object a KIND/NAME of any other kind can name: those of

@@ -162,6 +162,17 @@ func (e *Engine) readFiles() (*targets, error) {
 				t.snaps = append(t.snaps, s)
 			}
 		}
+		// Pasted pods whose workload the paste lacks: one walk a owner.
+		for _, g := range b.PodGroups(scope) {
+			s, err := b.Read(g.Namespace, g.Ref)
+			if err != nil {
+				return nil, UsageErrorf("%v", err)
+			}
+			if e.selects(s.Workload().GetLabels()) {
+				s.Via = g.Owner
+				t.snaps = append(t.snaps, s)
+			}
+		}
 		if len(t.snaps) == 0 {
 			return nil, &ExitError{Code: ExitNotFound, Err: fmt.Errorf("no workload in %v matches", e.Files)}
 		}

@@ -103,7 +103,7 @@ func readBlock(lines []line, start int) block {
 				break
 			}
 			next := lines[k]
-			if next.indent <= base && !topKey(next) && !(inEvents && eventRowRe.MatchString(next.text)) || isDescribeStart(lines, k) {
+			if next.indent <= base && !topKey(next) && bareTitle(next) == "" && !(inEvents && eventRowRe.MatchString(next.text)) || isDescribeStart(lines, k) {
 				break
 			}
 			continue
@@ -114,12 +114,32 @@ func readBlock(lines []line, start int) block {
 			inEvents = l.key == "Events"
 			continue
 		}
+		if t := bareTitle(l); l.indent <= base && t != "" && !inEvents {
+			b.fields = append(b.fields, field{key: t, at: l})
+			cur = len(b.fields) - 1
+			continue
+		}
 		if cur >= 0 {
 			b.fields[cur].body = append(b.fields[cur].body, l)
 		}
 	}
 	b.end = i
 	return b
+}
+
+// bareTitleRe are the titles describe prints without a colon: a
+// ResourceQuota's table head, and the quota and limit range sections of
+// a Namespace's (k8s.io/kubectl pkg/describe describeQuota,
+// DescribeResourceQuotas, DescribeLimitRanges).
+var bareTitleRe = regexp.MustCompile(`^(?:Resource Quotas|Resource Limits|No resource quota\.|No LimitRange resource\.|Resource\s+Used\s+Hard)$`)
+
+// bareTitle is the title a line is, its blanks made single; "" for
+// none.
+func bareTitle(l line) string {
+	if !bareTitleRe.MatchString(l.text) {
+		return ""
+	}
+	return strings.Join(strings.Fields(l.text), " ")
 }
 
 // topKey says a line at the block's left edge is one of describe's

@@ -1,5 +1,7 @@
 // Package paste reads kubectl's human output back into the API objects it
-// was printed from: kubectl describe of pods, Deployments and ReplicaSets,
+// was printed from: kubectl describe of pods, Deployments, ReplicaSets,
+// StatefulSets, DaemonSets, Jobs, CronJobs, Services, Endpoints,
+// EndpointSlices, Ingresses, nodes, claims, quotas and namespaces,
 // kubectl get tables of pods, Deployments, ReplicaSets and nodes, and
 // kubectl get events, alone, several in a row, or mixed with YAML. Text
 // someone pasted into an issue or a CI log is then walked as a capture is.

@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -37,20 +38,43 @@ func (p *parser) finish() *Result {
 		*rt.at = metav1.NewTime(p.res.Now.Add(-rt.age))
 	}
 	for _, pt := range p.pods {
+		p.nodeFromNodes(pt)
 		nodeFromEvents(pt, built)
 		p.containersOfEvents(pt, built)
 		p.created(pt.pod, built)
 		p.res.Pods = append(p.res.Pods, *pt.pod)
 	}
 	for _, rs := range p.rss {
+		msg := failedCreate(rs.Namespace, rs.Name, built)
+		for i := range rs.Status.Conditions {
+			if c := &rs.Status.Conditions[i]; c.Type == appsv1.ReplicaSetReplicaFailure && c.Message == "" {
+				c.Message = msg
+			}
+		}
 		p.res.ReplicaSets = append(p.res.ReplicaSets, *rs)
 	}
 	for _, d := range p.deps {
+		for i := range d.Status.Conditions {
+			c := &d.Status.Conditions[i]
+			if c.Type != appsv1.DeploymentReplicaFailure || c.Message != "" {
+				continue
+			}
+			for _, rs := range p.rss {
+				if metav1.IsControlledBy(rs, d) && c.Message == "" {
+					c.Message = failedCreate(rs.Namespace, rs.Name, built)
+				}
+			}
+		}
 		p.res.Deployments = append(p.res.Deployments, *d)
 	}
 	for _, n := range p.nodes {
 		p.res.Nodes = append(p.res.Nodes, *n)
 	}
+	for _, j := range p.jobs {
+		jobConditions(j, built)
+		p.res.Jobs = append(p.res.Jobs, *j)
+	}
+	p.endpointSlices()
 	for _, e := range built {
 		p.res.Events = append(p.res.Events, *e)
 	}
@@ -246,15 +270,89 @@ func (p *parser) missing() {
 	}
 }
 
+// hasWorkload says the paste describes the owner kind/namespace/name.
 func (p *parser) hasWorkload(kind, namespace, name string) bool {
-	if kind == "Deployment" {
+	var metas []metav1.ObjectMeta
+	switch kind {
+	case "Deployment":
 		for _, d := range p.deps {
-			if d.Name == name && d.Namespace == namespace {
-				return true
-			}
+			metas = append(metas, d.ObjectMeta)
+		}
+	case "StatefulSet":
+		for _, s := range p.res.StatefulSets {
+			metas = append(metas, s.ObjectMeta)
+		}
+	case "DaemonSet":
+		for _, d := range p.res.DaemonSets {
+			metas = append(metas, d.ObjectMeta)
+		}
+	case "Job":
+		for _, j := range p.jobs {
+			metas = append(metas, j.ObjectMeta)
+		}
+	case "CronJob":
+		for _, c := range p.res.CronJobs {
+			metas = append(metas, c.ObjectMeta)
+		}
+	}
+	for _, m := range metas {
+		if m.Name == name && (m.Namespace == namespace || namespace == "") {
+			return true
 		}
 	}
 	return false
+}
+
+// failedCreate is the message of a ReplicaSet's ReplicaFailure condition,
+// which describe does not print: the error of the pod create that failed
+// first (the controller sets the condition once, from that error, and
+// records it as the event "Error creating: %v": pkg/controller/replicaset
+// replica_set_utils.go and pkg/controller/controller_utils.go at v1.37.2),
+// taken from the oldest FailedCreate event the paste shows.
+func failedCreate(namespace, name string, events []*corev1.Event) string {
+	var first *corev1.Event
+	for _, e := range events {
+		o := e.InvolvedObject
+		if o.Kind != "ReplicaSet" || o.Name != name || o.Namespace != namespace || e.Reason != "FailedCreate" {
+			continue
+		}
+		if first == nil || e.FirstTimestamp.Before(&first.FirstTimestamp) {
+			first = e
+		}
+	}
+	if first == nil {
+		return ""
+	}
+	return strings.TrimPrefix(strings.TrimPrefix(first.Message, "(combined from similar events): "), "Error creating: ")
+}
+
+// nodeFromNodes gives a pod whose node the paste does not show the node
+// whose kubectl describe lists it among its Non-terminated Pods.
+func (p *parser) nodeFromNodes(pt *podText) {
+	pod := pt.pod
+	if pod.Spec.NodeName != "" && pod.Spec.NodeName != unknownNode {
+		return
+	}
+	for _, o := range p.onNode {
+		if o.pod == pod.Name && (pod.Namespace == "" || o.namespace == pod.Namespace) {
+			pod.Spec.NodeName, pt.nodeUnknown = o.node, false
+		}
+	}
+}
+
+// endpointSlices adds the slices read from kubectl describe endpoints
+// whose Service no described slice serves.
+func (p *parser) endpointSlices() {
+	for _, e := range p.endpoints {
+		svc := e.Labels[discoveryv1.LabelServiceName]
+		described := false
+		for _, s := range p.res.EndpointSlices {
+			described = described || s.Namespace == e.Namespace && s.Labels[discoveryv1.LabelServiceName] == svc
+		}
+		if !described {
+			p.res.EndpointSlices = append(p.res.EndpointSlices, e)
+		}
+	}
 }
 
 // nodeFromEvents gives a pod whose node the paste does not show (a get

@@ -67,7 +67,7 @@ func (p *parser) table(lines []line, i int, kind string) int {
 		p.res.Forms = append(p.res.Forms, "kubectl get "+kind)
 	case "other":
 		p.res.Forms = append(p.res.Forms, "a kubectl get table (not read)")
-		p.note("a kubectl get table of columns " + strings.Join(t.names, ", ") + " is not read: kubectl chain reads kubectl get pods, events and nodes, and kubectl describe of pods, Deployments and ReplicaSets")
+		p.note("a kubectl get table of columns " + strings.Join(t.names, ", ") + " is not read: kubectl chain reads kubectl get pods, events and nodes, and kubectl describe of workloads, pods, Services, Ingresses, nodes, claims, quotas and namespaces")
 	default:
 		p.res.Forms = append(p.res.Forms, "kubectl get "+kind+" (not read)")
 		p.note("kubectl get " + kind + " rows are not read: they show no pod template or selector; paste kubectl describe " + strings.TrimSuffix(kind, "s") + " NAME for them")

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -17,10 +19,15 @@ import (
 // until finish, so that times printed as ages can be set once the
 // paste's newest time is known.
 type parser struct {
-	pods   []*podText
-	rss    []*appsv1.ReplicaSet
-	deps   []*appsv1.Deployment
-	nodes  []*corev1.Node
+	pods  []*podText
+	rss   []*appsv1.ReplicaSet
+	deps  []*appsv1.Deployment
+	nodes []*corev1.Node
+	jobs  []*batchv1.Job
+	// endpoints are kubectl describe endpoints, read as slices.
+	endpoints []discoveryv1.EndpointSlice
+	// onNode are the pods a described node lists.
+	onNode []podOnNode
 	events []*eventText
 	abs    []time.Time
 	rel    []relTime
@@ -139,20 +146,61 @@ func (p *parser) yaml(lines []line, i int) int {
 	return i
 }
 
+// describer is one kind of kubectl describe: the titles only its
+// describe prints (k8s.io/kubectl pkg/describe, 1.19 to 1.37), and its
+// reader. The first that matches a block reads it.
+type describer struct {
+	kind string
+	is   func(b block) bool
+	read func(p *parser, b block)
+}
+
+// describers are the kinds Parse reads, most specific first: a CronJob
+// prints a Job's titles, a StatefulSet a Deployment's Replicas word.
+var describers = []describer{
+	{"StatefulSet", func(b block) bool {
+		return b.has("Pod Template") && (b.has("Volume Claims", "Update Strategy", "Pod Management Policy") || totalOnlyRe.MatchString(b.value("Replicas")))
+	}, (*parser).describeStatefulSet},
+	{"Deployment", func(b block) bool {
+		replicas := b.value("Replicas")
+		return b.has("Pod Template") && (b.has("StrategyType") || b.has("NewReplicaSet") || strings.Contains(replicas, "updated |"))
+	}, (*parser).describeDeployment},
+	{"ReplicaSet", func(b block) bool {
+		return b.has("Pod Template") && b.has("Pods Status") && strings.Contains(b.value("Replicas"), "current /")
+	}, (*parser).describeReplicaSet},
+	{"DaemonSet", func(b block) bool { return b.has("Desired Number of Nodes Scheduled") }, (*parser).describeDaemonSet},
+	{"CronJob", func(b block) bool { return b.has("Schedule") && b.has("Concurrency Policy") }, (*parser).describeCronJob},
+	{"Job", func(b block) bool { return b.has("Pod Template") && b.has("Pods Statuses", "Completions") }, (*parser).describeJob},
+	{"Pod", func(b block) bool { return b.has("Containers") && !b.has("Pod Template") }, (*parser).describePod},
+	{"Service", func(b block) bool {
+		return b.has("Type") && (b.has("Session Affinity", "TargetPort", "IP Families") || b.has("IP") && b.has("Selector"))
+	}, (*parser).describeService},
+	{"Endpoints", func(b block) bool { return b.has("Subsets") }, (*parser).describeEndpoints},
+	{"EndpointSlice", func(b block) bool { return b.has("AddressType") }, (*parser).describeEndpointSlice},
+	{"Ingress", func(b block) bool { return b.has("Rules") && b.has("Default backend", "Address") }, (*parser).describeIngress},
+	{"Node", func(b block) bool { return b.has("Unschedulable", "System Info", "Non-terminated Pods") }, (*parser).describeNode},
+	{"PersistentVolumeClaim", func(b block) bool {
+		return b.has("StorageClass") && b.has("Volume") && b.has("Access Modes") && !b.has("Reclaim Policy")
+	}, (*parser).describeClaim},
+	{"ResourceQuota", func(b block) bool { return b.has("Resource Used Hard") }, (*parser).describeQuota},
+	{"Namespace", func(b block) bool {
+		return b.has("Status") && !b.has("Namespace") && b.has("Resource Quotas", "No resource quota.", "Resource Limits", "No LimitRange resource.")
+	}, (*parser).describeNamespace},
+}
+
+// totalOnlyRe is a StatefulSet's Replicas line, "3 desired | 1 total".
+var totalOnlyRe = regexp.MustCompile(`^\d+ desired \| \d+ total$`)
+
 // describe dispatches a describe block on what it shows.
 func (p *parser) describe(b block) {
-	replicas := b.value("Replicas")
-	switch {
-	case b.has("Pod Template") && (b.has("StrategyType") || b.has("NewReplicaSet") || strings.Contains(replicas, "desired |") || strings.Contains(replicas, "updated |")):
-		p.describeDeployment(b)
-	case b.has("Pod Template") && b.has("Pods Status") && strings.Contains(replicas, "current /"):
-		p.describeReplicaSet(b)
-	case b.has("Containers") && !b.has("Pod Template"):
-		p.describePod(b)
-	default:
-		p.res.Forms = append(p.res.Forms, "kubectl describe of "+b.value("Name")+" (not read)")
-		p.note(fmt.Sprintf("%s: kubectl describe of this kind is not read yet (pods, Deployments and ReplicaSets are); its events are left out", b.value("Name")))
+	for _, d := range describers {
+		if d.is(b) {
+			d.read(p, b)
+			return
+		}
 	}
+	p.res.Forms = append(p.res.Forms, "kubectl describe of "+b.value("Name")+" (not read)")
+	p.note(fmt.Sprintf("%s: kubectl describe of this kind is not read yet; its events are left out", b.value("Name")))
 }
 
 // ownerRe is "Controlled By:  ReplicaSet/web-6d4b9" (and the "Created
@@ -164,6 +212,7 @@ var ownerRe = regexp.MustCompile(`^([A-Za-z]+)/(\S+)$`)
 var apiVersions = map[string]string{
 	"ReplicaSet": "apps/v1", "Deployment": "apps/v1", "StatefulSet": "apps/v1", "DaemonSet": "apps/v1",
 	"Job": "batch/v1", "CronJob": "batch/v1", "ReplicationController": "v1", "Node": "v1",
+	"Ingress": "networking.k8s.io/v1", "EndpointSlice": "discovery.k8s.io/v1",
 }
 
 // ownerOf reads the owner lines of a block.

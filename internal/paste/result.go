@@ -4,7 +4,10 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 )
 
 // Result is what a paste showed: the objects kubectl printed, rebuilt,
@@ -14,6 +17,25 @@ type Result struct {
 	ReplicaSets []appsv1.ReplicaSet
 	Pods        []corev1.Pod
 	Nodes       []corev1.Node
+	// The other kinds kubectl describe prints that Parse reads.
+	StatefulSets []appsv1.StatefulSet
+	DaemonSets   []appsv1.DaemonSet
+	Jobs         []batchv1.Job
+	CronJobs     []batchv1.CronJob
+	Services     []corev1.Service
+	// EndpointSlices are those described, and those read from a
+	// kubectl describe endpoints (one slice of its addresses, named as
+	// the Endpoints) when no slice of that Service is described.
+	EndpointSlices []discoveryv1.EndpointSlice
+	Ingresses      []networkingv1.Ingress
+	Claims         []corev1.PersistentVolumeClaim
+	// Quotas are those of kubectl describe resourcequota and of the
+	// Resource Quotas section of kubectl describe namespace.
+	Quotas     []corev1.ResourceQuota
+	Namespaces []corev1.Namespace
+	// LimitRanges are the Resource Limits of kubectl describe
+	// namespace: one a namespace, unnamed, as describe merges them.
+	LimitRanges []corev1.LimitRange
 	// Events are core/v1 events: those of a describe are about the
 	// object described; those of kubectl get events about the OBJECT
 	// column's. Times count back from Now.
