@@ -17,8 +17,8 @@ import (
 // lacks what the thread's answer rests on says so (miss:); every other
 // one must be right.
 const (
-	minPastes       = 30
-	minPasteThreads = 20
+	minPastes       = 83
+	minPasteThreads = 65
 	goalPasteLink   = 0.90
 	goalPasteCause  = 0.75
 )
