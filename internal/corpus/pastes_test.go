@@ -14,13 +14,17 @@ import (
 
 // The pastes' goals: how many real pastes, from how many threads, and
 // what share must get the thread's link and cause. A paste whose text
-// lacks what the thread's answer rests on says so (miss:); every other
-// one must be right.
+// lacks what the thread's answer rests on says so (miss:), naming the
+// fact; it counts against the thread's figure, which is printed, and is
+// left out of the text's, which is held to goalPasteShown: every paste
+// whose text shows the cause must give it. A miss that starts with
+// "PARSER:" is one the text shows and the reader misses: it counts
+// against both.
 const (
 	minPastes       = 83
 	minPasteThreads = 65
 	goalPasteLink   = 0.90
-	goalPasteCause  = 0.75
+	goalPasteShown  = 0.95
 )
 
 // TestPastes walks every real paste as `cat FILES | kubectl chain -f -`
@@ -33,7 +37,7 @@ func TestPastes(t *testing.T) {
 	}
 	files, threads := 0, map[string]bool{}
 	listed := map[string]bool{}
-	r := report{}
+	r, shown := report{}, report{}
 	for _, p := range pastes {
 		files += len(p.Files)
 		threads[p.Source] = true
@@ -64,8 +68,12 @@ func TestPastes(t *testing.T) {
 			t.Errorf("%s is right now (%s, %s): remove its miss:", p.Name, v.Link, v.Cause)
 		}
 		r.add(p.Family, cause, link)
+		if p.Miss == "" || strings.HasPrefix(p.Miss, "PARSER:") {
+			shown.add(p.Family, cause, link)
+		}
 	}
-	t.Logf("real pastes, walked (%d pastes of %d posts from %d threads):\n%s", files, len(pastes), len(threads), r.table("FAMILY", "CAUSE RIGHT", "LINK RIGHT"))
+	t.Logf("real pastes, walked (%d pastes of %d posts from %d threads), against the threads' verdicts:\n%s", files, len(pastes), len(threads), r.table("FAMILY", "CAUSE RIGHT", "LINK RIGHT"))
+	t.Logf("those whose text shows the cause (%d; the others' misses name the fact the text lacks):\n%s", shown.total().n, shown.table("FAMILY", "CAUSE RIGHT", "LINK RIGHT"))
 	if files < minPastes || len(threads) < minPasteThreads {
 		t.Errorf("the pastes are %d from %d threads; at least %d from %d are needed", files, len(threads), minPastes, minPasteThreads)
 	}
@@ -73,8 +81,8 @@ func TestPastes(t *testing.T) {
 	if got := float64(all.alone) / float64(all.n); got < goalPasteLink {
 		t.Errorf("link right for %.1f%% of pastes; the goal is %.0f%%", 100*got, 100*goalPasteLink)
 	}
-	if got := float64(all.cause) / float64(all.n); got < goalPasteCause {
-		t.Errorf("cause right for %.1f%% of pastes; the goal is %.0f%%", 100*got, 100*goalPasteCause)
+	if s := shown.total(); float64(s.cause) < goalPasteShown*float64(s.n) {
+		t.Errorf("cause right for %.1f%% of the pastes whose text shows it; the goal is %.0f%%", pct(s.cause, s.n), 100*goalPasteShown)
 	}
 	onDisk, _ := filepath.Glob(filepath.Join(Root, "pastes", "*.txt"))
 	for _, f := range onDisk {
