@@ -31,7 +31,7 @@ import (
 // Where they differ the simulated kubelet is wrong. Then down must leave
 // nothing of the real node on the machine.
 func TestRealNode(t *testing.T) {
-	heavyTurn(t, true)
+	heavyFirst(t)
 	bin := nodePrograms(t)
 	start := time.Now()
 	if out, err := labAt(realDir, "up", "--nodes", "1", "--real-nodes", "1", "--node-bin", bin); err != nil {
