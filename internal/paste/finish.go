@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -97,6 +98,9 @@ func (p *parser) mergePods() {
 			out = append(out, pt)
 			continue
 		}
+		if why := twoPods(same.pod, pt.pod); why != "" {
+			p.note(fmt.Sprintf("pod %s is shown twice with %s: the paste mixes two clusters (or a pod deleted and made again); the first is walked: paste one cluster's output at a time", key(pt.pod.Namespace, pt.pod.Name), why))
+		}
 		keep, row := same, pt
 		if !keep.described && row.described {
 			keep, row = row, keep
@@ -111,6 +115,20 @@ func (p *parser) mergePods() {
 		}
 	}
 	p.pods = out
+}
+
+// twoPods says how two pods of one name differ in what a pod keeps for
+// its life (its node, its IP, its start), "" when they may be one.
+func twoPods(a, b *corev1.Pod) string {
+	switch {
+	case a.Spec.NodeName != "" && b.Spec.NodeName != "" && a.Spec.NodeName != b.Spec.NodeName:
+		return fmt.Sprintf("different nodes (%s and %s)", a.Spec.NodeName, b.Spec.NodeName)
+	case a.Status.PodIP != "" && b.Status.PodIP != "" && a.Status.PodIP != b.Status.PodIP:
+		return fmt.Sprintf("different IPs (%s and %s)", a.Status.PodIP, b.Status.PodIP)
+	case a.Status.StartTime != nil && b.Status.StartTime != nil && !a.Status.StartTime.Equal(b.Status.StartTime):
+		return fmt.Sprintf("different start times (%s and %s)", a.Status.StartTime.UTC().Format(time.RFC3339), b.Status.StartTime.UTC().Format(time.RFC3339))
+	}
+	return ""
 }
 
 // retarget moves a time printed as an age from one object to another.

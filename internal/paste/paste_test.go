@@ -482,3 +482,22 @@ func FuzzParse(f *testing.F) {
 		_ = Looks([]byte(in))
 	})
 }
+
+// TestTwoClusters: one pod described twice with another node and IP (a
+// real describe, kubernetes-98157, and the same text with its Node and IP
+// lines changed, as a second cluster's pod of that name would print)
+// reads as a mix, and says so.
+func TestTwoClusters(t *testing.T) {
+	one := readPaste(t, "kubernetes-98157-describe-pod.txt")
+	other := strings.NewReplacer("research.center.master.069/10.20.223.69", "worker-2/10.0.0.12", "172.31.197.4", "10.244.2.7").Replace(one)
+	if other == one {
+		t.Fatal("the second describe is the first")
+	}
+	r := Parse(one + "\n" + other)
+	if len(r.Pods) != 1 || !hasNote(r, "is shown twice with different nodes (research.center.master.069 and worker-2): the paste mixes two clusters") {
+		t.Errorf("%d pods, notes %q", len(r.Pods), r.Notes)
+	}
+	if r := Parse(one + "\n" + one); hasNote(r, "shown twice") {
+		t.Errorf("the same describe twice is one pod: %q", r.Notes)
+	}
+}
