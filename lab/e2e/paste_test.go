@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -68,7 +70,8 @@ func describedKinds(kind chain.Kind) string {
 
 // checkPasted walks the scenario's kubectl describe and kubectl get
 // output as a user who has only that text would (kubectl chain -f -) and
-// records its verdict beside the capture's.
+// records its verdict beside the capture's. With E2E_PASTES=DIR the text
+// of each scenario is kept in DIR/NAME.txt.
 func checkPasted(ctx context.Context, t *testing.T, sc scenarios.Scenario, ns string, capture verdict) {
 	t.Helper()
 	var text bytes.Buffer
@@ -82,6 +85,12 @@ func checkPasted(ctx context.Context, t *testing.T, sc scenarios.Scenario, ns st
 		cmd.Stderr = &stderr
 		if err := cmd.Run(); err != nil && !strings.Contains(stderr.String(), "the server doesn't have a resource type") {
 			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		}
+	}
+	if dir := os.Getenv("E2E_PASTES"); dir != "" {
+		// Kept to read a difference again offline: kubectl chain -f FILE.
+		if err := os.WriteFile(filepath.Join(dir, sc.Name+".txt"), text.Bytes(), 0o644); err != nil {
+			t.Error(err)
 		}
 	}
 	row := parityRow{test: t.Name(), scenario: sc.Name, kind: sc.KindOf(), capture: capture}
