@@ -20,6 +20,12 @@ import (
 // number no container declares is a note, not a failure.
 func (w *walker) servicePorts(c *collector, svc *corev1.Service, tmpl *corev1.PodTemplateSpec) {
 	declared := declaredPorts(&tmpl.Spec)
+	if strings.HasPrefix(string(svc.UID), "paste:") && !declared.named() {
+		// kubectl describe prints no container port's name: a named
+		// targetPort cannot be matched from pasted text (the paste's
+		// note says so), and is not judged.
+		return
+	}
 	obj := objectName("service", svc.Name)
 	for i, p := range svc.Spec.Ports {
 		proto := p.Protocol
@@ -61,6 +67,16 @@ type containerPort struct {
 }
 
 type containerPorts []containerPort
+
+// named says a port has a name.
+func (ps containerPorts) named() bool {
+	for _, p := range ps {
+		if p.name != "" {
+			return true
+		}
+	}
+	return false
+}
 
 // declaredPorts are the ports FindPort looks at: the containers', then the
 // sidecars'.

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/internal/paste"
@@ -58,6 +59,14 @@ func loadPaste(data []byte) (*Bundle, error) {
 		b.CapturedAt = r.Now
 	}
 	b.Undecoded = append(b.Undecoded, r.Notes...)
+	for _, svc := range r.Services {
+		for _, port := range svc.Spec.Ports {
+			if port.TargetPort.Type == intstr.String && port.TargetPort.StrVal != "" {
+				b.Undecoded = append(b.Undecoded, fmt.Sprintf("service/%s targets port %q by name, and kubectl describe prints no container port's name: that it names a port of the pods is not checked; paste kubectl get pods -n %s -o yaml too to check it", svc.Name, port.TargetPort.StrVal, svc.Namespace))
+				break
+			}
+		}
+	}
 	b.pasted = len(r.Forms) > 0
 	b.described = slices.ContainsFunc(r.Forms, func(f string) bool {
 		return !strings.Contains(strings.ToLower(f), "events") && !strings.HasSuffix(f, "(not read)")

@@ -95,3 +95,35 @@ func TestExplainWalksAPaste(t *testing.T) {
 		t.Errorf("kubectl get events rows: exit %d, want each event decoded\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestLabPastes: the lab's scenarios as kubectl printed them
+// (testdata/lab-pastes) walk to what their captures say: a paused
+// Deployment (only Progressing's reason says so), StatefulSets whose ready
+// count and revisions only their pods show (one partitioned), a DaemonSet
+// whose describe prints no namespace, and a Service whose named targetPort
+// describe cannot match (not judged, and said so).
+func TestLabPastes(t *testing.T) {
+	for _, c := range []struct {
+		file, target string
+		health       chain.Health
+		cause        chain.CauseID
+		stderr       string
+	}{
+		{"paused.txt", "deploy/web", chain.Broken, "DeploymentPaused", ""},
+		{"sts-healthy.txt", "sts/web", chain.Healthy, "", ""},
+		{"sts-partitioned.txt", "sts/web", chain.Healthy, "", ""},
+		{"ds-healthy.txt", "ds/web", chain.Healthy, "", ""},
+		{"svc-no-ready-endpoint.txt", "svc/web", chain.Broken, "ImageNotFound", `targets port "http" by name, and kubectl describe prints no container port's name`},
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata", "lab-pastes", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := runStdin(t, string(data), c.target, "-f", "-", "-o", "json")
+		var rep chain.Report
+		decodeJSON(t, r.stdout, &rep)
+		if rep.Verdict.Health != c.health || rep.Verdict.Cause != c.cause || !strings.Contains(r.stderr, c.stderr) {
+			t.Errorf("%s: %s %s at %s; want %s %s\n%s", c.file, rep.Verdict.Health, rep.Verdict.Cause, rep.Verdict.Link, c.health, c.cause, r.stderr)
+		}
+	}
+}

@@ -47,6 +47,12 @@ func (p *parser) describeDeployment(b block) {
 	if f, ok := b.get("Conditions"); ok {
 		for _, c := range conditionRows(f) {
 			d.Status.Conditions = append(d.Status.Conditions, appsv1.DeploymentCondition{Type: appsv1.DeploymentConditionType(c[0]), Status: corev1.ConditionStatus(c[1]), Reason: c[2]})
+			// Describe does not print spec.paused; the Deployment
+			// controller says it in Progressing's reason
+			// (pkg/controller/deployment/util PausedDeployReason).
+			if c[0] == string(appsv1.DeploymentProgressing) && c[2] == "DeploymentPaused" {
+				d.Spec.Paused = true
+			}
 		}
 	}
 	// Describe prints no generation: none is said to be unobserved

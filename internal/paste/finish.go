@@ -38,6 +38,7 @@ func (p *parser) finish() *Result {
 	for _, rt := range p.rel {
 		*rt.at = metav1.NewTime(p.res.Now.Add(-rt.age))
 	}
+	p.fromPods()
 	for _, pt := range p.pods {
 		p.nodeFromNodes(pt)
 		nodeFromEvents(pt, built)
