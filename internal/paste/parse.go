@@ -315,7 +315,10 @@ func (p *parser) bareRows(lines []line, i int) int {
 		if l.text == "" || isBoundary(l) || !bareRow(l) && len(body) == 0 {
 			break
 		}
-		if !bareRow(l) && (tableKind(l) != "" || isDescribeStart(lines, i) || l.indent <= 4 && l.key != "") {
+		// A line that is no row continues the last one's message (a
+		// terminal wrapped it: "daemon: pull access denied ..."), unless
+		// it is a describe title.
+		if !bareRow(l) && (tableKind(l) != "" || isDescribeStart(lines, i) || l.indent <= 4 && topKey(l)) {
 			break
 		}
 		body = append(body, l)
@@ -344,6 +347,9 @@ func mayLook(data []byte) bool {
 			line, data = data[:i], data[i+1:]
 		} else {
 			data = nil
+		}
+		if bytes.IndexByte(line, 0xe2) >= 0 { // a box-drawing bar's first byte
+			line = []byte(unframe(string(line)))
 		}
 		n := 0
 		for n < len(line) && n <= 4 && (line[n] == ' ' || line[n] == '\t') {
