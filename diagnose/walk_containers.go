@@ -227,7 +227,7 @@ func (pc *podCtx) container(st corev1.ContainerStatus, init bool) bool {
 	case st.State.Running != nil:
 		if t := st.LastTerminationState.Terminated; t != nil && pc.betweenCrashes(st, *t) {
 			pc.crashed(st, *t, field+".lastState.terminated")
-		} else if pc.probeKills(st, init) {
+		} else if pc.probeKills(st, init) || pc.probeRestarts(st, init) {
 			return false
 		}
 		return true

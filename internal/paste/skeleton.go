@@ -98,41 +98,31 @@ var errorWords = map[string]bool{
 // (CreateContainerConfigError; kuberuntime generateContainerConfig).
 var configErrorRe = regexp.MustCompile(`(?i)^(?:secrets?|configmaps?|config map) "[^"]*" not found|^couldn't find key|^configmap references non-existent|^container has runAsNonRoot`)
 
-// statesFromEvents gives a pod known only by its events the waiting state
-// its container's newest state-telling event shows: the kubelet writes
+// statesFromEvents gives a pod known only by its events the state its
+// container's newest state-telling event shows: the kubelet writes
 // "Error: ErrImagePull" (and the like) when it sets that waiting reason,
-// "Back-off pulling image" with ImagePullBackOff, "Back-off restarting
-// failed container" with CrashLoopBackOff, and "Error: MESSAGE" when the
-// container's config cannot be built. The message is filled later from
-// the same events (containersOfEvents).
+// "Failed to pull image" with ErrImagePull, ErrImageNeverPull with that
+// reason, "Back-off pulling image" with ImagePullBackOff, "Back-off
+// restarting failed container" with CrashLoopBackOff, and "Error:
+// MESSAGE" when the container's config cannot be built; Created and
+// Started say it runs, and a Killing "failed liveness probe, will be
+// restarted" that it runs again after as many kills (kuberuntime's
+// computePodActions). The message is filled later from the same events
+// (containersOfEvents).
 func statesFromEvents(pt *podText, events []*eventText) {
 	pod := pt.pod
-	reason, container := "", ""
+	var (
+		told      *eventRow
+		reason    string
+		container string
+	)
 	newest := time.Duration(math.MaxInt64)
 	for _, e := range events {
 		r := e.row
 		if r.kind != "Pod" || r.name != pod.Name {
 			continue
 		}
-		got := ""
-		switch {
-		case r.reason == "Failed" && strings.HasPrefix(r.message, "Error: "):
-			w := strings.TrimPrefix(r.message, "Error: ")
-			switch {
-			case errorWords[w]:
-				got = w
-			case configErrorRe.MatchString(w):
-				got = "CreateContainerConfigError"
-			default:
-				got = "CreateContainerError"
-			}
-		case r.reason == "BackOff" && strings.HasPrefix(r.message, "Back-off pulling image"):
-			got = "ImagePullBackOff"
-		case r.reason == "BackOff" && strings.HasPrefix(r.message, "Back-off restarting failed container"):
-			got = "CrashLoopBackOff"
-		case r.reason == "InspectFailed":
-			got = "InvalidImageName"
-		}
+		got := stateWord(r)
 		if got == "" {
 			continue
 		}
@@ -143,7 +133,7 @@ func statesFromEvents(pt *podText, events []*eventText) {
 			age = r.last
 		}
 		if reason == "" || age <= newest {
-			reason, newest = got, age
+			reason, newest, told = got, age, &e.row
 			if m := pathNameRe.FindStringSubmatch(r.fieldPath); m != nil {
 				container = m[1]
 			}
@@ -155,10 +145,82 @@ func statesFromEvents(pt *podText, events []*eventText) {
 	if container == "" {
 		container, pt.unnamed = "#1", true
 	}
-	st := corev1.ContainerStatus{Name: container, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason}}}
+	st := corev1.ContainerStatus{Name: container}
+	switch reason {
+	case stateRuns, stateKilled:
+		st.State.Running = &corev1.ContainerStateRunning{}
+		if reason == stateKilled {
+			st.RestartCount = max(told.count, 1)
+		}
+		// Ready unless a probe failed since it started or it was killed.
+		st.Ready = reason == stateRuns && !probeFailedSince(pod.Name, told, events)
+		c := corev1.ConditionFalse
+		if st.Ready {
+			c = corev1.ConditionTrue
+		}
+		pod.Status.Phase = corev1.PodRunning
+		pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: c})
+	default:
+		st.State.Waiting = &corev1.ContainerStateWaiting{Reason: reason}
+		if reason == "CrashLoopBackOff" {
+			pod.Status.Phase = corev1.PodRunning
+		}
+	}
 	pod.Status.ContainerStatuses = []corev1.ContainerStatus{st}
 	pod.Spec.Containers = []corev1.Container{{Name: container}}
-	if reason == "CrashLoopBackOff" {
-		pod.Status.Phase = corev1.PodRunning
+}
+
+// The states statesFromEvents gives besides waiting reasons: the
+// container runs (Created, Started), or runs again after its liveness
+// probe killed it.
+const (
+	stateRuns   = "(runs)"
+	stateKilled = "(killed by its probe)"
+)
+
+// livenessKillRe is the kubelet's Killing event for a failed liveness or
+// startup probe.
+var livenessKillRe = regexp.MustCompile(`failed (?:liveness|startup) probe, will be restarted`)
+
+// stateWord is the state one of the kubelet's events about a container
+// tells, "" for none.
+func stateWord(r eventRow) string {
+	switch {
+	case r.reason == "Failed" && strings.HasPrefix(r.message, "Error: "):
+		w := strings.TrimPrefix(r.message, "Error: ")
+		switch {
+		case errorWords[w]:
+			return w
+		case configErrorRe.MatchString(w):
+			return "CreateContainerConfigError"
+		}
+		return "CreateContainerError"
+	case r.reason == "Failed" && strings.HasPrefix(r.message, "Failed to pull image"):
+		return "ErrImagePull"
+	case r.reason == "ErrImageNeverPull":
+		return "ErrImageNeverPull"
+	case r.reason == "BackOff" && strings.HasPrefix(r.message, "Back-off pulling image"):
+		return "ImagePullBackOff"
+	case r.reason == "BackOff" && strings.HasPrefix(r.message, "Back-off restarting failed container"):
+		return "CrashLoopBackOff"
+	case r.reason == "InspectFailed":
+		return "InvalidImageName"
+	case r.reason == "Created" || r.reason == "Started":
+		return stateRuns
+	case r.reason == "Killing" && livenessKillRe.MatchString(r.message):
+		return stateKilled
 	}
+	return ""
+}
+
+// probeFailedSince says a readiness probe of the pod failed at or after
+// the event that said its container runs.
+func probeFailedSince(pod string, since *eventRow, events []*eventText) bool {
+	for _, e := range events {
+		r := e.row
+		if r.kind == "Pod" && r.name == pod && r.reason == "Unhealthy" && (!r.aged || !since.aged || r.last <= since.last) {
+			return true
+		}
+	}
+	return false
 }
