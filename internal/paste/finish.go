@@ -19,6 +19,7 @@ func (p *parser) finish() *Result {
 	p.mergePods()
 	p.tieOrphans()
 	p.skeletons()
+	p.creators()
 	p.owners()
 	built := make([]*corev1.Event, 0, len(p.events))
 	for _, e := range p.events {

@@ -25,9 +25,16 @@ var podNamedRe = []*regexp.Regexp{
 func (p *parser) tieOrphans() {
 	var orphans []*eventText
 	for _, e := range p.events {
-		if e.orphan {
-			orphans = append(orphans, e)
+		if !e.orphan {
+			continue
 		}
+		if kind, name, ok := createdBy(e.row); ok {
+			// A controller's refused create is about the owner it names.
+			e.row.kind, e.row.name, e.orphan = kind, name, false
+			p.note(fmt.Sprintf("events were pasted without their kubectl describe head: the FailedCreate ones are read as %s/%s's (their message names it)", strings.ToLower(kind), name))
+			continue
+		}
+		orphans = append(orphans, e)
 	}
 	if len(orphans) == 0 {
 		return
