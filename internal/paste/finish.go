@@ -99,6 +99,15 @@ func (p *parser) mergePods() {
 			continue
 		}
 		keep, row := same, pt
+		if !keep.described && !row.described {
+			// Two listings: the later shows the pod as it is now, and
+			// the earlier its node if only it was wide.
+			if node := same.pod.Spec.NodeName; (pt.pod.Spec.NodeName == "" || pt.nodeUnknown) && node != "" && !same.nodeUnknown {
+				pt.pod.Spec.NodeName, pt.nodeUnknown = node, false
+			}
+			*same = *pt
+			continue
+		}
 		if !keep.described && row.described {
 			keep, row = row, keep
 			*same = *keep
@@ -109,9 +118,27 @@ func (p *parser) mergePods() {
 			if keep.pod.Labels == nil {
 				keep.pod.Labels = row.pod.Labels
 			}
+			stateFromRow(keep.pod, row.pod)
 		}
 	}
 	p.pods = out
+}
+
+// stateFromRow gives a described pod of one container whose describe
+// was cut before its State the state its kubectl get pods row shows
+// (STATUS CreateContainerConfigError is that waiting reason).
+func stateFromRow(described, row *corev1.Pod) {
+	if len(described.Spec.Containers) != 1 || len(row.Status.ContainerStatuses) != 1 || len(row.Spec.InitContainers) > 0 {
+		return
+	}
+	for _, st := range described.Status.ContainerStatuses {
+		if st.State != (corev1.ContainerState{}) {
+			return // the describe shows it
+		}
+	}
+	st := row.Status.ContainerStatuses[0]
+	st.Name, st.Image = described.Spec.Containers[0].Name, described.Spec.Containers[0].Image
+	described.Status.ContainerStatuses = []corev1.ContainerStatus{st}
 }
 
 // retarget moves a time printed as an age from one object to another.

@@ -111,12 +111,12 @@ func (p *parser) podRow(t table, raw string) bool {
 	if labels := get("LABELS"); labels != "" {
 		pod.Labels = labelsOf(field{val: labels})
 	}
+	if ip := get("IP"); !none(ip) {
+		pod.Status.PodIP = ip
+	}
 	if t.col("NODE") >= 0 {
 		if node := get("NODE"); !none(node) {
 			pod.Spec.NodeName = node
-		}
-		if ip := get("IP"); !none(ip) {
-			pod.Status.PodIP = ip
 		}
 		if n := get("NOMINATED NODE"); !none(n) {
 			pod.Status.NominatedNodeName = n
@@ -195,7 +195,7 @@ func statusOfRow(pt *podText, status string, ready, total int, restarts int32, w
 		pod.Status.Phase = corev1.PodPending
 	case isInit:
 		pod.Status.Phase, init = corev1.PodPending, true
-		told = &corev1.ContainerStatus{State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: r}}, RestartCount: restarts}
+		told = &corev1.ContainerStatus{State: initState(r), RestartCount: restarts}
 	case runningReasons[status]:
 		pod.Status.Phase = corev1.PodRunning
 		told = &corev1.ContainerStatus{State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: status}}, RestartCount: restarts}
@@ -210,12 +210,42 @@ func statusOfRow(pt *podText, status string, ready, total int, restarts int32, w
 	}
 	if bound && pod.Status.Phase != corev1.PodSucceeded {
 		rowContainers(pt, told, init, ready, total)
+		if sts := pod.Status.ContainerStatuses; told == nil && len(sts) == 1 {
+			// RESTARTS sums the containers': the only one's.
+			sts[0].RestartCount = restarts
+		}
 	}
 	if bound && pod.Spec.NodeName == "" && !wide {
 		// The kubelet has set states, so the pod is bound; the row does
 		// not show where (finish takes the node from a Scheduled event).
 		pod.Spec.NodeName, pt.nodeUnknown = unknownNode, true
 	}
+}
+
+// initTerminated are the reasons printPod writes after "Init:" for an
+// init container that terminated (the runtime's word); the others are
+// waiting reasons.
+var initTerminated = map[string]bool{"Error": true, "OOMKilled": true, "ContainerCannotRun": true, "StartError": true, "DeadlineExceeded": true}
+
+// initExitRe is printPod's "Init:ExitCode:N" and "Init:Signal:N", for an
+// init container that terminated without a reason.
+var initExitRe = regexp.MustCompile(`^(ExitCode|Signal):(\d+)$`)
+
+// initState is the state of the init container a STATUS of "Init:R"
+// is about.
+func initState(r string) corev1.ContainerState {
+	if m := initExitRe.FindStringSubmatch(r); m != nil {
+		n, _ := strconv.Atoi(m[2])
+		t := &corev1.ContainerStateTerminated{ExitCode: int32(n)}
+		if m[1] == "Signal" {
+			t.Signal, t.ExitCode = int32(n), int32(128+n)
+		}
+		return corev1.ContainerState{Terminated: t}
+	}
+	if initTerminated[r] {
+		return corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: r}}
+	}
+	return corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: r}}
 }
 
 // cutRowRe is the start of a get events row, its LAST SEEN cell.

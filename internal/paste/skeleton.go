@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -111,18 +112,21 @@ var configErrorRe = regexp.MustCompile(`(?i)^(?:secrets?|configmaps?|config map)
 // (containersOfEvents).
 func statesFromEvents(pt *podText, events []*eventText) {
 	pod := pt.pod
-	var (
-		told      *eventRow
-		reason    string
-		container string
-	)
-	newest := time.Duration(math.MaxInt64)
+	// Each container's newest state-telling event, by the container its
+	// fieldPath names ("" when the paste prints none).
+	type told struct {
+		row    *eventRow
+		reason string
+		age    time.Duration
+	}
+	byPath := map[string]*told{}
+	var paths []string
 	for _, e := range events {
-		r := e.row
+		r := &e.row
 		if r.kind != "Pod" || r.name != pod.Name {
 			continue
 		}
-		got := stateWord(r)
+		got := stateWord(*r)
 		if got == "" {
 			continue
 		}
@@ -132,42 +136,73 @@ func statesFromEvents(pt *podText, events []*eventText) {
 		if r.aged {
 			age = r.last
 		}
-		if reason == "" || age <= newest {
-			reason, newest, told = got, age, &e.row
-			if m := pathNameRe.FindStringSubmatch(r.fieldPath); m != nil {
-				container = m[1]
-			}
+		path := ""
+		if pathNameRe.MatchString(r.fieldPath) {
+			path = r.fieldPath
+		}
+		t, ok := byPath[path]
+		if !ok {
+			t = &told{}
+			byPath[path] = t
+			paths = append(paths, path)
+		}
+		if t.reason == "" || age <= t.age {
+			t.row, t.reason, t.age = r, got, age
 		}
 	}
-	if reason == "" {
-		return
+	if len(paths) > 1 && byPath[""] != nil {
+		// Rows that name their container beside rows that do not: the
+		// latter's container is not known.
+		delete(byPath, "")
+		paths = slices.DeleteFunc(paths, func(p string) bool { return p == "" })
 	}
-	if container == "" {
-		container, pt.unnamed = "#1", true
+	ready := true
+	for _, path := range paths {
+		t := byPath[path]
+		name, init := "#1", false
+		if m := pathNameRe.FindStringSubmatch(path); m != nil {
+			name, init = m[1], strings.HasPrefix(path, "spec.initContainers")
+		} else {
+			pt.unnamed = true
+		}
+		st := containerStateOf(name, t.reason, t.row, pod.Name, events)
+		ready = ready && st.Ready
+		if init {
+			pod.Spec.InitContainers = append(pod.Spec.InitContainers, corev1.Container{Name: name})
+			pod.Status.InitContainerStatuses = append(pod.Status.InitContainerStatuses, st)
+			continue
+		}
+		pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: name})
+		pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, st)
+		if st.State.Running != nil || st.State.Waiting.Reason == "CrashLoopBackOff" {
+			pod.Status.Phase = corev1.PodRunning
+		}
 	}
-	st := corev1.ContainerStatus{Name: container}
+	if pod.Status.Phase == corev1.PodRunning && len(paths) > 0 {
+		c := corev1.ConditionFalse
+		if ready && len(pod.Status.InitContainerStatuses) == 0 {
+			c = corev1.ConditionTrue
+		}
+		pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: c})
+	}
+}
+
+// containerStateOf is the status of the container named so whose newest
+// state-telling event is r, telling reason.
+func containerStateOf(name, reason string, r *eventRow, pod string, events []*eventText) corev1.ContainerStatus {
+	st := corev1.ContainerStatus{Name: name}
 	switch reason {
 	case stateRuns, stateKilled:
 		st.State.Running = &corev1.ContainerStateRunning{}
 		if reason == stateKilled {
-			st.RestartCount = max(told.count, 1)
+			st.RestartCount = max(r.count, 1)
 		}
 		// Ready unless a probe failed since it started or it was killed.
-		st.Ready = reason == stateRuns && !probeFailedSince(pod.Name, told, events)
-		c := corev1.ConditionFalse
-		if st.Ready {
-			c = corev1.ConditionTrue
-		}
-		pod.Status.Phase = corev1.PodRunning
-		pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: c})
+		st.Ready = reason == stateRuns && !probeFailedSince(pod, r, events)
 	default:
 		st.State.Waiting = &corev1.ContainerStateWaiting{Reason: reason}
-		if reason == "CrashLoopBackOff" {
-			pod.Status.Phase = corev1.PodRunning
-		}
 	}
-	pod.Status.ContainerStatuses = []corev1.ContainerStatus{st}
-	pod.Spec.Containers = []corev1.Container{{Name: container}}
+	return st
 }
 
 // The states statesFromEvents gives besides waiting reasons: the
