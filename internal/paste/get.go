@@ -321,3 +321,40 @@ func (p *parser) nodeRow(t table, raw string) bool {
 	p.nodes = append(p.nodes, n)
 	return true
 }
+
+// podRowRe is a kubectl get pods row without its header (a paste cut by
+// tail, or rows quoted alone): [NAMESPACE] NAME READY STATUS RESTARTS AGE,
+// then -o wide's IP, NODE, NOMINATED NODE and READINESS GATES.
+var podRowRe = regexp.MustCompile(`^(?:[a-z0-9][-a-z0-9]*\s{2,})?[a-z0-9][-a-z0-9.]*\s{2,}\d+/\d+\s{2,}[A-Za-z][-A-Za-z:0-9]*\s{2,}\d+(?: \([^)]*\))?\s{2,}(?:\d+[smhdy])+(?:\s{2,}|$)`)
+
+// headerlessPods reads kubectl get pods rows without their header, the
+// columns told by the place of the READY cell and how many follow AGE.
+func (p *parser) headerlessPods(lines []line, i int) int {
+	read := 0
+	for ; i < len(lines) && podRowRe.MatchString(lines[i].text); i++ {
+		raw := expandTabs(lines[i].raw)
+		cells := columns(raw)
+		names := []string{"NAME", "READY", "STATUS", "RESTARTS", "AGE"}
+		if readyRe.MatchString(cells[2]) {
+			names = append([]string{"NAMESPACE"}, names...)
+		}
+		if len(cells) >= len(names)+2 {
+			names = append(names, "IP", "NODE", "NOMINATED NODE", "READINESS GATES")
+		}
+		t := table{names: names[:min(len(names), len(cells))]}
+		off := 0
+		for _, c := range cells[:len(t.names)] {
+			at := strings.Index(raw[off:], c) + off
+			t.starts = append(t.starts, at)
+			off = at + len(c)
+		}
+		if p.podRow(t, raw) {
+			read++
+		}
+	}
+	if read > 0 {
+		p.res.Forms = append(p.res.Forms, "kubectl get pods")
+		p.note("kubectl get pods rows without their header: their columns are read by their place")
+	}
+	return i
+}

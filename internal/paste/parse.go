@@ -87,9 +87,12 @@ func Parse(text string) *Result {
 			b := readBlock(lines, i)
 			p.headless(b)
 			i = max(b.end, i+1)
+		case podRowRe.MatchString(l.text):
+			i = max(p.headerlessPods(lines, i), i+1)
 		case bareRow(l):
 			i = max(p.bareRows(lines, i), i+1)
-		case eventRowRe.MatchString(l.text) && !strings.HasPrefix(l.text, "Normal") && !strings.HasPrefix(l.text, "Warning"):
+		case eventRowRe.MatchString(l.text) && !strings.HasPrefix(l.text, "Normal") && !strings.HasPrefix(l.text, "Warning") ||
+			oldHeaderlessRe.MatchString(l.text):
 			// Rows of kubectl get events whose header a tail cut.
 			i = max(p.table(lines, i, "events"), i+1)
 		default:
@@ -108,7 +111,7 @@ func Looks(data []byte) bool {
 	lines := splitLines(string(data))
 	for i, l := range lines {
 		if isDescribeStart(lines, i) || tableKind(l) != "" || l.key == "Events" && l.indent <= 2 && i+1 < len(lines) ||
-			bareRow(l) || headlessStart(lines, i) {
+			bareRow(l) || headlessStart(lines, i) || podRowRe.MatchString(l.text) {
 			return true
 		}
 		if _, ok := headerlessEvent(l.raw); ok {
