@@ -21,8 +21,8 @@ import (
 // "PARSER:" is one the text shows and the reader misses: it counts
 // against both.
 const (
-	minPastes       = 83
-	minPasteThreads = 65
+	minPastes       = 90
+	minPasteThreads = 70
 	goalPasteLink   = 0.90
 	goalPasteShown  = 0.95
 )
