@@ -258,7 +258,7 @@ var (
 	serviceAccountRE = regexp.MustCompile(`(?s)^error looking up service account ([^/\s]+)/(\S*): (.*)$`)
 	// serviceAccountOldRE is the same plugin's wording before 1.6.
 	serviceAccountOldRE = regexp.MustCompile(`^service account ([^/\s]+)/(\S+) was not found, retry after the service account is created`)
-	saNotFoundRE        = regexp.MustCompile(`^serviceaccount "([^"]*)" not found$`)
+	saNotFoundRE        = regexp.MustCompile(`^serviceaccount "([^"]*)" not found\.?$`)
 )
 
 func decodeServiceAccount(s string) (Decoded, bool) {

@@ -294,6 +294,17 @@ var admissionCases = []failedCreateCase{
 			Details:  []chain.Detail{{Key: "serviceAccount", Value: "web-sa"}, {Key: "namespace", Value: "prod"}},
 		},
 	},
+	{
+		// As pasted in kube-stresscheck#7: a sentence's full stop after it.
+		name:    "service account not found, pasted with a full stop",
+		message: `Error creating: pods "kube-stresscheck-7f75dbbcb7-" is forbidden: error looking up service account kube-system/kube-stresscheck: serviceaccount "kube-stresscheck" not found.`,
+		want: Decoded{
+			Cause:    ServiceAccountNotFound,
+			Summary:  `ServiceAccount "kube-stresscheck" not found in namespace "kube-system"`,
+			NextStep: "create it (kubectl create serviceaccount kube-stresscheck -n kube-system) or fix spec.template.spec.serviceAccountName",
+			Details:  []chain.Detail{{Key: "serviceAccount", Value: "kube-stresscheck"}, {Key: "namespace", Value: "kube-system"}},
+		},
+	},
 }
 
 func TestFailedCreateAdmission(t *testing.T) {

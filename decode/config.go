@@ -110,10 +110,12 @@ func ContainerConfig(reason, message string) (d Decoded, ok bool) {
 	if reason == reasonKubeletFailed {
 		return Decoded{}, false
 	}
-	return Decoded{
-		Cause:   ContainerConfigError,
-		Summary: "container config error: " + kubeletHead(msg),
-	}, true
+	summary := "container config error: " + kubeletHead(msg)
+	if strings.TrimSpace(msg) == "" {
+		// The state without its message (kubectl get pods' STATUS).
+		summary = "container config error (" + reason + "); the message that names the field is not in the input"
+	}
+	return Decoded{Cause: ContainerConfigError, Summary: summary}, true
 }
 
 // decodeConfigText recognises the specific config error texts.

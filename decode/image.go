@@ -2,6 +2,7 @@ package decode
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -157,9 +158,17 @@ func imagePullError(img, message string) Decoded {
 			tail = rest[2:]
 		}
 	}
+	if m := deniedForRe.FindStringSubmatch(tail); m != nil && img == "" {
+		img = m[1]
+	}
 	cause, kind := imageClassify(rtCode(message), strings.ToLower(tail))
 	return imageDecoded(cause, kind, img, rtOneLine(tail))
 }
+
+// deniedForRe is the repository Docker's daemon names when it refuses a
+// pull ("pull access denied for NAME, repository does not exist ..."):
+// the image, when the message quotes no other.
+var deniedForRe = regexp.MustCompile(`pull access denied for ([^\s,]+),`)
 
 // imageClassify sorts a pull error by the runtime's and the registry's words
 // (Docker's daemon, containerd's core/remotes/docker, CRI-O's

@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -266,4 +267,15 @@ func FuzzImagePull(f *testing.F) {
 	f.Fuzz(func(t *testing.T, reason, message string) {
 		rtFuzzCheck(t, ImagePull, imageCauses, reason, message)
 	})
+}
+
+// TestImagePullDockerDenied: Docker's daemon names the repository it
+// refused, the only name of the image in the waiting message (the
+// kubelet's ErrImagePull state, without the event's 'Failed to pull image
+// "X": ').
+func TestImagePullDockerDenied(t *testing.T) {
+	d, ok := ImagePull("ErrImagePull", `Error response from daemon: pull access denied for headscale-api-key, repository does not exist or may require 'docker login': denied: requested access to the resource is denied`)
+	if !ok || d.Cause != ImageNotFound || !strings.Contains(d.Summary, `"headscale-api-key"`) {
+		t.Errorf("got %v %+v, want ImageNotFound naming headscale-api-key", ok, d)
+	}
 }

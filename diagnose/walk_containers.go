@@ -199,6 +199,17 @@ func (pc *podCtx) initContainer(st corev1.ContainerStatus) {
 		// Running again between two failures of a crash loop: the last
 		// exit, not this run, says what is wrong.
 		pc.initFailed(st, *st.LastTerminationState.Terminated, field+".lastState.terminated")
+	case st.State.Waiting != nil && st.State.Waiting.Reason == "CrashLoopBackOff":
+		// Its last exit is not in the input (a pasted kubectl get pods
+		// row says Init:CrashLoopBackOff): an init container is only
+		// restarted after it fails (kuberuntime computeInitContainerActions).
+		if pc.fromEvents(st, true) {
+			return
+		}
+		pc.add(decode.Decoded{Cause: decode.InitContainerFailed,
+			Summary:  fmt.Sprintf("init container %q keeps failing (CrashLoopBackOff); its last exit code is not in the input", st.Name),
+			NextStep: fmt.Sprintf("read why it exits: kubectl logs {POD} -c %s --previous, then fix spec.template.spec.initContainers[%s]", st.Name, st.Name)},
+			time.Time{}, st.RestartCount, chain.Evidence{Source: chain.SourceContainerState, Object: pc.obj, Field: field + ".state.waiting", Reason: "CrashLoopBackOff"})
 	case st.State.Running != nil:
 		pc.add(decode.Decoded{Cause: decode.ContainersCreating, Progressing: true,
 			Summary: fmt.Sprintf("init container %q is running", st.Name)}, startedAt(st), 0,
@@ -210,6 +221,13 @@ func (pc *podCtx) initContainer(st corev1.ContainerStatus) {
 
 func (pc *podCtx) initFailed(st corev1.ContainerStatus, t corev1.ContainerStateTerminated, field string) {
 	d, ok := decode.InitTermination(st.Name, t)
+	if !ok && t.Reason == "Error" && t.ExitCode == 0 {
+		// The runtime's word for a non-zero exit whose code the input
+		// does not show (a pasted kubectl get pods row says Init:Error).
+		d, ok = decode.Decoded{Cause: decode.InitContainerFailed,
+			Summary:  fmt.Sprintf("init container %q failed (Error); its exit code is not in the input", st.Name),
+			NextStep: fmt.Sprintf("read why it exits: kubectl logs {POD} -c %s --previous, then fix spec.template.spec.initContainers[%s]", st.Name, st.Name)}, true
+	}
 	if !ok {
 		return
 	}
@@ -227,7 +245,7 @@ func (pc *podCtx) container(st corev1.ContainerStatus, init bool) bool {
 	case st.State.Running != nil:
 		if t := st.LastTerminationState.Terminated; t != nil && pc.betweenCrashes(st, *t) {
 			pc.crashed(st, *t, field+".lastState.terminated")
-		} else if pc.probeKills(st, init) {
+		} else if pc.probeKills(st, init) || pc.probeRestarts(st, init) {
 			return false
 		}
 		return true

@@ -136,6 +136,36 @@ func (pc *podCtx) probeKills(st corev1.ContainerStatus, init bool) bool {
 	return false
 }
 
+// probeRestarts says a running container was restarted by its liveness
+// (or startup) probe when the input kept no last state to say why it
+// restarted (a pasted kubectl get pods row, a pod known only by its
+// events): the kubelet restarts a container whose liveness probe fails
+// (kuberuntime computePodActions), and the prober's Unhealthy event,
+// repeated, says it failed. A live pod keeps its last state, which
+// crashed reads instead.
+func (pc *podCtx) probeRestarts(st corev1.ContainerStatus, init bool) bool {
+	if st.RestartCount == 0 || st.LastTerminationState.Terminated != nil {
+		return false
+	}
+	events := pc.containerEvents(st.Name, init)
+	for _, e := range events {
+		d, ok := decode.Probe(e.Reason, eventMessage(e))
+		if !ok || e.Reason != reasonUnhealthy || e.Count < 2 || d.Cause != decode.LivenessProbeFailed && d.Cause != decode.StartupProbeFailed {
+			continue
+		}
+		ev := []chain.Evidence{eventEvidence(e)}
+		for _, k := range events {
+			if kd, ok := decode.Probe(k.Reason, eventMessage(k)); ok && k.Reason == reasonKilling && kd.Cause == d.Cause {
+				ev = append(ev, eventEvidence(k))
+				break
+			}
+		}
+		pc.add(d, e.First, st.RestartCount, ev...)
+		return true
+	}
+	return false
+}
+
 // killedBySignal says a run ended by SIGKILL or SIGTERM (exit 137 or 143)
 // from outside the container: the kubelet stopping it, not the OOM killer.
 func killedBySignal(t corev1.ContainerStateTerminated) bool {

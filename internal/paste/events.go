@@ -224,7 +224,7 @@ var headerlessRe = regexp.MustCompile(`^(?:(\S+)\s+)?(\S+)\s+(Normal|Warning)\s+
 func headerlessEvent(raw string) (eventRow, bool) {
 	m := headerlessRe.FindStringSubmatch(strings.TrimSpace(raw))
 	if m == nil {
-		return eventRow{}, false
+		return oldHeaderlessEvent(raw)
 	}
 	age, ok := parseAge(m[2])
 	if !ok && m[2] != "<unknown>" && m[2] != "<invalid>" {
@@ -232,6 +232,27 @@ func headerlessEvent(raw string) (eventRow, bool) {
 	}
 	ev := eventRow{namespace: m[1], typ: m[3], reason: m[4], message: m[6], count: 1, last: age, first: age, aged: ok}
 	ev.kind, ev.name = objectCell(m[5])
+	return ev, true
+}
+
+// oldHeaderlessRe is a row of kubectl get events before 1.14 without its
+// header: LAST SEEN, FIRST SEEN, COUNT, NAME (the event's: the object's
+// name and a hex suffix), KIND, SUBOBJECT (blank for the object itself),
+// TYPE, REASON, SOURCE, MESSAGE.
+var oldHeaderlessRe = regexp.MustCompile(`^(\S+)\s+(\S+)\s+(\d+)\s+([a-z0-9][-a-z0-9.]*?)(?:\.[0-9a-f]{8,})?\s+([A-Z][A-Za-z]+)\s+(?:(spec\.\S+|implicitly required container POD)\s+)?(Normal|Warning)\s+(\S+)\s+(\S+(?:, \S+)?)\s+(.*)$`)
+
+func oldHeaderlessEvent(raw string) (eventRow, bool) {
+	m := oldHeaderlessRe.FindStringSubmatch(strings.TrimSpace(raw))
+	if m == nil {
+		return eventRow{}, false
+	}
+	if _, ok := parseAge(m[1]); !ok && m[1] != "<unknown>" {
+		return eventRow{}, false
+	}
+	ev := eventRow{kind: kindOf(m[5]), name: m[4], fieldPath: m[6], typ: m[7], reason: m[8],
+		source: cleanSource(m[9]), host: hostOf(m[9]), message: m[10]}
+	ev.readSeen(m[1], m[2], m[3])
+	ev.splitFieldPath()
 	return ev, true
 }
 

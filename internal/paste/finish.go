@@ -20,6 +20,7 @@ func (p *parser) finish() *Result {
 	p.mergePods()
 	p.tieOrphans()
 	p.skeletons()
+	p.creators()
 	p.owners()
 	built := make([]*corev1.Event, 0, len(p.events))
 	for _, e := range p.events {
@@ -103,6 +104,15 @@ func (p *parser) mergePods() {
 			p.note(fmt.Sprintf("pod %s is shown twice with %s: the paste mixes two clusters (or a pod deleted and made again); the first is walked: paste one cluster's output at a time", key(pt.pod.Namespace, pt.pod.Name), why))
 		}
 		keep, row := same, pt
+		if !keep.described && !row.described {
+			// Two listings: the later shows the pod as it is now, and
+			// the earlier its node if only it was wide.
+			if node := same.pod.Spec.NodeName; (pt.pod.Spec.NodeName == "" || pt.nodeUnknown) && node != "" && !same.nodeUnknown {
+				pt.pod.Spec.NodeName, pt.nodeUnknown = node, false
+			}
+			*same = *pt
+			continue
+		}
 		if !keep.described && row.described {
 			keep, row = row, keep
 			*same = *keep
@@ -113,6 +123,7 @@ func (p *parser) mergePods() {
 			if keep.pod.Labels == nil {
 				keep.pod.Labels = row.pod.Labels
 			}
+			stateFromRow(keep.pod, row.pod)
 		}
 	}
 	p.pods = out
@@ -130,6 +141,23 @@ func twoPods(a, b *corev1.Pod) string {
 		return fmt.Sprintf("different start times (%s and %s)", a.Status.StartTime.UTC().Format(time.RFC3339), b.Status.StartTime.UTC().Format(time.RFC3339))
 	}
 	return ""
+}
+
+// stateFromRow gives a described pod of one container whose describe
+// was cut before its State the state its kubectl get pods row shows
+// (STATUS CreateContainerConfigError is that waiting reason).
+func stateFromRow(described, row *corev1.Pod) {
+	if len(described.Spec.Containers) != 1 || len(row.Status.ContainerStatuses) != 1 || len(row.Spec.InitContainers) > 0 {
+		return
+	}
+	for _, st := range described.Status.ContainerStatuses {
+		if st.State != (corev1.ContainerState{}) {
+			return // the describe shows it
+		}
+	}
+	st := row.Status.ContainerStatuses[0]
+	st.Name, st.Image = described.Spec.Containers[0].Name, described.Spec.Containers[0].Image
+	described.Status.ContainerStatuses = []corev1.ContainerStatus{st}
 }
 
 // retarget moves a time printed as an age from one object to another.

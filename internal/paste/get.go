@@ -111,12 +111,12 @@ func (p *parser) podRow(t table, raw string) bool {
 	if labels := get("LABELS"); labels != "" {
 		pod.Labels = labelsOf(field{val: labels})
 	}
+	if ip := get("IP"); !none(ip) {
+		pod.Status.PodIP = ip
+	}
 	if t.col("NODE") >= 0 {
 		if node := get("NODE"); !none(node) {
 			pod.Spec.NodeName = node
-		}
-		if ip := get("IP"); !none(ip) {
-			pod.Status.PodIP = ip
 		}
 		if n := get("NOMINATED NODE"); !none(n) {
 			pod.Status.NominatedNodeName = n
@@ -195,7 +195,7 @@ func statusOfRow(pt *podText, status string, ready, total int, restarts int32, w
 		pod.Status.Phase = corev1.PodPending
 	case isInit:
 		pod.Status.Phase, init = corev1.PodPending, true
-		told = &corev1.ContainerStatus{State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: r}}, RestartCount: restarts}
+		told = &corev1.ContainerStatus{State: initState(r), RestartCount: restarts}
 	case runningReasons[status]:
 		pod.Status.Phase = corev1.PodRunning
 		told = &corev1.ContainerStatus{State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: status}}, RestartCount: restarts}
@@ -210,12 +210,42 @@ func statusOfRow(pt *podText, status string, ready, total int, restarts int32, w
 	}
 	if bound && pod.Status.Phase != corev1.PodSucceeded {
 		rowContainers(pt, told, init, ready, total)
+		if sts := pod.Status.ContainerStatuses; told == nil && len(sts) == 1 {
+			// RESTARTS sums the containers': the only one's.
+			sts[0].RestartCount = restarts
+		}
 	}
 	if bound && pod.Spec.NodeName == "" && !wide {
 		// The kubelet has set states, so the pod is bound; the row does
 		// not show where (finish takes the node from a Scheduled event).
 		pod.Spec.NodeName, pt.nodeUnknown = unknownNode, true
 	}
+}
+
+// initTerminated are the reasons printPod writes after "Init:" for an
+// init container that terminated (the runtime's word); the others are
+// waiting reasons.
+var initTerminated = map[string]bool{"Error": true, "OOMKilled": true, "ContainerCannotRun": true, "StartError": true, "DeadlineExceeded": true}
+
+// initExitRe is printPod's "Init:ExitCode:N" and "Init:Signal:N", for an
+// init container that terminated without a reason.
+var initExitRe = regexp.MustCompile(`^(ExitCode|Signal):(\d+)$`)
+
+// initState is the state of the init container a STATUS of "Init:R"
+// is about.
+func initState(r string) corev1.ContainerState {
+	if m := initExitRe.FindStringSubmatch(r); m != nil {
+		n, _ := strconv.Atoi(m[2])
+		t := &corev1.ContainerStateTerminated{ExitCode: int32(n)}
+		if m[1] == "Signal" {
+			t.Signal, t.ExitCode = int32(n), int32(128+n)
+		}
+		return corev1.ContainerState{Terminated: t}
+	}
+	if initTerminated[r] {
+		return corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: r}}
+	}
+	return corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: r}}
 }
 
 // cutRowRe is the start of a get events row, its LAST SEEN cell.
@@ -290,4 +320,41 @@ func (p *parser) nodeRow(t table, raw string) bool {
 	}
 	p.nodes = append(p.nodes, n)
 	return true
+}
+
+// podRowRe is a kubectl get pods row without its header (a paste cut by
+// tail, or rows quoted alone): [NAMESPACE] NAME READY STATUS RESTARTS AGE,
+// then -o wide's IP, NODE, NOMINATED NODE and READINESS GATES.
+var podRowRe = regexp.MustCompile(`^(?:[a-z0-9][-a-z0-9]*\s{2,})?[a-z0-9][-a-z0-9.]*\s{2,}\d+/\d+\s{2,}[A-Za-z][-A-Za-z:0-9]*\s{2,}\d+(?: \([^)]*\))?\s{2,}(?:\d+[smhdy])+(?:\s{2,}|$)`)
+
+// headerlessPods reads kubectl get pods rows without their header, the
+// columns told by the place of the READY cell and how many follow AGE.
+func (p *parser) headerlessPods(lines []line, i int) int {
+	read := 0
+	for ; i < len(lines) && podRowRe.MatchString(lines[i].text); i++ {
+		raw := expandTabs(lines[i].raw)
+		cells := columns(raw)
+		names := []string{"NAME", "READY", "STATUS", "RESTARTS", "AGE"}
+		if readyRe.MatchString(cells[2]) {
+			names = append([]string{"NAMESPACE"}, names...)
+		}
+		if len(cells) >= len(names)+2 {
+			names = append(names, "IP", "NODE", "NOMINATED NODE", "READINESS GATES")
+		}
+		t := table{names: names[:min(len(names), len(cells))]}
+		off := 0
+		for _, c := range cells[:len(t.names)] {
+			at := strings.Index(raw[off:], c) + off
+			t.starts = append(t.starts, at)
+			off = at + len(c)
+		}
+		if p.podRow(t, raw) {
+			read++
+		}
+	}
+	if read > 0 {
+		p.res.Forms = append(p.res.Forms, "kubectl get pods")
+		p.note("kubectl get pods rows without their header: their columns are read by their place")
+	}
+	return i
 }

@@ -3,6 +3,7 @@ package paste
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // line is one line of pasted text, with the indentation kubectl's prefix
@@ -30,7 +31,7 @@ func splitLines(text string) []line {
 	raws := strings.Split(text, "\n")
 	out := make([]line, 0, len(raws))
 	for i, raw := range raws {
-		raw = strings.TrimRight(raw, " \t\r")
+		raw = strings.TrimRight(unframe(raw), " \t\r")
 		l := line{n: i, raw: raw, text: strings.TrimSpace(raw)}
 		l.indent = indentOf(raw)
 		if m := keyRe.FindStringSubmatch(l.text); m != nil && !strings.Contains(m[1], "  ") {
@@ -39,6 +40,28 @@ func splitLines(text string) []line {
 		out = append(out, l)
 	}
 	return out
+}
+
+// frameBars are the box-drawing bars a terminal UI (k9s, Lens, a tmux
+// pane) draws around the text it shows: a copy from it keeps them at the
+// start and the end of each line.
+const frameBars = "\u2502\u2503\u2551"
+
+// unframe takes a terminal UI's bar off the start (after blanks) and the
+// end of a line, keeping the indentation inside the frame.
+func unframe(raw string) string {
+	if !strings.ContainsAny(raw, frameBars) {
+		return raw
+	}
+	trimmed := strings.TrimLeft(raw, " \t")
+	if r, size := utf8.DecodeRuneInString(trimmed); size > 0 && strings.ContainsRune(frameBars, r) {
+		raw = trimmed[size:]
+	}
+	end := strings.TrimRight(raw, " \t\r")
+	if r, size := utf8.DecodeLastRuneInString(end); size > 0 && strings.ContainsRune(frameBars, r) {
+		raw = end[:len(end)-size]
+	}
+	return raw
 }
 
 // indentOf counts leading blanks; a tab counts as a tab stop of 8.

@@ -25,9 +25,16 @@ var podNamedRe = []*regexp.Regexp{
 func (p *parser) tieOrphans() {
 	var orphans []*eventText
 	for _, e := range p.events {
-		if e.orphan {
-			orphans = append(orphans, e)
+		if !e.orphan {
+			continue
 		}
+		if kind, name, ok := createdBy(e.row); ok {
+			// A controller's refused create is about the owner it names.
+			e.row.kind, e.row.name, e.orphan = kind, name, false
+			p.note(fmt.Sprintf("events were pasted without their kubectl describe head: the FailedCreate ones are read as %s/%s's (their message names it)", strings.ToLower(kind), name))
+			continue
+		}
+		orphans = append(orphans, e)
 	}
 	if len(orphans) == 0 {
 		return
@@ -55,6 +62,11 @@ func (p *parser) tieOrphans() {
 		}
 	}
 	if name == "" {
+		if pt := p.podAtAddress(orphans); pt != nil {
+			kind, ns, name, how = "Pod", pt.pod.Namespace, pt.pod.Name, "its IP, which their messages name"
+		}
+	}
+	if name == "" {
 		var described, unready []string
 		for _, pt := range p.pods {
 			if pt.described {
@@ -72,6 +84,13 @@ func (p *parser) tieOrphans() {
 			pick, how = described[0], "the only object described in the paste"
 		case len(described) == 0 && len(unready) == 1:
 			pick, how = unready[0], "the only pod of the paste that is not running ready"
+		case len(described) == 0 && len(unready) == 0 && len(p.pods) == 1:
+			pick, how = "Pod\x00"+p.pods[0].pod.Namespace+"\x00"+p.pods[0].pod.Name, "the only pod of the paste"
+		case len(described) == 0 && len(unready) > 1:
+			if pt, n := p.evictedAlike(orphans); pt != nil {
+				pick = "Pod\x00" + pt.pod.Namespace + "\x00" + pt.pod.Name
+				how = fmt.Sprintf("the first of the %d pods the paste shows evicted from the node they name; which one they are about is not in the paste", n)
+			}
 		}
 		if pick != "" {
 			parts := strings.Split(pick, "\x00")
@@ -118,4 +137,52 @@ func podEvents(events []*eventText) bool {
 		}
 	}
 	return true
+}
+
+// ipRe is an IPv4 address in a message (a probe's URL, a dial error).
+var ipRe = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}\b`)
+
+// podAtAddress is the one pod of the paste whose IP the events' messages
+// name (the prober's "Get http://10.32.0.16:6080/livez"), nil for none
+// or several.
+func (p *parser) podAtAddress(events []*eventText) *podText {
+	var found *podText
+	for _, e := range events {
+		for _, ip := range ipRe.FindAllString(e.row.message, -1) {
+			for _, pt := range p.pods {
+				if pt.pod.Status.PodIP != ip {
+					continue
+				}
+				if found != nil && found != pt {
+					return nil
+				}
+				found = pt
+			}
+		}
+	}
+	return found
+}
+
+// evictedAlike is, for events that are all the kubelet's Evicted, the
+// first pod the paste lists evicted from the node they come from, and
+// how many it lists so: the rows of one of their describes.
+func (p *parser) evictedAlike(events []*eventText) (*podText, int) {
+	host := ""
+	for _, e := range events {
+		if e.row.reason != "Evicted" || host != "" && e.row.host != host {
+			return nil, 0
+		}
+		host = e.row.host
+	}
+	var first *podText
+	n := 0
+	for _, pt := range p.pods {
+		if pt.pod.Status.Reason == "Evicted" && (host == "" || pt.pod.Spec.NodeName == host) {
+			if first == nil {
+				first = pt
+			}
+			n++
+		}
+	}
+	return first, n
 }

@@ -87,9 +87,12 @@ func Parse(text string) *Result {
 			b := readBlock(lines, i)
 			p.headless(b)
 			i = max(b.end, i+1)
+		case podRowRe.MatchString(l.text):
+			i = max(p.headerlessPods(lines, i), i+1)
 		case bareRow(l):
 			i = max(p.bareRows(lines, i), i+1)
-		case eventRowRe.MatchString(l.text) && !strings.HasPrefix(l.text, "Normal") && !strings.HasPrefix(l.text, "Warning"):
+		case eventRowRe.MatchString(l.text) && !strings.HasPrefix(l.text, "Normal") && !strings.HasPrefix(l.text, "Warning") ||
+			oldHeaderlessRe.MatchString(l.text):
 			// Rows of kubectl get events whose header a tail cut.
 			i = max(p.table(lines, i, "events"), i+1)
 		default:
@@ -108,7 +111,7 @@ func Looks(data []byte) bool {
 	lines := splitLines(string(data))
 	for i, l := range lines {
 		if isDescribeStart(lines, i) || tableKind(l) != "" || l.key == "Events" && l.indent <= 2 && i+1 < len(lines) ||
-			bareRow(l) || headlessStart(lines, i) {
+			bareRow(l) || headlessStart(lines, i) || podRowRe.MatchString(l.text) {
 			return true
 		}
 		if _, ok := headerlessEvent(l.raw); ok {
@@ -315,7 +318,10 @@ func (p *parser) bareRows(lines []line, i int) int {
 		if l.text == "" || isBoundary(l) || !bareRow(l) && len(body) == 0 {
 			break
 		}
-		if !bareRow(l) && (tableKind(l) != "" || isDescribeStart(lines, i) || l.indent <= 4 && l.key != "") {
+		// A line that is no row continues the last one's message (a
+		// terminal wrapped it: "daemon: pull access denied ..."), unless
+		// it is a describe title.
+		if !bareRow(l) && (tableKind(l) != "" || isDescribeStart(lines, i) || l.indent <= 4 && topKey(l)) {
 			break
 		}
 		body = append(body, l)
@@ -344,6 +350,9 @@ func mayLook(data []byte) bool {
 			line, data = data[:i], data[i+1:]
 		} else {
 			data = nil
+		}
+		if bytes.IndexByte(line, 0xe2) >= 0 { // a box-drawing bar's first byte
+			line = []byte(unframe(string(line)))
 		}
 		n := 0
 		for n < len(line) && n <= 4 && (line[n] == ' ' || line[n] == '\t') {

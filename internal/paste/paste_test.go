@@ -463,9 +463,12 @@ func hasNote(r *Result, part string) bool {
 	return false
 }
 
+// FuzzParse starts from the real pastes of the corpus and the describe
+// fixtures of every kind read (testdata/describe).
 func FuzzParse(f *testing.F) {
 	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "real", "pastes", "*.txt"))
-	for _, p := range paths {
+	describes, _ := filepath.Glob(filepath.Join("testdata", "describe", "*.txt"))
+	for _, p := range append(paths, describes...) {
 		if data, err := os.ReadFile(p); err == nil {
 			f.Add(string(data))
 		}

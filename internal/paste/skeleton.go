@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -98,41 +99,34 @@ var errorWords = map[string]bool{
 // (CreateContainerConfigError; kuberuntime generateContainerConfig).
 var configErrorRe = regexp.MustCompile(`(?i)^(?:secrets?|configmaps?|config map) "[^"]*" not found|^couldn't find key|^configmap references non-existent|^container has runAsNonRoot`)
 
-// statesFromEvents gives a pod known only by its events the waiting state
-// its container's newest state-telling event shows: the kubelet writes
+// statesFromEvents gives a pod known only by its events the state its
+// container's newest state-telling event shows: the kubelet writes
 // "Error: ErrImagePull" (and the like) when it sets that waiting reason,
-// "Back-off pulling image" with ImagePullBackOff, "Back-off restarting
-// failed container" with CrashLoopBackOff, and "Error: MESSAGE" when the
-// container's config cannot be built. The message is filled later from
-// the same events (containersOfEvents).
+// "Failed to pull image" with ErrImagePull, ErrImageNeverPull with that
+// reason, "Back-off pulling image" with ImagePullBackOff, "Back-off
+// restarting failed container" with CrashLoopBackOff, and "Error:
+// MESSAGE" when the container's config cannot be built; Created and
+// Started say it runs, and a Killing "failed liveness probe, will be
+// restarted" that it runs again after as many kills (kuberuntime's
+// computePodActions). The message is filled later from the same events
+// (containersOfEvents).
 func statesFromEvents(pt *podText, events []*eventText) {
 	pod := pt.pod
-	reason, container := "", ""
-	newest := time.Duration(math.MaxInt64)
+	// Each container's newest state-telling event, by the container its
+	// fieldPath names ("" when the paste prints none).
+	type told struct {
+		row    *eventRow
+		reason string
+		age    time.Duration
+	}
+	byPath := map[string]*told{}
+	var paths []string
 	for _, e := range events {
-		r := e.row
+		r := &e.row
 		if r.kind != "Pod" || r.name != pod.Name {
 			continue
 		}
-		got := ""
-		switch {
-		case r.reason == "Failed" && strings.HasPrefix(r.message, "Error: "):
-			w := strings.TrimPrefix(r.message, "Error: ")
-			switch {
-			case errorWords[w]:
-				got = w
-			case configErrorRe.MatchString(w):
-				got = "CreateContainerConfigError"
-			default:
-				got = "CreateContainerError"
-			}
-		case r.reason == "BackOff" && strings.HasPrefix(r.message, "Back-off pulling image"):
-			got = "ImagePullBackOff"
-		case r.reason == "BackOff" && strings.HasPrefix(r.message, "Back-off restarting failed container"):
-			got = "CrashLoopBackOff"
-		case r.reason == "InspectFailed":
-			got = "InvalidImageName"
-		}
+		got := stateWord(*r)
 		if got == "" {
 			continue
 		}
@@ -142,23 +136,126 @@ func statesFromEvents(pt *podText, events []*eventText) {
 		if r.aged {
 			age = r.last
 		}
-		if reason == "" || age <= newest {
-			reason, newest = got, age
-			if m := pathNameRe.FindStringSubmatch(r.fieldPath); m != nil {
-				container = m[1]
-			}
+		path := ""
+		if pathNameRe.MatchString(r.fieldPath) {
+			path = r.fieldPath
+		}
+		t, ok := byPath[path]
+		if !ok {
+			t = &told{}
+			byPath[path] = t
+			paths = append(paths, path)
+		}
+		if t.reason == "" || age <= t.age {
+			t.row, t.reason, t.age = r, got, age
 		}
 	}
-	if reason == "" {
-		return
+	if len(paths) > 1 && byPath[""] != nil {
+		// Rows that name their container beside rows that do not: the
+		// latter's container is not known.
+		delete(byPath, "")
+		paths = slices.DeleteFunc(paths, func(p string) bool { return p == "" })
 	}
-	if container == "" {
-		container, pt.unnamed = "#1", true
+	ready := true
+	for _, path := range paths {
+		t := byPath[path]
+		name, init := "#1", false
+		if m := pathNameRe.FindStringSubmatch(path); m != nil {
+			name, init = m[1], strings.HasPrefix(path, "spec.initContainers")
+		} else {
+			pt.unnamed = true
+		}
+		st := containerStateOf(name, t.reason, t.row, pod.Name, events)
+		ready = ready && st.Ready
+		if init {
+			pod.Spec.InitContainers = append(pod.Spec.InitContainers, corev1.Container{Name: name})
+			pod.Status.InitContainerStatuses = append(pod.Status.InitContainerStatuses, st)
+			continue
+		}
+		pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: name})
+		pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, st)
+		if st.State.Running != nil || st.State.Waiting.Reason == "CrashLoopBackOff" {
+			pod.Status.Phase = corev1.PodRunning
+		}
 	}
-	st := corev1.ContainerStatus{Name: container, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason}}}
-	pod.Status.ContainerStatuses = []corev1.ContainerStatus{st}
-	pod.Spec.Containers = []corev1.Container{{Name: container}}
-	if reason == "CrashLoopBackOff" {
-		pod.Status.Phase = corev1.PodRunning
+	if pod.Status.Phase == corev1.PodRunning && len(paths) > 0 {
+		c := corev1.ConditionFalse
+		if ready && len(pod.Status.InitContainerStatuses) == 0 {
+			c = corev1.ConditionTrue
+		}
+		pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: c})
 	}
+}
+
+// containerStateOf is the status of the container named so whose newest
+// state-telling event is r, telling reason.
+func containerStateOf(name, reason string, r *eventRow, pod string, events []*eventText) corev1.ContainerStatus {
+	st := corev1.ContainerStatus{Name: name}
+	switch reason {
+	case stateRuns, stateKilled:
+		st.State.Running = &corev1.ContainerStateRunning{}
+		if reason == stateKilled {
+			st.RestartCount = max(r.count, 1)
+		}
+		// Ready unless a probe failed since it started or it was killed.
+		st.Ready = reason == stateRuns && !probeFailedSince(pod, r, events)
+	default:
+		st.State.Waiting = &corev1.ContainerStateWaiting{Reason: reason}
+	}
+	return st
+}
+
+// The states statesFromEvents gives besides waiting reasons: the
+// container runs (Created, Started), or runs again after its liveness
+// probe killed it.
+const (
+	stateRuns   = "(runs)"
+	stateKilled = "(killed by its probe)"
+)
+
+// livenessKillRe is the kubelet's Killing event for a failed liveness or
+// startup probe.
+var livenessKillRe = regexp.MustCompile(`failed (?:liveness|startup) probe, will be restarted`)
+
+// stateWord is the state one of the kubelet's events about a container
+// tells, "" for none.
+func stateWord(r eventRow) string {
+	switch {
+	case r.reason == "Failed" && strings.HasPrefix(r.message, "Error: "):
+		w := strings.TrimPrefix(r.message, "Error: ")
+		switch {
+		case errorWords[w]:
+			return w
+		case configErrorRe.MatchString(w):
+			return "CreateContainerConfigError"
+		}
+		return "CreateContainerError"
+	case r.reason == "Failed" && strings.HasPrefix(r.message, "Failed to pull image"):
+		return "ErrImagePull"
+	case r.reason == "ErrImageNeverPull":
+		return "ErrImageNeverPull"
+	case r.reason == "BackOff" && strings.HasPrefix(r.message, "Back-off pulling image"):
+		return "ImagePullBackOff"
+	case r.reason == "BackOff" && strings.HasPrefix(r.message, "Back-off restarting failed container"):
+		return "CrashLoopBackOff"
+	case r.reason == "InspectFailed":
+		return "InvalidImageName"
+	case r.reason == "Created" || r.reason == "Started":
+		return stateRuns
+	case r.reason == "Killing" && livenessKillRe.MatchString(r.message):
+		return stateKilled
+	}
+	return ""
+}
+
+// probeFailedSince says a readiness probe of the pod failed at or after
+// the event that said its container runs.
+func probeFailedSince(pod string, since *eventRow, events []*eventText) bool {
+	for _, e := range events {
+		r := e.row
+		if r.kind == "Pod" && r.name == pod && r.reason == "Unhealthy" && (!r.aged || !since.aged || r.last <= since.last) {
+			return true
+		}
+	}
+	return false
 }
