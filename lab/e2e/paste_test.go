@@ -44,6 +44,9 @@ var pasteLacks = map[string]string{
 	"ing-class-no-controller":      "the IngressClass and whether a controller serves it: describe ingress names the class only",
 	"sts-rollback-trap":            "the StatefulSet's ControllerRevisions: describe prints no revision history",
 	"sts-headless-service-missing": "that no Service of the StatefulSet's serviceName exists: kubectl describe prints nothing for what is absent",
+	"certificate-issuer-missing":   "the Certificate that produces the Secret (a cert-manager custom resource: its generic describe is not read yet)",
+	"sidecar-crashloop":            "the init container's restartPolicy Always that makes it a sidecar: describe pod does not print it",
+	"svc-target-port-missing":      "the containers' port names: describe prints none, so a named targetPort cannot be matched (not judged, and the note says so)",
 	"cj-forbid-blocked":            "the moment kubectl ran: ages count back from the newest absolute time (the last schedule), so the start skipped while the Job runs is too recent to be blocked",
 }
 
@@ -66,7 +69,7 @@ var (
 func describedKinds(kind chain.Kind) string {
 	switch kind {
 	case chain.KindStatefulSet:
-		return "statefulsets,pods,persistentvolumeclaims,services,resourcequotas"
+		return "statefulsets,pods,persistentvolumeclaims,services,endpointslices,resourcequotas"
 	case chain.KindDaemonSet:
 		return "daemonsets,pods,services,nodes"
 	case chain.KindJob:
