@@ -1,6 +1,7 @@
 package paste
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -102,7 +103,7 @@ func (p *parser) podRow(t table, raw string) bool {
 	if name == "" || ready == nil {
 		return false
 	}
-	ns := get("NAMESPACE")
+	ns := cmp.Or(get("NAMESPACE"), p.ns)
 	pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: UID("Pod", ns, name)}}
 	pt := &podText{pod: pod}
 	if age, ok := parseAge(get("AGE")); ok {

@@ -90,6 +90,9 @@ func (p *parser) tieOrphans() {
 			if pt, n := p.evictedAlike(orphans); pt != nil {
 				pick = "Pod\x00" + pt.pod.Namespace + "\x00" + pt.pod.Name
 				how = fmt.Sprintf("the first of the %d pods the paste shows evicted from the node they name; which one they are about is not in the paste", n)
+			} else if pt, n := p.pendingAlike(orphans); pt != nil {
+				pick = "Pod\x00" + pt.pod.Namespace + "\x00" + pt.pod.Name
+				how = fmt.Sprintf("the first of the %d Pending pods of the paste, which the scheduler's events are about; which one is not in the paste", n)
 			}
 		}
 		if pick != "" {
@@ -183,6 +186,35 @@ func (p *parser) evictedAlike(events []*eventText) (*podText, int) {
 			}
 			n++
 		}
+	}
+	return first, n
+}
+
+// pendingAlike is the first pasted pod the scheduler has not placed, and
+// how many there are, when every event is the scheduler's and those pods
+// are all of one owner (one name but its last part): events of one of
+// them, it does not matter which for the verdict. Nil otherwise.
+func (p *parser) pendingAlike(events []*eventText) (*podText, int) {
+	for _, e := range events {
+		if e.row.reason != "FailedScheduling" {
+			return nil, 0
+		}
+	}
+	var first *podText
+	n, owner := 0, ""
+	for _, pt := range p.pods {
+		if pt.pod.Status.Phase != corev1.PodPending || pt.pod.Spec.NodeName != "" {
+			continue
+		}
+		o := pt.pod.Name[:max(0, strings.LastIndex(pt.pod.Name, "-"))]
+		if o == "" || owner != "" && o != owner {
+			return nil, 0
+		}
+		if first == nil {
+			first = pt
+		}
+		owner = o
+		n++
 	}
 	return first, n
 }

@@ -19,6 +19,10 @@ import (
 // until finish, so that times printed as ages can be set once the
 // paste's newest time is known.
 type parser struct {
+	// ns is the namespace of the last kubectl command line pasted (-n
+	// NS, --namespace=NS): the get tables after it, which print no
+	// NAMESPACE column, are of it.
+	ns    string
 	pods  []*podText
 	rss   []*appsv1.ReplicaSet
 	deps  []*appsv1.Deployment
@@ -63,11 +67,18 @@ type relTime struct {
 }
 
 // Parse reads every piece of kubectl output in text.
+// commandRe is a kubectl command line pasted with its output, and the
+// namespace it names (-n NS, -nNS, --namespace NS, --namespace=NS).
+var commandRe = regexp.MustCompile(`^\s*(?:\S*[$#%>]\s*)?kubectl(?:\s.*?)?\s(?:-n\s*|--namespace[= ])([a-z0-9][-a-z0-9]*)`)
+
 func Parse(text string) *Result {
 	p := &parser{}
 	lines := splitLines(text)
 	for i := 0; i < len(lines); {
 		l := lines[i]
+		if m := commandRe.FindStringSubmatch(l.text); m != nil {
+			p.ns = m[1]
+		}
 		switch {
 		case isDescribeStart(lines, i):
 			b := readBlock(lines, i)

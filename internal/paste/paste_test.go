@@ -504,3 +504,20 @@ func TestTwoClusters(t *testing.T) {
 		t.Errorf("the same describe twice is one pod: %q", r.Notes)
 	}
 }
+
+// TestCommandNamespace: a kubectl command line pasted above its table
+// gives the table's rows its namespace (get prints no NAMESPACE column
+// for one), in each way kubectl takes it.
+func TestCommandNamespace(t *testing.T) {
+	for _, cmd := range []string{
+		"$ kubectl --kubeconfig=kubeconfig -nmonitoring get po",
+		"kubectl get pods -n monitoring",
+		"root@host:~# kubectl get pods --namespace monitoring",
+		"> kubectl --namespace=monitoring get pods",
+	} {
+		r := Parse(cmd + "\nNAME                   READY   STATUS    RESTARTS   AGE\nalertmanager-alert-0   0/2     Pending   0          38m\n")
+		if len(r.Pods) != 1 || r.Pods[0].Namespace != "monitoring" {
+			t.Errorf("%s: pods %v", cmd, r.Pods)
+		}
+	}
+}
