@@ -87,12 +87,12 @@ func ordinal(pod string) int {
 	return n
 }
 
-// ownedPods are the pasted pods kind/name controls.
+// ownedPods are the pasted pods kind/name controls in namespace.
 func (p *parser) ownedPods(kind, namespace, name string) []*corev1.Pod {
 	var out []*corev1.Pod
-	for _, pt := range p.pods {
-		if c := metav1.GetControllerOf(pt.pod); c != nil && c.Kind == kind && c.Name == name && pt.pod.Namespace == namespace {
-			out = append(out, pt.pod)
+	for _, pod := range p.controlledBy(kind, name) {
+		if pod.Namespace == namespace {
+			out = append(out, pod)
 		}
 	}
 	return out
@@ -102,15 +102,28 @@ func (p *parser) ownedPods(kind, namespace, name string) []*corev1.Pod {
 // "" when they are in none or several.
 func (p *parser) ownedNamespace(kind, name string) string {
 	ns := ""
-	for _, pt := range p.pods {
-		if c := metav1.GetControllerOf(pt.pod); c != nil && c.Kind == kind && c.Name == name && pt.pod.Namespace != "" {
-			if ns != "" && ns != pt.pod.Namespace {
-				return ""
-			}
-			ns = pt.pod.Namespace
+	for _, pod := range p.controlledBy(kind, name) {
+		if pod.Namespace == "" {
+			continue
 		}
+		if ns != "" && ns != pod.Namespace {
+			return ""
+		}
+		ns = pod.Namespace
 	}
 	return ns
+}
+
+// controlledBy are the pasted pods whose controller is kind/name, in any
+// namespace.
+func (p *parser) controlledBy(kind, name string) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, pt := range p.pods {
+		if c := metav1.GetControllerOf(pt.pod); c != nil && c.Kind == kind && c.Name == name {
+			out = append(out, pt.pod)
+		}
+	}
+	return out
 }
 
 // moveTo gives an object read without its namespace the one its pods
