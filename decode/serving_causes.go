@@ -9,10 +9,13 @@ const (
 	ServiceSelectorMismatch   chain.CauseID = "ServiceSelectorMismatch"
 	ServiceTargetPortNotFound chain.CauseID = "ServiceTargetPortNotFound"
 	EndpointsMissing          chain.CauseID = "EndpointsMissing"
-	LoadBalancerPending       chain.CauseID = "LoadBalancerPending"
-	LoadBalancerFailed        chain.CauseID = "LoadBalancerFailed"
-	LoadBalancerNoController  chain.CauseID = "LoadBalancerNoController"
-	HeadlessServiceMissing    chain.CauseID = "HeadlessServiceMissing"
+	// ServiceTargetPortNotListening: a numbered targetPort no container
+	// declares, while the pods declare and probe another port.
+	ServiceTargetPortNotListening chain.CauseID = "ServiceTargetPortNotListening"
+	LoadBalancerPending           chain.CauseID = "LoadBalancerPending"
+	LoadBalancerFailed            chain.CauseID = "LoadBalancerFailed"
+	LoadBalancerNoController      chain.CauseID = "LoadBalancerNoController"
+	HeadlessServiceMissing        chain.CauseID = "HeadlessServiceMissing"
 )
 
 var servingCauses = []Cause{
@@ -23,6 +26,10 @@ var servingCauses = []Cause{
 	{ID: ServiceTargetPortNotFound, Link: chain.LinkServing,
 		Summary:  "a Service's targetPort names a port no container of the pods declares (with that protocol): the EndpointSlice controller leaves the port out",
 		NextStep: "name the container port in spec.template.spec.containers[].ports[].name, or set the Service's targetPort to the port's name or number",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: ServiceTargetPortNotListening, Link: chain.LinkServing,
+		Summary:  "a Service sends to a port number no container declares, while the pods declare another port and pass their probe on it: the program answers there, and connections to the target are refused",
+		NextStep: "set the Service's targetPort to the port the program listens on (the one its probe checks): kubectl edit service {SERVICE} -n {NAMESPACE}",
 		Terminal: TerminalRule{Mode: AfterGrace}},
 	{ID: EndpointsMissing, Link: chain.LinkServing,
 		Summary:  "ready pods the Service selects are not ready endpoints in its EndpointSlices: the EndpointSlice controller has not written them",

@@ -20,12 +20,10 @@ import (
 // number no container declares is a note, not a failure.
 func (w *walker) servicePorts(c *collector, svc *corev1.Service, tmpl *corev1.PodTemplateSpec) {
 	declared := declaredPorts(&tmpl.Spec)
-	if strings.HasPrefix(string(svc.UID), "paste:") && !declared.named() {
-		// kubectl describe prints no container port's name: a named
-		// targetPort cannot be matched from pasted text (the paste's
-		// note says so), and is not judged.
-		return
-	}
+	// kubectl describe prints no container port's name: a named
+	// targetPort cannot be matched from pasted text (the paste's note says
+	// so), and is not judged.
+	pastedNames := strings.HasPrefix(string(svc.UID), "paste:") && !declared.named()
 	obj := objectName("service", svc.Name)
 	for i, p := range svc.Spec.Ports {
 		proto := p.Protocol
@@ -33,7 +31,11 @@ func (w *walker) servicePorts(c *collector, svc *corev1.Service, tmpl *corev1.Po
 			proto = corev1.ProtocolTCP
 		}
 		field := fmt.Sprintf("spec.ports[%d].targetPort", i)
-		if p.TargetPort.Type == intstr.String && p.TargetPort.StrVal != "" {
+		if p.TargetPort.Type == intstr.Int || p.TargetPort.StrVal == "" {
+			w.probedElsewhere(c, svc, i, tmpl)
+			continue
+		}
+		if !pastedNames {
 			name := p.TargetPort.StrVal
 			if declared.byName(name, proto) {
 				continue
@@ -48,6 +50,94 @@ func (w *walker) servicePorts(c *collector, svc *corev1.Service, tmpl *corev1.Po
 			})
 		}
 	}
+}
+
+// probedElsewhere judges a numbered targetPort that no container declares
+// when the pods themselves show where their program listens: a container
+// declares ports, none of them the target, and its readiness probe (else
+// its liveness probe) checks one of them over HTTP, TCP or gRPC. The probe
+// passing says the program answers there; nothing says anything answers
+// on the target, and traffic sent to a port no one listens on is refused.
+// A target declared by any container, an undeclared probe port, an exec
+// probe or no probe leave the number alone (servicePorts' note): a program
+// may listen where its spec says nothing (kubernetes#73049), and many
+// probe an admin port beside the one they serve (CoreDNS's 8080 and 8181
+// beside 53).
+func (w *walker) probedElsewhere(c *collector, svc *corev1.Service, i int, tmpl *corev1.PodTemplateSpec) {
+	p := svc.Spec.Ports[i]
+	target := p.TargetPort.IntVal
+	if target == 0 {
+		target = p.Port
+	}
+	all := declaredPorts(&tmpl.Spec)
+	for _, d := range all {
+		if d.port == target {
+			return
+		}
+	}
+	for _, ct := range tmpl.Spec.Containers {
+		kind, probe := "readiness", ct.ReadinessProbe
+		if probe == nil {
+			kind, probe = "liveness", ct.LivenessProbe
+		}
+		port, ok := probePort(probe, ct.Ports)
+		if !ok || port == target || !declaresPort(ct.Ports, port) {
+			continue
+		}
+		obj := objectName("service", svc.Name)
+		c.add(sighting{
+			d: decode.Decoded{Cause: decode.ServiceTargetPortNotListening,
+				Summary: fmt.Sprintf("Service %s port %s sends to %d, which no container declares; container %s declares %s and its %s probe checks %d: the program answers there, not on %d",
+					svc.Name, portLabel(p), target, ct.Name, containerPortsOf(ct.Ports), kind, port, target),
+				NextStep: serviceStep(decode.ServiceTargetPortNotListening, svc.Name)},
+			object: obj, since: w.later(svc.CreationTimestamp.Time),
+			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: fmt.Sprintf("spec.ports[%d].targetPort", i),
+				Message: fmt.Sprintf("targetPort %d; container %s declares %s; %s probe on port %d", target, ct.Name, containerPortsOf(ct.Ports), kind, port)}},
+		})
+		return
+	}
+}
+
+// probePort is the port an HTTP, TCP or gRPC probe checks, a named one
+// resolved against the container's ports; false for an exec probe or none.
+func probePort(p *corev1.Probe, ports []corev1.ContainerPort) (int32, bool) {
+	if p == nil {
+		return 0, false
+	}
+	var port intstr.IntOrString
+	switch {
+	case p.HTTPGet != nil:
+		port = p.HTTPGet.Port
+	case p.TCPSocket != nil:
+		port = p.TCPSocket.Port
+	case p.GRPC != nil:
+		return p.GRPC.Port, true
+	default:
+		return 0, false
+	}
+	if port.Type == intstr.Int {
+		return port.IntVal, port.IntVal != 0
+	}
+	for _, cp := range ports {
+		if cp.Name == port.StrVal {
+			return cp.ContainerPort, true
+		}
+	}
+	return 0, false
+}
+
+func declaresPort(ports []corev1.ContainerPort, n int32) bool {
+	for _, cp := range ports {
+		if cp.ContainerPort == n {
+			return true
+		}
+	}
+	return false
+}
+
+// containerPortsOf lists one container's ports as declaredPorts does.
+func containerPortsOf(ports []corev1.ContainerPort) string {
+	return declaredPorts(&corev1.PodSpec{Containers: []corev1.Container{{Ports: ports}}}).String()
 }
 
 // portLabel names a Service port as describe does: its name, else its

@@ -70,6 +70,7 @@ func TestWalkServing(t *testing.T) {
 		events   []chain.Event
 		after    time.Duration // since walkT0
 		unread   bool
+		probe    *corev1.Probe // the container's readiness probe
 		status   chain.Status
 		cause    chain.CauseID
 		terminal bool
@@ -105,6 +106,22 @@ func TestWalkServing(t *testing.T) {
 			slices: []discoveryv1.EndpointSlice{slice("web", true, "web")}, status: chain.StatusBroken, cause: decode.ServiceTargetPortNotFound},
 		{name: "target port number not declared", services: []corev1.Service{service("web", map[string]string{"app": "web"}, intstr.FromInt32(9090))},
 			slices: []discoveryv1.EndpointSlice{slice("web", true, "web")}, status: chain.StatusOK, note: "sends to 9090/TCP, which no container declares"},
+		// The guestbook case of issue 34: the Service sends to 80, the
+		// pods declare and probe 8080.
+		{name: "target port number not declared, probe on the declared port", services: []corev1.Service{service("web", map[string]string{"app": "web"}, intstr.FromInt32(80))},
+			slices: []discoveryv1.EndpointSlice{slice("web", true, "web")}, probe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/", Port: intstr.FromString("http")}}},
+			after: time.Minute, status: chain.StatusBroken, cause: decode.ServiceTargetPortNotListening, terminal: true,
+			summary: "container web declares http 8080/TCP and its readiness probe checks 8080: the program answers there, not on 80"},
+		{name: "target port number declared, probe elsewhere", services: []corev1.Service{service("web", map[string]string{"app": "web"}, intstr.FromInt32(8080))},
+			slices: []discoveryv1.EndpointSlice{slice("web", true, "web")}, probe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(8181)}}},
+			after: time.Minute, status: chain.StatusOK},
+		// CoreDNS: serves 53, probes 8181, which it does not declare.
+		{name: "probe on an undeclared admin port", services: []corev1.Service{service("web", map[string]string{"app": "web"}, intstr.FromInt32(53))},
+			slices: []discoveryv1.EndpointSlice{slice("web", true, "web")}, probe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(8181)}}},
+			after: time.Minute, status: chain.StatusOK, note: "sends to 53/TCP, which no container declares"},
+		{name: "exec probe says nothing of ports", services: []corev1.Service{service("web", map[string]string{"app": "web"}, intstr.FromInt32(80))},
+			slices: []discoveryv1.EndpointSlice{slice("web", true, "web")}, probe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"true"}}}},
+			after: time.Minute, status: chain.StatusOK, note: "sends to 80/TCP, which no container declares"},
 		{name: "endpoint not written yet", services: []corev1.Service{service("web", map[string]string{"app": "web"}, byName)},
 			after: 5 * time.Second, status: chain.StatusProgressing, cause: decode.EndpointsMissing, summary: "1/1 ready pods are not ready endpoints (no EndpointSlice)"},
 		{name: "endpoint never written", services: []corev1.Service{service("web", map[string]string{"app": "web"}, byName)},
@@ -127,6 +144,7 @@ func TestWalkServing(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			pod := servedPod()
+			pod.Spec.Containers[0].ReadinessProbe = tt.probe
 			s := &chain.Snapshot{Kind: chain.KindPod, Namespace: "shop", Name: "web", Now: walkT0.Add(tt.after),
 				Pods: []corev1.Pod{pod}, ServicesRead: !tt.unread}
 			s.Services, s.EndpointSlices, s.OtherPods = tt.services, tt.slices, tt.others
