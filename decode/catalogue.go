@@ -15,7 +15,7 @@ var catalogue = buildCatalogue(
 	causeGroup{"controller", controllerCauses},
 	causeGroup{"scheduler", schedulerCauses},
 	causeGroup{"autoscaler", autoscalerCauses},
-	causeGroup{"image", imageCauses}, causeGroup{"sandbox", sandboxCauses},
+	causeGroup{"image", imageCauses}, causeGroup{"image", pullSecretCauses}, causeGroup{"sandbox", sandboxCauses},
 	causeGroup{"config", configCauses}, causeGroup{"volume", mountCauses},
 	causeGroup{"start", startCauses}, causeGroup{"crash", crashCauses},
 	causeGroup{"security", securityCauses}, causeGroup{"runtime", runtimeSetupCauses},

@@ -28,6 +28,9 @@ func explainMessage(message string) []Decoded {
 	if d, ok := ProducerWords(message); ok {
 		return []Decoded{d}
 	}
+	if d, ok := PullSecretWords(message); ok {
+		return []Decoded{d}
+	}
 	// Before validation's and the scheduler's: the StatefulSet controller
 	// wraps a refused claim's "is invalid", the scheduler names a claim
 	// being deleted.

@@ -81,6 +81,7 @@ func Walk(s *chain.Snapshot, o Options) *chain.Report {
 	if !s.IsResource() && !s.Alone && chain.Serves(s.KindOf()) && len(r.Links) < len(chain.ChainOf(s.KindOf())) {
 		r.Links = append(r.Links, w.serving())
 	}
+	w.pullSecretNamed(r.Links)
 	w.producedBy(r.Links)
 	w.claimedBy(r.Links)
 	w.affinityNamed(r.Links)

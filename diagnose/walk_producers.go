@@ -14,7 +14,7 @@ import (
 
 // missingSecretCauses are the causes that name a Secret that does not
 // exist (Details kind=secret, name=NAME).
-var missingSecretCauses = []chain.CauseID{decode.SecretNotFound, decode.VolumeSecretNotFound}
+var missingSecretCauses = []chain.CauseID{decode.SecretNotFound, decode.VolumeSecretNotFound, decode.ImagePullSecretNotFound}
 
 // MissingSecrets are the Secrets the report says pods wait for, for the
 // reader to look for their producers.
@@ -47,6 +47,59 @@ func missingSecret(f chain.Finding) string {
 		return ""
 	}
 	return name
+}
+
+// pullSecretNamed makes a pull the registry refused the pull Secret's
+// cause when the kubelet said, on one of those pods, that a Secret of
+// spec.imagePullSecrets does not exist (FailedToRetrieveImagePullSecret):
+// the pull went without the credentials. Only a refusal: the kubelet
+// says so of every pull with such a Secret, and a pull that fails for
+// another reason (the network, koderover/zadig#3649) or a public image
+// that needs no credentials (kiwigrid/helm-charts#232) is not about it.
+// The Secret's producer, when one writes it, is then looked for as for
+// any missing Secret.
+func (w *walker) pullSecretNamed(links []chain.Link) {
+	for i := range links {
+		for j := range links[i].Findings {
+			f := &links[i].Findings[j]
+			if f.Cause != decode.ImagePullUnauthorized {
+				continue
+			}
+			for _, obj := range f.Objects {
+				name, ok := strings.CutPrefix(obj, "pod/")
+				if !ok {
+					continue
+				}
+				if ev, names := w.pullSecretEvent(name); len(names) > 0 {
+					d, _ := decode.PullSecretWords(ev.Message)
+					f.Cause = d.Cause
+					f.Summary = fmt.Sprintf("%s; the registry refused the pull without them", d.Summary)
+					f.NextStep = decode.Fill(mustCause(d.Cause).Step, decode.Fields{decode.FieldNamespace: w.s.Namespace, decode.FieldName: names[0]})
+					f.Details = append(d.Details, f.Details...)
+					f.Evidence = append([]chain.Evidence{eventEvidence(ev)}, f.Evidence...)
+					break
+				}
+			}
+		}
+	}
+}
+
+// pullSecretEvent is the kubelet's newest FailedToRetrieveImagePullSecret
+// event on the pod, and the Secrets it names.
+func (w *walker) pullSecretEvent(pod string) (chain.Event, []string) {
+	for k := range w.s.Pods {
+		p := &w.s.Pods[k]
+		if p.Name != pod {
+			continue
+		}
+		evs := w.s.EventsFor("Pod", p.Name, p.UID)
+		for i := len(evs) - 1; i >= 0; i-- {
+			if names := decode.PullSecretsMissing(evs[i].Message); len(names) > 0 {
+				return evs[i], names
+			}
+		}
+	}
+	return chain.Event{}, nil
 }
 
 // producedBy turns a missing Secret whose producer is not ready into the
