@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -66,5 +67,39 @@ func TestWalkClaimExternalProvisioner(t *testing.T) {
 		if r.Verdict.Link != chain.LinkClaims || r.Verdict.Cause != tc.want {
 			t.Errorf("verdict %s at %s (%s), want at claims (%s)\n%s", r.Verdict.Health, r.Verdict.Link, r.Verdict.Cause, tc.want, linkLines(r))
 		}
+	}
+}
+
+// TestBarePodClaimFromSnapshot: a bare pod's claim restored from a
+// VolumeSnapshot names the snapshot as a StatefulSet's claims link does,
+// at the pod's node-assignment link (a bare pod has no claims link). The
+// provisioner's words are aws-ebs-csi-driver#1209's: the claim asks for less
+// than the snapshot holds.
+func TestBarePodClaimFromSnapshot(t *testing.T) {
+	pod := kindPod("web", &metav1.ObjectMeta{Name: "none"}, "", corev1.PodPending, false, map[string]string{"app": "web"})
+	pod.OwnerReferences = nil
+	pod.Spec.NodeName = ""
+	pod.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "pc-data"}}}}
+	pod.Status.ContainerStatuses = nil
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable",
+		LastTransitionTime: metav1.NewTime(walkT0),
+		// The scheduler's words for an unbound claim (v1.37.2 volumebinding).
+		Message: `0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.`}}
+	apiGroup := "snapshot.storage.k8s.io"
+	pvc := corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "pc-data", UID: "pvc-uid", CreationTimestamp: metav1.NewTime(walkT0)},
+		Spec:   corev1.PersistentVolumeClaimSpec{DataSource: &corev1.TypedLocalObjectReference{APIGroup: &apiGroup, Kind: "VolumeSnapshot", Name: "velero-pc-data-lmkpz"}},
+		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}}
+	ev := chain.Event{Type: "Warning", Reason: "ProvisioningFailed", Count: 9, First: walkT0, Last: walkT0.Add(4 * time.Minute),
+		Object:  chain.ObjectRef{Kind: "PersistentVolumeClaim", Name: "pc-data", UID: "pvc-uid"},
+		Message: `failed to provision volume with StorageClass "gp2-csi": error getting handle for DataSource Type VolumeSnapshot by Name velero-pc-data-lmkpz: requested volume size 104857600 is less than the size 1073741824 for the source snapshot velero-pc-data-lmkpz`}
+	s := &chain.Snapshot{Kind: chain.KindPod, Namespace: "shop", Name: "web", Now: walkT0.Add(5 * time.Minute),
+		Claims: []corev1.PersistentVolumeClaim{pvc}}
+	s.Assemble(nil, []corev1.Pod{pod}, []chain.Event{ev})
+	r := Walk(s, Options{})
+	if r.Verdict.Cause != decode.ClaimSmallerThanSnapshot {
+		t.Fatalf("verdict %s at %s (%s), want ClaimSmallerThanSnapshot\n%s", r.Verdict.Health, r.Verdict.Link, r.Verdict.Cause, linkLines(r))
+	}
+	if f := r.Link(r.Verdict.Link).Findings[0]; !strings.Contains(f.Summary, "velero-pc-data-lmkpz") {
+		t.Errorf("summary %q does not name the snapshot", f.Summary)
 	}
 }
