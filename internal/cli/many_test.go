@@ -15,6 +15,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -221,7 +222,7 @@ func TestAllJudgesTraffic(t *testing.T) {
 	objs := fixtureObjects(t, "healthy.yaml") // deployment/web, pods app=web
 	objs = append(objs,
 		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", Labels: map[string]string{"team": "a"}},
-			Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80}}}},
+			Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}}}},
 		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "legacy", Labels: map[string]string{"team": "a"}},
 			Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "legacy-api"}, Ports: []corev1.ServicePort{{Port: 80}}}},
 		&networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "front", Labels: map[string]string{"team": "b"}},
@@ -303,13 +304,13 @@ kind: Service
 metadata: {name: web}
 spec:
   selector: {app: web}
-  ports: [{port: 80}]
+  ports: [{port: 80, targetPort: 8080}]
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	c := fakeClient(t, "image-pulling.yaml")
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
-		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80}}}}
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}}}}
 	if err := c.Tracker().Add(svc); err != nil {
 		t.Fatal(err)
 	}
