@@ -36,6 +36,12 @@ func loadPaste(data []byte) (*Bundle, error) {
 		}
 		b.Merge(y)
 	}
+	if len(r.Forms) > r.Generic {
+		// An object of the YAML (or of a generic describe) beside
+		// objects the text rebuilt is not read alone: its chain may be
+		// in the paste.
+		b.Lone = nil
+	}
 	b.Deployments = append(b.Deployments, r.Deployments...)
 	b.ReplicaSets = append(b.ReplicaSets, r.ReplicaSets...)
 	b.Pods = append(b.Pods, r.Pods...)

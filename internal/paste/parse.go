@@ -200,6 +200,9 @@ var describers = []describer{
 	{"Namespace", func(b block) bool {
 		return b.has("Status") && !b.has("Namespace") && b.has("Resource Quotas", "No resource quota.", "Resource Limits", "No LimitRange resource.")
 	}, (*parser).describeNamespace},
+	// kubectl's generic describe (custom resources, and the built-in
+	// kinds without a describer of their own): last, by its head.
+	{"generic", func(b block) bool { return b.has("API Version") && b.has("Kind") }, (*parser).describeGeneric},
 }
 
 // totalOnlyRe is a StatefulSet's Replicas line, "3 desired | 1 total".
