@@ -342,6 +342,11 @@ func (p *parser) hasWorkload(kind, namespace, name string) bool {
 			metas = append(metas, c.ObjectMeta)
 		}
 	}
+	for _, g := range p.generic {
+		if g.Kind == kind {
+			metas = append(metas, g.ObjectMeta)
+		}
+	}
 	for _, m := range metas {
 		if m.Name == name && (m.Namespace == namespace || namespace == "") {
 			return true

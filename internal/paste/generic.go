@@ -77,6 +77,8 @@ func (p *parser) describeGeneric(b block) {
 	}
 	p.res.YAML = append(p.res.YAML, string(js))
 	p.res.Generic++
+	p.generic = append(p.generic, metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: apiVersion, Kind: kind},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
 	p.read(b, kind, metav1.ObjectMeta{Namespace: ns, Name: name})
 }
 
@@ -180,6 +182,9 @@ func readMap(tl []treeLine, indent int, t shape) (map[string]any, int) {
 // readValue reads one key's value: printed after it, or the lines
 // under it.
 func readValue(l treeLine, under []treeLine, k string, t shape) (any, bool) {
+	if l.val == "<nil>" {
+		return nil, false // a null
+	}
 	if !l.empty {
 		return t.scalar(l.val), true
 	}
@@ -259,8 +264,11 @@ func readList(tl []treeLine, indent int, t shape) []any {
 
 // unlabel inverts smartLabelFor for a key no Go type names:
 // "Last Transition Time" is lastTransitionTime, "API Version"
-// apiVersion, "UID" uid, "Stable RS" stableRS, "App" app; a key printed
-// raw (it holds other characters than letters and '-') is itself.
+// apiVersion, "UID" uid, "Stable RS" stableRS, "HPA Replicas"
+// HPAReplicas (smartLabelFor capitalises a lower-case first word, and
+// upper-cases only the acronyms API, URL, UID and GUID), "App" app; a
+// key printed raw (it holds other characters than letters and '-') is
+// itself.
 func unlabel(label string) string {
 	if !strings.Contains(label, " ") {
 		if strings.IndexFunc(label, func(r rune) bool { return !isLetter(r) && r != '-' }) >= 0 {
@@ -275,22 +283,19 @@ func unlabel(label string) string {
 			continue
 		}
 		first := words[0]
-		if strings.ToUpper(first) == first {
-			first = strings.ToLower(first) // API, UID, URL
-		} else {
+		switch {
+		case acronyms[first] || len(first) == 1:
+			first = strings.ToLower(first)
+		case strings.ToUpper(first) != first:
 			first = strings.ToLower(first[:1]) + first[1:]
-		}
-		if len(parts) > 0 {
-			// Only the first word of a key is ever lowered.
-			first = words[0]
-			if strings.ToUpper(first) != first {
-				first = strings.ToLower(first[:1]) + first[1:]
-			}
 		}
 		parts = append(parts, first+strings.Join(words[1:], ""))
 	}
 	return strings.Join(parts, "-")
 }
+
+// acronyms are the words smartLabelFor upper-cases.
+var acronyms = map[string]bool{"API": true, "URL": true, "UID": true, "GUID": true}
 
 func isLetter(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127

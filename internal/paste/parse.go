@@ -33,9 +33,12 @@ type parser struct {
 	// onNode are the pods a described node lists.
 	onNode []podOnNode
 	events []*eventText
-	abs    []time.Time
-	rel    []relTime
-	res    Result
+	// generic are the objects of kubectl's generic describe (their
+	// kind, namespace and name), handed on as YAML.
+	generic []metav1.PartialObjectMetadata
+	abs     []time.Time
+	rel     []relTime
+	res     Result
 }
 
 // podText is a pod and how the paste showed it.
