@@ -159,6 +159,9 @@ func (b *Bundle) Described() bool { return b.described }
 // describe shows one node, not all. An Ingress's class is unknown unless
 // pasted.
 func (b *Bundle) pasteGaps(s *chain.Snapshot) {
+	if r := s.Route; b.pasted && r != nil && strings.HasPrefix(string(r.UID), "paste:") {
+		routeGaps(s, r)
+	}
 	obj := s.Workload()
 	if !b.pasted || obj == nil || !strings.HasPrefix(string(obj.GetUID()), "paste:") {
 		return
@@ -194,6 +197,29 @@ func (b *Bundle) pasteGaps(s *chain.Snapshot) {
 		s.Gaps = append(s.Gaps, chain.Gap{Resource: chain.ResourceReplicaSets, Verb: "read",
 			Message: "the paste shows no ReplicaSet of deployment/" + d.Name,
 			Check:   "paste kubectl describe rs -l " + metav1.FormatLabelSelector(d.Spec.Selector) + " -n " + d.Namespace + " too"})
+	}
+}
+
+// routeGaps: a pasted route's parent Gateway that the paste does not
+// show, while the route's status shows a controller wrote for it (so it
+// exists, or did), was left out of the paste, not found missing: the
+// parents link is unknown, naming the text to add. A parent no status
+// names is judged missing, as kubectl describe of the namespace's
+// Gateways would have shown it.
+func routeGaps(s *chain.Snapshot, r *chain.Route) {
+	for _, p := range r.ParentRefs {
+		key := chain.ParentKeyOf(r.Namespace, p)
+		if !chain.IsGatewayParent(p) || s.GatewayNamed(key) != nil {
+			continue
+		}
+		for _, st := range r.Status.Parents {
+			if chain.ParentKeyOf(r.Namespace, st.ParentRef) == key && len(st.Conditions) > 0 {
+				s.Gaps = append(s.Gaps, chain.Gap{Resource: chain.ResourceGateways, Verb: "get",
+					Message: fmt.Sprintf("the paste shows no Gateway %s, whose controller %s wrote the route's status", key.Name, st.ControllerName),
+					Check:   fmt.Sprintf("paste kubectl describe gateways.gateway.networking.k8s.io %s -n %s and kubectl describe gatewayclasses.gateway.networking.k8s.io too", key.Name, key.Namespace)})
+				return
+			}
+		}
 	}
 }
 

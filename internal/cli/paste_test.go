@@ -143,6 +143,10 @@ func TestGenericDescribePastes(t *testing.T) {
 	}{
 		{[]string{"httproute-parent-missing.txt"}, "httproute/web", chain.Broken, chain.LinkParents, "RouteParentNotFound"},
 		{[]string{"httproute-backend-missing.txt", "httproute-backend-missing-gateways-generated.txt"}, "httproute/web", chain.Broken, chain.LinkBackends, "RouteBackendNotFound"},
+		// Its Gateway not pasted: the route's status shows Traefik
+		// accepted it, so the Gateway is left out, not missing (the
+		// class, gateway and parents links are unknown).
+		{[]string{"httproute-backend-missing.txt"}, "httproute/web", chain.Broken, chain.LinkBackends, "RouteBackendNotFound"},
 		{[]string{"httproute-class-no-controller.txt", "httproute-class-no-controller-gateways-generated.txt"}, "httproute/web", chain.Broken, chain.LinkClass, "GatewayClassNoController"},
 		{[]string{"rollout-paused-step.txt"}, "rollout/web", chain.Broken, chain.LinkRollout, "RolloutPaused"},
 		{[]string{"rollout-analysis-aborted.txt"}, "rollout/web", chain.Broken, chain.LinkRollout, "RolloutAborted"},
