@@ -36,10 +36,10 @@ func loadPaste(data []byte) (*Bundle, error) {
 		}
 		b.Merge(y)
 	}
-	if len(r.Forms) > r.Generic {
+	if rebuilt(r) > r.Generic {
 		// An object of the YAML (or of a generic describe) beside
-		// objects the text rebuilt is not read alone: its chain may be
-		// in the paste.
+		// objects the text rebuilt (described or listed, not only
+		// events) is not read alone: its chain may be in the paste.
 		b.Lone = nil
 	}
 	b.Deployments = append(b.Deployments, r.Deployments...)
@@ -74,9 +74,7 @@ func loadPaste(data []byte) (*Bundle, error) {
 		}
 	}
 	b.pasted = len(r.Forms) > 0
-	b.described = slices.ContainsFunc(r.Forms, func(f string) bool {
-		return !strings.Contains(strings.ToLower(f), "events") && !strings.HasSuffix(f, "(not read)")
-	})
+	b.described = rebuilt(r) > 0
 	b.nodesListed = slices.Contains(r.Forms, "kubectl get nodes")
 	if len(b.Workloads("")) == 0 && b.Target.Name == "" && len(r.Pods) > 0 {
 		pod := pickPod(r)
@@ -98,6 +96,18 @@ func loadPaste(data []byte) (*Bundle, error) {
 		return nil, errNothing
 	}
 	return b, nil
+}
+
+// rebuilt counts the forms of a paste that rebuilt objects: describes
+// read and get tables, not events.
+func rebuilt(r *paste.Result) int {
+	n := 0
+	for _, f := range r.Forms {
+		if !strings.Contains(strings.ToLower(f), "events") && !strings.HasSuffix(f, "(not read)") {
+			n++
+		}
+	}
+	return n
 }
 
 // pastedOthers are the pasted objects of kinds the bundle keeps whole
