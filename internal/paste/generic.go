@@ -66,9 +66,7 @@ func (p *parser) describeGeneric(b block) {
 			}
 		}
 	}
-	if ts, ok := meta["creationTimestamp"].(string); ok {
-		p.absolute(ts)
-	}
+	p.pastTimes(obj)
 	obj["metadata"] = meta
 	js, err := json.Marshal(obj)
 	if err != nil {
@@ -80,6 +78,30 @@ func (p *parser) describeGeneric(b block) {
 	p.generic = append(p.generic, metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: apiVersion, Kind: kind},
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
 	p.read(b, kind, metav1.ObjectMeta{Namespace: ns, Name: name})
+}
+
+// pastTimeRe are the keys of times that were past when kubectl ran (a
+// creation, a condition's transition, a start, an abort), which the
+// paste's moment is at least: not a certificate's notAfter or a renewal
+// time, which may be ahead.
+var pastTimeRe = regexp.MustCompile(`^(?:creationTimestamp|last[A-Za-z]*Time|startTime|completionTime|abortedAt)$`)
+
+// pastTimes records the times of obj that were past when kubectl ran.
+func (p *parser) pastTimes(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if s, ok := x.(string); ok && pastTimeRe.MatchString(k) {
+				p.absolute(s)
+				continue
+			}
+			p.pastTimes(x)
+		}
+	case []any:
+		for _, x := range v {
+			p.pastTimes(x)
+		}
+	}
 }
 
 func anyMap(m map[string]string) map[string]any {

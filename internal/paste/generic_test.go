@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -303,5 +304,26 @@ func TestGenericEventsAndOwners(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(r.Forms, "\n"), "kubectl describe rollout sc-rollout-analysis-aborted/web") {
 		t.Errorf("forms %q", r.Forms)
+	}
+}
+
+// TestGenericNow: the times a generic describe prints that were past when
+// kubectl ran (conditions' transitions, a pause's start) count toward the
+// paste's moment; a Certificate's notAfter, ahead, does not.
+func TestGenericNow(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "generic", "rollout-paused-step.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	start := strings.Index(text, "Name:")
+	head := text[start : start+strings.Index(text[start:], "\n\n\n")]
+	if got := Parse(head).Now.Format(time.RFC3339); got != "2026-12-06T20:58:07Z" {
+		t.Errorf("now %s, want the Rollout's last transition 2026-12-06T20:58:07Z", got)
+	}
+	cert := "Name:         web-tls\nNamespace:    shop\nLabels:       <none>\nAnnotations:  <none>\nAPI Version:  cert-manager.io/v1\nKind:         Certificate\n" +
+		"Metadata:\n  Creation Timestamp:  2026-12-04T22:31:53Z\nStatus:\n  Not After:  2027-03-04T22:31:53Z\nEvents:  <none>\n"
+	if got := Parse(cert).Now.Format(time.RFC3339); got != "2026-12-04T22:31:53Z" {
+		t.Errorf("now %s, want the creation 2026-12-04T22:31:53Z", got)
 	}
 }
