@@ -185,6 +185,11 @@ func (p *parser) event(e *eventText) *corev1.Event {
 		Reason: r.reason, Message: r.message, Type: r.typ, Count: r.count,
 		Source: corev1.EventSource{Component: r.source},
 	}
+	for _, g := range p.generic {
+		if ev.InvolvedObject.APIVersion == "" && g.Kind == r.kind && g.Name == r.name && g.Namespace == ns {
+			ev.InvolvedObject.APIVersion = g.APIVersion
+		}
+	}
 	if ev.InvolvedObject.APIVersion == "" {
 		ev.InvolvedObject.APIVersion = "v1"
 	}

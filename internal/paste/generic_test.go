@@ -289,8 +289,8 @@ func TestGenericEventsAndOwners(t *testing.T) {
 	for _, e := range r.Events {
 		if e.InvolvedObject.Kind == "Rollout" && e.InvolvedObject.Name == "web" {
 			n++
-			if e.InvolvedObject.UID != UID("Rollout", "sc-rollout-analysis-aborted", "web") {
-				t.Errorf("event's UID %s", e.InvolvedObject.UID)
+			if e.InvolvedObject.UID != UID("Rollout", "sc-rollout-analysis-aborted", "web") || e.InvolvedObject.APIVersion != "argoproj.io/v1alpha1" {
+				t.Errorf("event's object %+v", e.InvolvedObject)
 			}
 		}
 	}
