@@ -155,7 +155,7 @@ func treeLines(lines []line) []treeLine {
 		// a section's key or another bare value it is a list's value.
 		if n := len(out); !t.keyed && n > 0 {
 			prev := &out[n-1]
-			if prev.keyed && !prev.empty || prev.keyed && prev.empty && prev.padded || !prev.keyed && l.indent != prev.indent {
+			if prev.keyed && !prev.empty || !prev.keyed && l.indent != prev.indent {
 				prev.val += "\n" + l.text
 				prev.empty = false
 				continue

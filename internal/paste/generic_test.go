@@ -327,3 +327,32 @@ func TestGenericNow(t *testing.T) {
 		t.Errorf("now %s, want the creation 2026-12-04T22:31:53Z", got)
 	}
 }
+
+// TestGenericPadded: a copy that pads every line with blanks (a terminal
+// UI's) reads as the text does, and a message kubectl printed on several
+// lines is one value.
+func TestGenericPadded(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "generic", "httproute-backend-missing.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var padded strings.Builder
+	for _, l := range strings.Split(string(data), "\n") {
+		padded.WriteString(l + strings.Repeat(" ", max(0, 120-len(l))) + "\n")
+	}
+	if a, b := Parse(string(data)).YAML, Parse(padded.String()).YAML; len(a) != 1 || !cmp.Equal(a, b) {
+		t.Errorf("padded:\n%s\nas printed:\n%s", b, a)
+	}
+	text := "Name:         web\nNamespace:    shop\nLabels:       <none>\nAnnotations:  <none>\nAPI Version:  example.com/v1\nKind:         Widget\n" +
+		"Status:\n  Conditions:\n    Message:  first line\nsecond line\n    Type:     Ready\n  Hosts:\n    a.example.com\n    b.example.com\nEvents:  <none>\n"
+	got := map[string]any{}
+	if r := Parse(text); len(r.YAML) != 1 || json.Unmarshal([]byte(r.YAML[0]), &got) != nil {
+		t.Fatalf("%+v", r)
+	}
+	if m := at(got, "status", "conditions", 0, "message"); m != "first line\nsecond line" {
+		t.Errorf("message %q", m)
+	}
+	if h := at(got, "status", "hosts"); !cmp.Equal(h, []any{"a.example.com", "b.example.com"}) {
+		t.Errorf("hosts %v", h)
+	}
+}
