@@ -36,6 +36,12 @@ func loadPaste(data []byte) (*Bundle, error) {
 		}
 		b.Merge(y)
 	}
+	if rebuilt(r) > r.Generic {
+		// An object of the YAML (or of a generic describe) beside
+		// objects the text rebuilt (described or listed, not only
+		// events) is not read alone: its chain may be in the paste.
+		b.Lone = nil
+	}
 	b.Deployments = append(b.Deployments, r.Deployments...)
 	b.ReplicaSets = append(b.ReplicaSets, r.ReplicaSets...)
 	b.Pods = append(b.Pods, r.Pods...)
@@ -68,9 +74,7 @@ func loadPaste(data []byte) (*Bundle, error) {
 		}
 	}
 	b.pasted = len(r.Forms) > 0
-	b.described = slices.ContainsFunc(r.Forms, func(f string) bool {
-		return !strings.Contains(strings.ToLower(f), "events") && !strings.HasSuffix(f, "(not read)")
-	})
+	b.described = rebuilt(r) > 0
 	b.nodesListed = slices.Contains(r.Forms, "kubectl get nodes")
 	if len(b.Workloads("")) == 0 && b.Target.Name == "" && len(r.Pods) > 0 {
 		pod := pickPod(r)
@@ -92,6 +96,18 @@ func loadPaste(data []byte) (*Bundle, error) {
 		return nil, errNothing
 	}
 	return b, nil
+}
+
+// rebuilt counts the forms of a paste that rebuilt objects: describes
+// read and get tables, not events.
+func rebuilt(r *paste.Result) int {
+	n := 0
+	for _, f := range r.Forms {
+		if !strings.Contains(strings.ToLower(f), "events") && !strings.HasSuffix(f, "(not read)") {
+			n++
+		}
+	}
+	return n
 }
 
 // pastedOthers are the pasted objects of kinds the bundle keeps whole
@@ -153,6 +169,9 @@ func (b *Bundle) Described() bool { return b.described }
 // describe shows one node, not all. An Ingress's class is unknown unless
 // pasted.
 func (b *Bundle) pasteGaps(s *chain.Snapshot) {
+	if r := s.Route; b.pasted && r != nil && strings.HasPrefix(string(r.UID), "paste:") {
+		routeGaps(s, r)
+	}
 	obj := s.Workload()
 	if !b.pasted || obj == nil || !strings.HasPrefix(string(obj.GetUID()), "paste:") {
 		return
@@ -188,6 +207,29 @@ func (b *Bundle) pasteGaps(s *chain.Snapshot) {
 		s.Gaps = append(s.Gaps, chain.Gap{Resource: chain.ResourceReplicaSets, Verb: "read",
 			Message: "the paste shows no ReplicaSet of deployment/" + d.Name,
 			Check:   "paste kubectl describe rs -l " + metav1.FormatLabelSelector(d.Spec.Selector) + " -n " + d.Namespace + " too"})
+	}
+}
+
+// routeGaps: a pasted route's parent Gateway that the paste does not
+// show, while the route's status shows a controller wrote for it (so it
+// exists, or did), was left out of the paste, not found missing: the
+// parents link is unknown, naming the text to add. A parent no status
+// names is judged missing, as kubectl describe of the namespace's
+// Gateways would have shown it.
+func routeGaps(s *chain.Snapshot, r *chain.Route) {
+	for _, p := range r.ParentRefs {
+		key := chain.ParentKeyOf(r.Namespace, p)
+		if !chain.IsGatewayParent(p) || s.GatewayNamed(key) != nil {
+			continue
+		}
+		for _, st := range r.Status.Parents {
+			if chain.ParentKeyOf(r.Namespace, st.ParentRef) == key && len(st.Conditions) > 0 {
+				s.Gaps = append(s.Gaps, chain.Gap{Resource: chain.ResourceGateways, Verb: "get",
+					Message: fmt.Sprintf("the paste shows no Gateway %s, whose controller %s wrote the route's status", key.Name, st.ControllerName),
+					Check:   fmt.Sprintf("paste kubectl describe gateways.gateway.networking.k8s.io %s -n %s and kubectl describe gatewayclasses.gateway.networking.k8s.io too", key.Name, key.Namespace)})
+				return
+			}
+		}
 	}
 }
 

@@ -111,3 +111,30 @@ func FuzzLoadPaste(f *testing.F) {
 		}
 	})
 }
+
+// TestLoadPasteGeneric: kubectl's generic describe of a custom resource
+// is read as the same object in YAML is (an HTTPRoute decoded where the
+// walk looks for routes, with the paste's UID); beside other described
+// text it is not read alone, alone it is.
+func TestLoadPasteGeneric(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "paste", "testdata", "generic", "httproute-parent-missing.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Load(strings.NewReader(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Routes) != 1 || b.Routes[0].UID != "paste:HTTPRoute/sc-httproute-parent-missing/web" || len(b.Routes[0].ParentRefs) != 1 || b.Lone != nil {
+		t.Fatalf("routes %+v, alone %v", b.Routes, b.Lone != nil)
+	}
+	start := strings.Index(string(data), "Name:")
+	end := strings.Index(string(data), "\n\n\n")
+	alone, err := Load(strings.NewReader(string(data)[start:end]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(alone.Routes) != 1 || alone.Lone == nil || alone.Lone.GetKind() != "HTTPRoute" {
+		t.Errorf("the route alone: routes %d, alone %v", len(alone.Routes), alone.Lone != nil)
+	}
+}

@@ -2,7 +2,8 @@
 // was printed from: kubectl describe of pods, Deployments, ReplicaSets,
 // StatefulSets, DaemonSets, Jobs, CronJobs, Services, Endpoints,
 // EndpointSlices, Ingresses, nodes, claims, quotas and namespaces,
-// kubectl get tables of pods, Deployments, ReplicaSets and nodes, and
+// kubectl's generic describe of any other kind (custom resources: handed
+// on as the object in YAML would be, Result.YAML), kubectl get tables of pods, Deployments, ReplicaSets and nodes, and
 // kubectl get events, alone, several in a row, or mixed with YAML. Text
 // someone pasted into an issue or a CI log is then walked as a capture is.
 //

@@ -185,6 +185,11 @@ func (p *parser) event(e *eventText) *corev1.Event {
 		Reason: r.reason, Message: r.message, Type: r.typ, Count: r.count,
 		Source: corev1.EventSource{Component: r.source},
 	}
+	for _, g := range p.generic {
+		if ev.InvolvedObject.APIVersion == "" && g.Kind == r.kind && g.Name == r.name && g.Namespace == ns {
+			ev.InvolvedObject.APIVersion = g.APIVersion
+		}
+	}
 	if ev.InvolvedObject.APIVersion == "" {
 		ev.InvolvedObject.APIVersion = "v1"
 	}
@@ -340,6 +345,11 @@ func (p *parser) hasWorkload(kind, namespace, name string) bool {
 	case "CronJob":
 		for _, c := range p.res.CronJobs {
 			metas = append(metas, c.ObjectMeta)
+		}
+	}
+	for _, g := range p.generic {
+		if g.Kind == kind {
+			metas = append(metas, g.ObjectMeta)
 		}
 	}
 	for _, m := range metas {

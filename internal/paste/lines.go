@@ -16,6 +16,10 @@ type line struct {
 	indent int
 	key    string // "" when the line is no "Key: value" line
 	val    string
+	// padded says the line ended in blanks a terminal kept: kubectl's
+	// tabwriter pads a "Key:\t" whose value is empty, and prints a
+	// section's "Key:" bare.
+	padded bool
 }
 
 // keyRe is a describe "Key:  value" line: the key is words (kubectl's
@@ -31,8 +35,10 @@ func splitLines(text string) []line {
 	raws := strings.Split(text, "\n")
 	out := make([]line, 0, len(raws))
 	for i, raw := range raws {
-		raw = strings.TrimRight(unframe(raw), " \t\r")
-		l := line{n: i, raw: raw, text: strings.TrimSpace(raw)}
+		raw = strings.TrimRight(unframe(raw), "\r")
+		trimmed := strings.TrimRight(raw, " \t")
+		l := line{n: i, raw: trimmed, text: strings.TrimSpace(trimmed), padded: trimmed != raw}
+		raw = trimmed
 		l.indent = indentOf(raw)
 		if m := keyRe.FindStringSubmatch(l.text); m != nil && !strings.Contains(m[1], "  ") {
 			l.key, l.val = m[1], strings.TrimSpace(m[2])

@@ -33,9 +33,12 @@ type parser struct {
 	// onNode are the pods a described node lists.
 	onNode []podOnNode
 	events []*eventText
-	abs    []time.Time
-	rel    []relTime
-	res    Result
+	// generic are the objects of kubectl's generic describe (their
+	// kind, namespace and name), handed on as YAML.
+	generic []metav1.PartialObjectMetadata
+	abs     []time.Time
+	rel     []relTime
+	res     Result
 }
 
 // podText is a pod and how the paste showed it.
@@ -200,6 +203,9 @@ var describers = []describer{
 	{"Namespace", func(b block) bool {
 		return b.has("Status") && !b.has("Namespace") && b.has("Resource Quotas", "No resource quota.", "Resource Limits", "No LimitRange resource.")
 	}, (*parser).describeNamespace},
+	// kubectl's generic describe (custom resources, and the built-in
+	// kinds without a describer of their own): last, by its head.
+	{"generic", func(b block) bool { return b.has("API Version") && b.has("Kind") }, (*parser).describeGeneric},
 }
 
 // totalOnlyRe is a StatefulSet's Replicas line, "3 desired | 1 total".

@@ -463,12 +463,14 @@ func hasNote(r *Result, part string) bool {
 	return false
 }
 
-// FuzzParse starts from the real pastes of the corpus and the describe
-// fixtures of every kind read (testdata/describe).
+// FuzzParse starts from the real pastes of the corpus, the describe
+// fixtures of every kind read (testdata/describe) and the generic
+// describes (testdata/generic).
 func FuzzParse(f *testing.F) {
 	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "real", "pastes", "*.txt"))
 	describes, _ := filepath.Glob(filepath.Join("testdata", "describe", "*.txt"))
-	for _, p := range append(paths, describes...) {
+	generic, _ := filepath.Glob(filepath.Join("testdata", "generic", "*.txt"))
+	for _, p := range append(append(paths, describes...), generic...) {
 		if data, err := os.ReadFile(p); err == nil {
 			f.Add(string(data))
 		}

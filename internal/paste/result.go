@@ -44,6 +44,9 @@ type Result struct {
 	// (a paste mixing kubectl get -o yaml with describe), for the
 	// caller's reader.
 	YAML []string
+	// Generic counts the YAML documents rebuilt from kubectl's generic
+	// describe (of a custom resource), among YAML.
+	Generic int
 	// Forms name what was read, in order ("kubectl describe pod
 	// shop/web-1", "kubectl get events").
 	Forms []string
