@@ -1,0 +1,21 @@
+package decode
+
+import "testing"
+
+// TestImageNotFoundWords: a tag that is not in the registry, in the words
+// of registries and clients the other tables do not hold.
+func TestImageNotFoundWords(t *testing.T) {
+	for name, msg := range map[string]string{
+		// Azure/ipam#345 (2025): ACR's words for a missing tag; the image's
+		// name starts with "ipamd", which is not the AWS VPC CNI's daemon.
+		"acr tag ipamdev": `2025-02-11T11:48:59.703Z ERROR - DockerApiException: Docker API responded with status code=NotFound, response={"message":"manifest for registry.example.com/ipamdev-ui:latest not found: manifest unknown: manifest tagged by \"latest\" is not found"}`,
+		// bank-vaults/bank-vaults#1493 (2023): Artifact Registry's error
+		// code for a tag not pushed yet, as a webhook logged it.
+		"artifact registry code": `time="2023-03-27T12:04:00Z" level=error msg="Admission review request failed" app=vault-secrets-webhook dry-run=false error="cannot fetch image descriptor: GET https://registry.example.com/v2/crux-ci/crux/ingestion-engine-api/manifests/2023.03.27.114644-d11ee01: MANIFEST_UNKNOWN: Failed to fetch \"2023.03.27.114644-d11ee01\"" kind=v1/Pod name= ns=default op=create path=/pods request-id=c67e0ae2-f935-49e6-a737-79350451b783 webhook-id=vault-secrets-pods webhook-kind=mutating wh-version=v1beta1`,
+	} {
+		got := Explain("", msg)
+		if len(got) == 0 || got[0].Cause != ImageNotFound {
+			t.Errorf("%s: Explain gives %v, want ImageNotFound first", name, got)
+		}
+	}
+}
