@@ -199,7 +199,7 @@ func imageClassify(code, lower string) (chain.CauseID, string) {
 	case has("x509: ", "tls: failed to verify", "certificate signed by unknown authority", "certificate is not valid",
 		"certificate has expired", "server gave http response to https client", "certificate verify failed"):
 		return RegistryCertificateUntrusted, "tls"
-	case has("manifest unknown", "manifest_unknown", "repository does not exist or may require 'docker login'", "not found: manifest", "no such image", "(error: image ") ||
+	case has("manifest unknown", "manifest_unknown", "was deleted or has expired", "repository does not exist or may require 'docker login'", "not found: manifest", "no such image", "(error: image ") ||
 		strings.Contains(lower, "manifest for ") && strings.Contains(lower, " not found"):
 		// Docker's "pull access denied ..., repository does not exist or
 		// may require 'docker login'" is most often a name that exists
@@ -209,7 +209,9 @@ func imageClassify(code, lower string) (chain.CauseID, string) {
 		// unknown" to any credential has the repository but not the tag.
 		// MANIFEST_UNKNOWN is the distribution API's error code for it,
 		// quoted bare by clients that print the code (Artifact Registry's
-		// "MANIFEST_UNKNOWN: Failed to fetch").
+		// "MANIFEST_UNKNOWN: Failed to fetch"); Quay says a tag it
+		// deleted "was deleted or has expired. To pull, revive via time
+		// machine".
 		return ImageNotFound, ""
 	case has("did not resolve to an alias", "short-name"):
 		return InvalidImageName, ""

@@ -12,6 +12,9 @@ func TestImageNotFoundWords(t *testing.T) {
 		// bank-vaults/bank-vaults#1493 (2023): Artifact Registry's error
 		// code for a tag not pushed yet, as a webhook logged it.
 		"artifact registry code": `time="2023-03-27T12:04:00Z" level=error msg="Admission review request failed" app=vault-secrets-webhook dry-run=false error="cannot fetch image descriptor: GET https://registry.example.com/v2/crux-ci/crux/ingestion-engine-api/manifests/2023.03.27.114644-d11ee01: MANIFEST_UNKNOWN: Failed to fetch \"2023.03.27.114644-d11ee01\"" kind=v1/Pod name= ns=default op=create path=/pods request-id=c67e0ae2-f935-49e6-a737-79350451b783 webhook-id=vault-secrets-pods webhook-kind=mutating wh-version=v1beta1`,
+		// operator-framework/community-operators#2351 (2020): Quay's words
+		// for a deleted tag, through CRI-O.
+		"quay deleted tag": `Failed to pull image "registry.example.com/redhat-developer/openshift-jenkins-operator:0.4.1-ed5de33": rpc error: code = Unknown desc = Error reading manifest 0.4.1-ed5de33 in registry.example.com/redhat-developer/openshift-jenkins-operator: unknown: Tag 0.4.1-ed5de33 was deleted or has expired. To pull, revive via time machine.`,
 	} {
 		got := Explain("", msg)
 		if len(got) == 0 || got[0].Cause != ImageNotFound {
