@@ -199,6 +199,13 @@ func imageClassify(code, lower string) (chain.CauseID, string) {
 	case has("x509: ", "tls: failed to verify", "certificate signed by unknown authority", "certificate is not valid",
 		"certificate has expired", "server gave http response to https client", "certificate verify failed"):
 		return RegistryCertificateUntrusted, "tls"
+	case has("accept header does not support oci"):
+		// The registry holds the tag, as an OCI index or manifest, and
+		// answers MANIFEST_UNKNOWN only because the client's Accept
+		// header leaves OCI media types out (distribution's
+		// "OCI index found, but accept header does not support OCI
+		// indexes"): a runtime too old for the image, not a missing tag.
+		return ImagePullFailed, "oci-media-type"
 	case has("manifest unknown", "manifest_unknown", "was deleted or has expired", "repository does not exist or may require 'docker login'", "not found: manifest", "no such image", "(error: image ") ||
 		strings.Contains(lower, "manifest for ") && strings.Contains(lower, " not found"):
 		// Docker's "pull access denied ..., repository does not exist or
@@ -267,6 +274,10 @@ func imageDecoded(cause chain.CauseID, kind, img, tail string) Decoded {
 		d.Summary, d.NextStep = registryUnreachable(kind, host, img, tail)
 	case ImagePullFailed:
 		d.Summary = fmt.Sprintf("pulling image %q failed: %s", img, tail)
+		if kind == "oci-media-type" {
+			d.Summary = fmt.Sprintf("the registry holds image %q in OCI format, which the node's container runtime does not accept (%s)", img, tail)
+			d.NextStep = "upgrade the node's Docker Engine or containerd to a release that pulls OCI images, or push the image with Docker media types"
+		}
 	}
 	return d
 }

@@ -22,3 +22,15 @@ func TestImageNotFoundWords(t *testing.T) {
 		}
 	}
 }
+
+// TestImageOCIAcceptNotNotFound: "manifest unknown" that says the
+// registry holds an OCI index the client does not accept is no missing tag
+// (huggingface/text-generation-inference#386, 2023: docker pull of a GHCR
+// image with an old Docker Engine).
+func TestImageOCIAcceptNotNotFound(t *testing.T) {
+	msg := `Error response from daemon: manifest unknown: OCI index found, but Accept header does not support OCI indexes`
+	got := Explain("", msg)
+	if len(got) == 0 || got[0].Cause != ImagePullFailed {
+		t.Errorf("Explain(%q) = %v, want ImagePullFailed first", msg, got)
+	}
+}
