@@ -161,6 +161,18 @@ func imagePullError(img, message string) Decoded {
 	if m := deniedForRe.FindStringSubmatch(tail); m != nil && img == "" {
 		img = m[1]
 	}
+	if m := manifestForRe.FindStringSubmatch(tail); m != nil && img == "" {
+		img = m[1]
+	}
+	if m := dockerSourceRe.FindStringSubmatch(tail); m != nil && img == "" {
+		img = m[1]
+	}
+	if m := readingManifestRe.FindStringSubmatch(tail); m != nil && img == "" {
+		img = m[2] + ":" + m[1]
+		if strings.HasPrefix(m[1], "sha256:") {
+			img = m[2] + "@" + m[1]
+		}
+	}
 	cause, kind := imageClassify(rtCode(message), strings.ToLower(tail))
 	return imageDecoded(cause, kind, img, rtOneLine(tail))
 }
@@ -169,6 +181,20 @@ func imagePullError(img, message string) Decoded {
 // pull ("pull access denied for NAME, repository does not exist ..."):
 // the image, when the message quotes no other.
 var deniedForRe = regexp.MustCompile(`pull access denied for ([^\s,]+),`)
+
+// manifestForRe is the reference Docker's daemon names when the registry
+// has no such manifest (moby distribution/errors.go notFoundError:
+// "manifest for %s not found: %v"), and readingManifestRe the tag or digest
+// and repository CRI-O's containers/image names ("reading manifest %s in
+// %s: ..."): the image, when the message quotes no other, as a bare
+// runtime error pasted without the kubelet's "Failed to pull image".
+// CRI-O's "docker://REF: " source comes first: a manifest list's
+// platform entry it reads is a digest the user never wrote.
+var (
+	dockerSourceRe    = regexp.MustCompile(`docker://(\S+?): `)
+	manifestForRe     = regexp.MustCompile(`manifest for (\S+) not found`)
+	readingManifestRe = regexp.MustCompile(`reading manifest (\S+) in (\S+?):`)
+)
 
 // imageClassify sorts a pull error by the runtime's and the registry's words
 // (Docker's daemon, containerd's core/remotes/docker, CRI-O's

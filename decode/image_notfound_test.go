@@ -34,3 +34,34 @@ func TestImageOCIAcceptNotNotFound(t *testing.T) {
 		t.Errorf("Explain(%q) = %v, want ImagePullFailed first", msg, got)
 	}
 }
+
+// TestImageNotFoundNamesBareImage: a runtime's error pasted without the
+// kubelet's "Failed to pull image" still names the image, from Docker's
+// "manifest for REF not found" or CRI-O's "docker://REF: " source (not the
+// platform entry's digest it reads next).
+func TestImageNotFoundNamesBareImage(t *testing.T) {
+	for _, c := range []struct{ msg, image string }{
+		// kubeflow/pipelines#5130 (2021): docker pull of a GCR tag not
+		// built yet, the pipeline's pod in ImagePullBackOff.
+		{`Error response from daemon: manifest for registry.example.com/ml-pipeline/ml-pipeline-gcp:1.4.0 not found: manifest unknown: Failed to fetch "1.4.0" from request "/v2/ml-pipeline/ml-pipeline-gcp/manifests/1.4.0".`,
+			"registry.example.com/ml-pipeline/ml-pipeline-gcp:1.4.0"},
+		// containers/podlet#82 (2024): a manifest list whose platform entry
+		// is missing, through podman.
+		{`Error: copying system image from manifest list: determining manifest MIME type for docker://registry.example.com/containers/podlet:v0.3.0: reading manifest sha256:284fb19670b144bf507548406a07b563077d419de335c685d6d9607794596ceb in registry.example.com/containers/podlet: manifest unknown`,
+			"registry.example.com/containers/podlet:v0.3.0"},
+	} {
+		got := Explain("", c.msg)
+		if len(got) == 0 || got[0].Cause != ImageNotFound || imageDetail(got[0]) != c.image {
+			t.Errorf("Explain(%q) = %+v, want ImageNotFound naming image %s", c.msg, got, c.image)
+		}
+	}
+}
+
+func imageDetail(d Decoded) string {
+	for _, x := range d.Details {
+		if x.Key == "image" {
+			return x.Value
+		}
+	}
+	return ""
+}
