@@ -24,6 +24,8 @@ func Explain(reason, message string) []Decoded {
 	message = unwrapPaste(message)
 	if r, m, ok := klogEvent(message); ok && (reason == "" || reason == r) {
 		reason, message = r, m // an event as the controller manager logged it
+	} else if r, m, ok := klogProbe(message); ok && reason == "" {
+		reason, message = r, m // a probe's failure as the kubelet logged it
 	}
 	if r, rest, ok := leadingReason(message); ok && (reason == "" || reason == r) {
 		reason, message = r, rest

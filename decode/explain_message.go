@@ -211,7 +211,7 @@ func guessReasons(m string) []guess {
 	if has("restarting failed container") {
 		add(true, "CrashLoopBackOff")
 	}
-	if has("cni", "network plugin", "networkplugin", "sandbox", "ipam", "network for pod") && !has("killpodsandbox") {
+	if (has("cni", "network plugin", "networkplugin", "sandbox", "network for pod") || ipamWordRE.MatchString(m)) && !has("killpodsandbox") {
 		add(true, "FailedCreatePodSandBox")
 	}
 	if has("pull", "manifest", "registry", "image", "docker login", "repository", "toomanyrequests") {

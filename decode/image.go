@@ -161,6 +161,18 @@ func imagePullError(img, message string) Decoded {
 	if m := deniedForRe.FindStringSubmatch(tail); m != nil && img == "" {
 		img = m[1]
 	}
+	if m := manifestForRe.FindStringSubmatch(tail); m != nil && img == "" {
+		img = m[1]
+	}
+	if m := dockerSourceRe.FindStringSubmatch(tail); m != nil && img == "" {
+		img = m[1]
+	}
+	if m := readingManifestRe.FindStringSubmatch(tail); m != nil && img == "" {
+		img = m[2] + ":" + m[1]
+		if strings.HasPrefix(m[1], "sha256:") {
+			img = m[2] + "@" + m[1]
+		}
+	}
 	cause, kind := imageClassify(rtCode(message), strings.ToLower(tail))
 	return imageDecoded(cause, kind, img, rtOneLine(tail))
 }
@@ -169,6 +181,20 @@ func imagePullError(img, message string) Decoded {
 // pull ("pull access denied for NAME, repository does not exist ..."):
 // the image, when the message quotes no other.
 var deniedForRe = regexp.MustCompile(`pull access denied for ([^\s,]+),`)
+
+// manifestForRe is the reference Docker's daemon names when the registry
+// has no such manifest (moby distribution/errors.go notFoundError:
+// "manifest for %s not found: %v"), and readingManifestRe the tag or digest
+// and repository CRI-O's containers/image names ("reading manifest %s in
+// %s: ..."): the image, when the message quotes no other, as a bare
+// runtime error pasted without the kubelet's "Failed to pull image".
+// CRI-O's "docker://REF: " source comes first: a manifest list's
+// platform entry it reads is a digest the user never wrote.
+var (
+	dockerSourceRe    = regexp.MustCompile(`docker://(\S+?): `)
+	manifestForRe     = regexp.MustCompile(`manifest for (\S+) not found`)
+	readingManifestRe = regexp.MustCompile(`reading manifest (\S+) in (\S+?):`)
+)
 
 // imageClassify sorts a pull error by the runtime's and the registry's words
 // (Docker's daemon, containerd's core/remotes/docker, CRI-O's
@@ -199,7 +225,14 @@ func imageClassify(code, lower string) (chain.CauseID, string) {
 	case has("x509: ", "tls: failed to verify", "certificate signed by unknown authority", "certificate is not valid",
 		"certificate has expired", "server gave http response to https client", "certificate verify failed"):
 		return RegistryCertificateUntrusted, "tls"
-	case has("manifest unknown", "repository does not exist or may require 'docker login'", "not found: manifest", "no such image", "(error: image ") ||
+	case has("accept header does not support oci"):
+		// The registry holds the tag, as an OCI index or manifest, and
+		// answers MANIFEST_UNKNOWN only because the client's Accept
+		// header leaves OCI media types out (distribution's
+		// "OCI index found, but accept header does not support OCI
+		// indexes"): a runtime too old for the image, not a missing tag.
+		return ImagePullFailed, "oci-media-type"
+	case has("manifest unknown", "manifest_unknown", "was deleted or has expired", "repository does not exist or may require 'docker login'", "not found: manifest", "no such image", "(error: image ") ||
 		strings.Contains(lower, "manifest for ") && strings.Contains(lower, " not found"):
 		// Docker's "pull access denied ..., repository does not exist or
 		// may require 'docker login'" is most often a name that exists
@@ -207,6 +240,11 @@ func imageClassify(code, lower string) (chain.CauseID, string) {
 		// private one says "unauthorized" or containerd's
 		// "insufficient_scope"); a registry that answered "manifest
 		// unknown" to any credential has the repository but not the tag.
+		// MANIFEST_UNKNOWN is the distribution API's error code for it,
+		// quoted bare by clients that print the code (Artifact Registry's
+		// "MANIFEST_UNKNOWN: Failed to fetch"); Quay says a tag it
+		// deleted "was deleted or has expired. To pull, revive via time
+		// machine".
 		return ImageNotFound, ""
 	case has("did not resolve to an alias", "short-name"):
 		return InvalidImageName, ""
@@ -262,6 +300,10 @@ func imageDecoded(cause chain.CauseID, kind, img, tail string) Decoded {
 		d.Summary, d.NextStep = registryUnreachable(kind, host, img, tail)
 	case ImagePullFailed:
 		d.Summary = fmt.Sprintf("pulling image %q failed: %s", img, tail)
+		if kind == "oci-media-type" {
+			d.Summary = fmt.Sprintf("the registry holds image %q in OCI format, which the node's container runtime does not accept (%s)", img, tail)
+			d.NextStep = "upgrade the node's Docker Engine or containerd to a release that pulls OCI images, or push the image with Docker media types"
+		}
 	}
 	return d
 }

@@ -89,6 +89,15 @@ var pauseImageRE = regexp.MustCompile(`[/"]pause(?:-[a-z0-9]+)?:[0-9]`)
 
 // apiDialRE is a network plugin dialing the API server (or its datastore)
 // through the cluster's Service network and timing out or being refused.
+// ipamWordRE is the IPAM daemon or plugin named as a word ("ipamd",
+// "calico-ipam", "host-local ipam"), not a piece of another name: an image
+// called ipamdev-ui is not the AWS VPC CNI's ipamd (Azure/ipam#345, an ACR
+// "manifest tagged by" error for such an image).
+var ipamWordRE = regexp.MustCompile(`(?i)\bipamd?\b`)
+
+// ipamdRE is the AWS VPC CNI's IPAM daemon named as a word.
+var ipamdRE = regexp.MustCompile(`(?i)\bipamd\b`)
+
 var apiDialRE = regexp.MustCompile(`dial tcp \[?[0-9a-f.:]+\]?:(?:443|6443|2379|10090|50051)(?:\]|: )?.*(?:i/o timeout|connection refused|no route to host)`)
 
 // cniFailRE matches libcni's "plugin %s failed (add): %w" with
@@ -226,10 +235,10 @@ func sandboxCause(se sandboxError, raw string) chain.CauseID {
 	case se.kind == "sandbox-image", has("sandbox image", "pause image", "failed to pull sandbox"), pauseImageRE.MatchString(raw):
 		return SandboxImagePullFailed
 	case has("connection is unauthorized", "error getting clusterinformation", "unable to connect to cilium",
-		"127.0.0.1:50051", "ipamd", "datastore", "the server has asked for the client to provide credentials",
+		"127.0.0.1:50051", "datastore", "the server has asked for the client to provide credentials",
 		"etcdserver", "failed to connect to etcd", "resource does not exist: clusterinformation",
 		"unable to return a response in the time allotted", "cilium-agent", "cilium.sock", "cni-server.sock"),
-		apiDialRE.MatchString(raw), has("unauthorized") && !has("image"):
+		apiDialRE.MatchString(raw), has("unauthorized") && !has("image"), ipamdRE.MatchString(raw):
 		return CNIDatastoreUnreachable
 	case has("no ip addresses available", "failed to assign an ip address", "failed to allocate address",
 		"failed to allocate for range", "no more free affinity blocks", "failed to request ipv4 addresses",

@@ -66,6 +66,10 @@ func Scheduling(reason, message string) SchedulingResult {
 	truncated := len(message) == schedNoteLimit && strings.HasSuffix(msg, schedTruncated)
 	total, body, ok := schedFitBody(msg)
 	if !ok {
+		if rs, ok := schedHeadless(msg); ok {
+			res.Reasons = rs
+			return res
+		}
 		res.Reasons = []Decoded{schedClause(msg, 0, -1, truncated)}
 		return res
 	}
@@ -86,6 +90,28 @@ func Scheduling(reason, message string) SchedulingResult {
 	}
 	res.Reasons = schedDropUmbrella(res.Reasons)
 	return res
+}
+
+// schedHeadless decodes the reasons histogram quoted without its "0/N
+// nodes are available:" head, as users put it in a title or a sentence
+// ("1 node(s) had untolerated taint {node-role.kubernetes.io/etcd: }",
+// longhorn/longhorn#12804): the clauses count nodes, so they decode as in
+// the whole message. It declines text whose clauses name no reason it
+// knows, which stays one clause as before.
+func schedHeadless(msg string) ([]Decoded, bool) {
+	if _, _, ok := schedLeadingCount(msg, -1); !ok {
+		return nil, false
+	}
+	body, _ := schedSplitPreemption(msg)
+	body, _ = schedTrimBody(body, false)
+	var rs []Decoded
+	known := false
+	for _, c := range schedSplitClauses(body, -1) {
+		d := schedClause(c.text, c.nodes, -1, false)
+		known = known || d.Cause != UnschedulableOther
+		rs = append(rs, d)
+	}
+	return schedDropUmbrella(rs), known
 }
 
 // schedDropUmbrella drops 1.10-1.19's "didn't match pod affinity/anti-

@@ -153,3 +153,18 @@ func FuzzScheduling(f *testing.F) {
 		}
 	})
 }
+
+// TestSchedulingHeadless: the histogram quoted without its head still
+// names its reasons (longhorn/longhorn#12804's "1 node(s) had untolerated
+// taint {node-role.kubernetes.io/etcd: }"); text that names none stays
+// one clause.
+func TestSchedulingHeadless(t *testing.T) {
+	got := Scheduling("FailedScheduling", "1 node(s) had untolerated taint {node-role.kubernetes.io/etcd: }")
+	if len(got.Reasons) != 1 || got.Reasons[0].Cause != UntoleratedTaint || got.Reasons[0].Nodes != 1 {
+		t.Errorf("headless taint clause: %+v, want one UntoleratedTaint of 1 node", got.Reasons)
+	}
+	got = Scheduling("FailedScheduling", "3 pods are waiting for something")
+	if len(got.Reasons) != 1 || got.Reasons[0].Cause != UnschedulableOther {
+		t.Errorf("unknown counted text: %+v, want one UnschedulableOther", got.Reasons)
+	}
+}

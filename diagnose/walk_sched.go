@@ -46,6 +46,7 @@ func (w *walker) nodeAssignment() chain.Link {
 			notes = appendUnique(notes, n)
 		}
 	}
+	w.daemonPortNodes(c)
 	summary := fmt.Sprintf("%d/%d pods scheduled", scheduled, len(w.pods))
 	l := w.finish(chain.LinkNodeAssignment, summary, c, len(w.pods))
 	l.Notes = notes
@@ -87,6 +88,7 @@ func (w *walker) unscheduled(c *collector, p *corev1.Pod) []string {
 		}
 		break
 	}
+	res.Reasons = w.daemonPinned(p, res.Reasons)
 	scaleUp, refusal, notes := w.provisioning(p, evs)
 	if refusal != nil {
 		d, _ := decode.Autoscaler(refusal.Reason, eventMessage(*refusal))

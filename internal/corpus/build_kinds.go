@@ -124,6 +124,27 @@ func (b *builder) nodeOf(i int) string {
 	return fmt.Sprintf("node-%d", i+1)
 }
 
+// daemonPinned says the DaemonSet controller of the incident's release pins
+// each daemon pod to its node by a required node affinity (1.12 and later,
+// when the default scheduler took over placing daemon pods; before, the
+// controller set spec.nodeName itself). An unknown release is a recent one.
+func (b *builder) daemonPinned() bool {
+	var major, minor int
+	if _, err := fmt.Sscanf(b.in.Version, "%d.%d", &major, &minor); err != nil {
+		return true
+	}
+	return major > 1 || minor >= 12
+}
+
+// pinToNode gives a daemon pod the node affinity the DaemonSet controller
+// writes (pkg/controller/daemon/util ReplaceDaemonSetPodNodeNameNodeAffinity):
+// metadata.name In [node].
+func pinToNode(p *corev1.Pod, node string) {
+	p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{
+			{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}}}}}
+}
+
 func ownerRef(apiVersion, kind, name string, uid metav1.Object) *metav1.OwnerReference {
 	yes := true
 	return &metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: name, UID: uid.GetUID(), Controller: &yes, BlockOwnerDeletion: &yes}
@@ -216,6 +237,11 @@ func (b *builder) kindItems() []any {
 		for i := range b.in.Pods {
 			tmpl := withLabels(ds.Spec.Template, map[string]string{appsv1.ControllerRevisionHashLabelKey: rev, "pod-template-generation": "1"})
 			pods[i] = b.podOf(i, app+"-"+b.suffix("pod", i, 5), tmpl, ownerRef("apps/v1", "DaemonSet", app, ds))
+			if node := b.in.Pods[i].Pinned; node != "" {
+				pinToNode(pods[i], node)
+			} else if b.daemonPinned() {
+				pinToNode(pods[i], b.nodeOf(i))
+			}
 		}
 		owners["daemonset"] = objectRef("apps/v1", "DaemonSet", ds)
 		n, ready := int32(len(pods)), readyCount(pods)

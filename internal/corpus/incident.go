@@ -35,7 +35,10 @@ type Incident struct {
 type PodSpec struct {
 	Phase corev1.PodPhase `json:"phase,omitempty"`
 	// Node says the pod is scheduled (spec.nodeName set).
-	Node           bool                     `json:"node,omitempty"`
+	Node bool `json:"node,omitempty"`
+	// Pinned is, for a DaemonSet's pod, the node its node affinity pins it
+	// to when that is not node i: a surge pod beside the old one.
+	Pinned         string                   `json:"pinned,omitempty"`
 	Reason         string                   `json:"reason,omitempty"`
 	Message        string                   `json:"message,omitempty"`
 	Conditions     []corev1.PodCondition    `json:"conditions,omitempty"`
@@ -87,6 +90,11 @@ func (in Incident) check() error {
 	}
 	if err := in.checkKind(); err != nil {
 		return err
+	}
+	for i, p := range in.Pods {
+		if p.Pinned != "" && in.WorkloadKind() != "DaemonSet" {
+			return fmt.Errorf("pod %d: pinned is a DaemonSet pod's node", i)
+		}
 	}
 	for i, e := range in.Events {
 		switch e.On {
