@@ -77,11 +77,16 @@ func (w *walker) checkedStatus(obj *unstructured.Unstructured, ks *status.Result
 	if failed, ev, ok := analysisFailure(obj, ref); ok && res.Status == health.Degraded {
 		d, first = failed, []chain.Evidence{ev}
 	} else if !d.Progressing {
-		if known, ok := decode.ProducerWords(res.Message); ok {
+		if known, where, ok := producerWords(obj, res.Message); ok {
 			// The check quotes words a decoder knows (cert-manager's,
-			// external-secrets'): their cause says more than "Degraded".
+			// external-secrets'), or a condition beside the one it read
+			// does (a Certificate's Issuing False quotes its failed
+			// request): their cause says more than "Degraded".
 			d.Cause, d.NextStep = known.Cause, known.NextStep
-			if known.Summary != "" {
+			switch {
+			case known.Summary != "" && where != "":
+				d.Summary = fmt.Sprintf("%s is %s%s; its %s condition: %s", ref, res.Status, colonMessage(res.Message), where, known.Summary)
+			case known.Summary != "":
 				d.Summary = ref + ": " + known.Summary
 			}
 		}

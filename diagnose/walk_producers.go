@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -99,12 +100,16 @@ func (w *walker) producerCause(l *chain.Link, f *chain.Finding, p chain.Produced
 		f.NextStep = decode.Fill(mustCause(decode.ResourceNotReconciled).Step, decode.Fields{decode.FieldNamespace: w.s.Namespace, decode.FieldType: p.API.Type(), decode.FieldName: p.Object.GetName()})
 		f.Terminal = f.Terminal || pastGrace
 	}
-	if known, ok := decode.ProducerWords(message); ok && known.Cause != decode.CertificateIssuerNotFound {
+	if known, where, ok := producerWords(p.Object, message); ok && known.Cause != decode.CertificateIssuerNotFound {
 		// The producer's own words name why (a SealedSecret no key
-		// opens, an ExternalSecret's provider).
+		// opens, an ExternalSecret's provider, the step of a
+		// Certificate's issuance its Issuing condition quotes).
 		f.Cause = known.Cause
+		if where != "" && known.Summary != "" {
+			f.Summary += fmt.Sprintf("; its %s condition: %s", where, known.Summary)
+		}
 		f.NextStep = decode.Fill(mustCause(known.Cause).Step, decode.Fields{decode.FieldNamespace: w.s.Namespace, decode.FieldName: p.Object.GetName()})
-		f.Terminal = f.Terminal || known.Cause == decode.SealedSecretUndecryptable
+		f.Terminal = f.Terminal || mustCause(known.Cause).Terminal.Mode == decode.Immediate
 	}
 	if len(p.Missing) > 0 {
 		f.Cause = decode.CertificateIssuerNotFound
@@ -131,31 +136,82 @@ func (w *walker) producerState(p chain.Produced) (state, message string, ready, 
 	return string(res.Status), res.Message, res.Status == status.CurrentStatus, res.Status == status.FailedStatus, true
 }
 
+// producerWords decodes what a producer says of itself: its health
+// check's message, else the message of a condition not in its healthy
+// state (a Certificate's Issuing False quotes its failed request, "The
+// certificate request has failed to complete and will be retried: ...",
+// where its Ready condition only says the Secret does not exist).
+// where is the condition's type, "" for the health check's message.
+func producerWords(obj *unstructured.Unstructured, message string) (d decode.Decoded, where string, ok bool) {
+	if d, ok := decode.ProducerWords(message); ok {
+		return d, "", true
+	}
+	for _, cd := range objectConditions(obj) {
+		if healthyCondition(cd.Type, cd.Status) || cd.Message == message {
+			continue
+		}
+		if d, ok := decode.ProducerWords(cd.Message); ok {
+			return d, cd.Type, true
+		}
+	}
+	return decode.Decoded{}, "", false
+}
+
 // attemptCause names why the producer's newest attempt (a Certificate's
-// CertificateRequest) is not ready, when its Ready condition's words
-// decode: the producer's own condition only says it is still issuing.
+// CertificateRequest) is not ready: the condition cert-manager's issuing
+// controller looks at first decides (an approver's Denied, an issuer's
+// InvalidRequest, whatever their words), then its Ready False condition
+// when its words decode (the Issuer not Ready, the ACME Order pending or
+// failed, and at which step). The producer's own condition only says it
+// is still issuing.
 func (w *walker) attemptCause(f *chain.Finding, p chain.Produced, ref string) {
 	if len(p.Attempts) == 0 {
 		return
 	}
 	a := p.Attempts[0]
-	for _, cd := range objectConditions(a) {
+	cd, d, ok := attemptCondition(a)
+	if !ok {
+		return
+	}
+	c, _ := decode.Lookup(d.Cause)
+	aref := chain.ResourceRef(chain.APIResource{Group: p.API.Group, Kind: a.GetKind()}, a.GetName()).String()
+	f.Cause = d.Cause
+	summary := d.Summary
+	if summary == "" {
+		summary = cd.Type + " " + cd.Status + colonMessage(cd.Message)
+	}
+	f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, is not ready; its %s %s: %s", p.Secret, ref, a.GetKind(), a.GetName(), summary)
+	f.NextStep = decode.Fill(c.Step, decode.Fields{decode.FieldNamespace: w.s.Namespace})
+	f.Evidence = append([]chain.Evidence{conditionEvidence(aref, cd.Type, cd.Status, cd.Reason, cd.Message)}, f.Evidence...)
+	f.Terminal = f.Terminal || c.Terminal.Mode == decode.Immediate
+	// d's kind and name details are the Issuer's: the finding's keep
+	// naming the missing Secret.
+	f.Details = append(f.Details, chain.Detail{Key: "attempt", Value: aref})
+}
+
+// attemptCondition is the condition of a CertificateRequest that says why
+// it is not issued, in the order cert-manager's issuing controller reads
+// them (pkg/controller/certificates/issuing/issuing_controller.go, v1.21.1):
+// Denied True, InvalidRequest True, then Ready False when its words decode.
+func attemptCondition(a *unstructured.Unstructured) (objectCondition, decode.Decoded, bool) {
+	conds := objectConditions(a)
+	for _, want := range []struct {
+		typ   string
+		cause chain.CauseID
+	}{{"Denied", decode.CertificateRequestDenied}, {"InvalidRequest", decode.CertificateRequestInvalid}} {
+		for _, cd := range conds {
+			if cd.Type == want.typ && cd.Status == "True" {
+				return cd, decode.Decoded{Cause: want.cause}, true
+			}
+		}
+	}
+	for _, cd := range conds {
 		if cd.Type != "Ready" || cd.Status != "False" {
 			continue
 		}
-		d, ok := decode.ProducerWords(cd.Message)
-		if !ok {
-			return
+		if d, ok := decode.ProducerWords(cd.Message); ok {
+			return cd, d, true
 		}
-		c, _ := decode.Lookup(d.Cause)
-		aref := chain.ResourceRef(chain.APIResource{Group: p.API.Group, Kind: a.GetKind()}, a.GetName()).String()
-		f.Cause = d.Cause
-		f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, is not ready; its %s %s: %s", p.Secret, ref, a.GetKind(), a.GetName(), d.Summary)
-		f.NextStep = decode.Fill(c.Step, decode.Fields{decode.FieldNamespace: w.s.Namespace})
-		f.Evidence = append([]chain.Evidence{conditionEvidence(aref, cd.Type, cd.Status, cd.Reason, cd.Message)}, f.Evidence...)
-		// d's kind and name details are the Issuer's: the finding's keep
-		// naming the missing Secret.
-		f.Details = append(f.Details, chain.Detail{Key: "attempt", Value: aref})
-		return
 	}
+	return objectCondition{}, decode.Decoded{}, false
 }

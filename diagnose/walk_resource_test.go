@@ -164,3 +164,36 @@ func TestUncontrolledCertificate(t *testing.T) {
 		}
 	}
 }
+
+// TestCertificateIssuanceStep: a Certificate walked as a resource whose
+// issuance failed names the step its Issuing condition quotes, where Argo
+// CD's health check reads only its Ready condition ("Issuing certificate as
+// Secret does not exist"). The words are cert-manager#4676's (cmctl status
+// certificate), and cert-manager v1.21.1's format strings for an Order the
+// CA made invalid without a reason (certificates/issuing/
+// issuing_controller.go#L426 around certificaterequests/acme/acme.go#L219-220,
+// the names filled).
+func TestCertificateIssuanceStep(t *testing.T) {
+	for _, tt := range []struct {
+		issuing string
+		cause   chain.CauseID
+	}{
+		{`The certificate request has failed to complete and will be retried: Failed to wait for order resource "drammenlegesenter-no-cert-kjbs7-3761388167" to become ready: order is in "errored" state: Failed to create Order: 429 urn:ietf:params:acme:error:rateLimited: Error creating new order :: too many failed authorizations recently: see https://letsencrypt.org/docs/rate-limits/`, decode.ACMERateLimited},
+		{`The certificate request has failed to complete and will be retried: Failed to wait for order resource "web-tls-1-2046591346" to become ready: order is in "invalid" state: `, decode.ACMEAuthorizationFailed},
+	} {
+		cert := resourceObject(certificates, "web-tls", 1,
+			[4]string{"Issuing", "False", "Failed", tt.issuing},
+			[4]string{"Ready", "False", "DoesNotExist", "Issuing certificate as Secret does not exist"})
+		cert.Object["spec"] = map[string]any{"secretName": "web-tls", "issuerRef": map[string]any{"name": "letsencrypt-prod"}}
+		cert.SetCreationTimestamp(metav1.NewTime(walkT0))
+		s := &chain.Snapshot{Kind: chain.Kind(certificates.Kind), API: &certificates, Namespace: "shop", Name: "web-tls", Object: cert, Now: walkT0.Add(10 * time.Minute)}
+		r := Walk(s, Options{})
+		v := r.Verdict
+		if v.Cause != tt.cause || v.Link != chain.LinkStatus || v.Health != chain.Broken {
+			t.Errorf("%s %s %s (%s); want %s broken at status", v.Health, v.Cause, v.Link, v.Summary, tt.cause)
+		}
+		if !strings.Contains(v.Summary, "its Issuing condition") || v.NextStep == "" {
+			t.Errorf("summary %q, next step %q: want the Issuing condition named and the cause's step", v.Summary, v.NextStep)
+		}
+	}
+}
