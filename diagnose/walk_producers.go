@@ -170,6 +170,13 @@ func (w *walker) attemptCause(f *chain.Finding, p chain.Produced, ref string) {
 	}
 	a := p.Attempts[0]
 	cd, d, ok := attemptCondition(a)
+	if !ok || d.Cause == decode.CertificateOrderPending {
+		// A request waiting on its ACME Order: the Order's or a
+		// Challenge's own words say at which step.
+		if w.stepCause(f, p, ref) {
+			return
+		}
+	}
 	if !ok {
 		return
 	}
@@ -214,4 +221,44 @@ func attemptCondition(a *unstructured.Unstructured) (objectCondition, decode.Dec
 		}
 	}
 	return objectCondition{}, decode.Decoded{}, false
+}
+
+// stepCause names why the newest attempt's ACME Order is not valid when a
+// Challenge's status.reason (or, failing that, the Order's) decodes: the
+// HTTP-01 self check that gets a 404, the DNS-01 record not propagated,
+// the challenge that cannot be presented, the authorization the CA
+// refused, the Order it would not finalize. Challenges first: an Order
+// pending on them says no more than its request.
+func (w *walker) stepCause(f *chain.Finding, p chain.Produced, ref string) bool {
+	for _, kind := range []string{"Challenge", "Order"} {
+		for _, st := range p.Steps {
+			if st.GetKind() != kind {
+				continue
+			}
+			reason, _, _ := unstructured.NestedString(st.Object, "status", "reason")
+			state, _, _ := unstructured.NestedString(st.Object, "status", "state")
+			d, ok := decode.ProducerWords(reason)
+			if !ok {
+				continue
+			}
+			c, _ := decode.Lookup(d.Cause)
+			sref := chain.ResourceRef(chain.APIResource{Group: chain.ACMEGroup, Kind: kind}, st.GetName()).String()
+			f.Cause = d.Cause
+			f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, is not ready; its %s %s is %s: %s", p.Secret, ref, kind, st.GetName(), orUnknown(state), d.Summary)
+			f.NextStep = decode.Fill(c.Step, decode.Fields{decode.FieldNamespace: w.s.Namespace})
+			f.Evidence = append([]chain.Evidence{{Source: chain.SourceObjectStatus, Object: sref, Field: "status.reason", Reason: state, Message: reason}}, f.Evidence...)
+			f.Terminal = f.Terminal || c.Terminal.Mode == decode.Immediate
+			f.Details = append(f.Details, chain.Detail{Key: "step", Value: sref})
+			return true
+		}
+	}
+	return false
+}
+
+// orUnknown is a state, or "in no state yet" for an empty one.
+func orUnknown(state string) string {
+	if state == "" {
+		return "in no state yet"
+	}
+	return state
 }

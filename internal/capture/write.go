@@ -59,6 +59,9 @@ func (c writer) encode(s *chain.Snapshot, rel *Related) ([]byte, error) {
 		for _, a := range p.Attempts {
 			items = append(items, typed(copyOf(a), c.keepEnv))
 		}
+		for _, st := range p.Steps {
+			items = append(items, typed(copyOf(st), c.keepEnv))
+		}
 	}
 	claims, nodes := map[string]bool{}, map[string]bool{}
 	for i := range s.Claims {

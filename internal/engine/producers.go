@@ -39,8 +39,9 @@ func (e *Engine) readProducers(ctx context.Context, reader *kube.Reader, snap *c
 	return reader.ReadProduced(ctx, snap, secrets, e.producers)
 }
 
-// servedProducers are the producer kinds the cluster serves; none when
-// discovery cannot say.
+// servedProducers are the producer kinds the cluster serves, and the
+// kinds of their steps it serves (a CertificateRequest's ACME Order and
+// Challenges); none when discovery cannot say.
 func (e *Engine) servedProducers() []chain.APIResource {
 	out := []chain.APIResource{}
 	m, err := e.NewMapper()
@@ -53,6 +54,11 @@ func (e *Engine) servedProducers() []chain.APIResource {
 			continue
 		}
 		out = append(out, apiOf(mapping))
+		for _, st := range p.Steps {
+			if mapping, err := m.RESTMapping(schema.GroupKind{Group: st.Group, Kind: st.Kind}); err == nil {
+				out = append(out, apiOf(mapping))
+			}
+		}
 	}
 	return out
 }
