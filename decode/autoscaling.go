@@ -77,7 +77,7 @@ var scaleWords = []string{"the HPA controller was unable to get the target's cur
 // kedaStep is where a KEDA ScaledObject's cause is read: KEDA serves the
 // external metrics its HPA reads, and its operator's log names the
 // trigger's error.
-const kedaStep = "kubectl describe scaledobject NAME -n {NAMESPACE}; the keda-operator's logs name the trigger's error (its server address, query, or TriggerAuthentication)"
+const kedaStep = "kubectl describe scaledobject {NAME} -n {NAMESPACE}; the keda-operator's logs name the trigger's error (its server address, query, or TriggerAuthentication)"
 
 // kedaWords decodes KEDA's ScaledObject conditions (v2.20.2,
 // pkg/scaling/executor/scale_scaledobjects.go and controllers/keda/
@@ -94,7 +94,7 @@ func kedaWords(reason, message string) (Decoded, bool) {
 	case strings.Contains(message, "doesn't have correct scaleTargetRef specification"), strings.Contains(message, "Error getting current replicas count for ScaleTarget"),
 		reason == "ScaledObjectCheckFailed", reason == "ErrorGettingCurrentReplicas":
 		return Decoded{Cause: HPACannotScale, Summary: "KEDA cannot act on the ScaledObject's target: " + rtOneLine(message),
-			NextStep: "kubectl describe scaledobject NAME -n {NAMESPACE}: check spec.scaleTargetRef (apiVersion, kind, name in the ScaledObject's namespace) and that the kind has a /scale subresource"}, true
+			NextStep: "kubectl describe scaledobject {NAME} -n {NAMESPACE}: check spec.scaleTargetRef (apiVersion, kind, name in the ScaledObject's namespace) and that the kind has a /scale subresource"}, true
 	}
 	return Decoded{}, false
 }

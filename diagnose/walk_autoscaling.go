@@ -84,3 +84,22 @@ func (w *walker) autoscalerStatus(obj *unstructured.Unstructured, ref string) (c
 		evidence: []chain.Evidence{conditionEvidence(ref, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)}})
 	return w.finish(chain.LinkStatus, fmt.Sprintf("%s False: %s", cond.Type, cond.Reason), c, 0), true
 }
+
+// kedaGroup is KEDA's API group.
+const kedaGroup = "keda.sh"
+
+// scaledObjectWords decodes a KEDA ScaledObject's (or ScaledJob's) Ready
+// condition that is not True, which Argo CD's health check reads as
+// Degraded: a trigger whose scaler errs leaves the HPA KEDA made without
+// its metric, a check that failed leaves nothing to scale.
+func scaledObjectWords(obj *unstructured.Unstructured) (decode.Decoded, bool) {
+	if obj.GroupVersionKind().Group != kedaGroup {
+		return decode.Decoded{}, false
+	}
+	for _, cd := range objectConditions(obj) {
+		if cd.Type == "Ready" && cd.Status != "True" {
+			return decode.HPAWords(cd.Reason, cd.Message)
+		}
+	}
+	return decode.Decoded{}, false
+}

@@ -89,6 +89,13 @@ func (w *walker) checkedStatus(obj *unstructured.Unstructured, ks *status.Result
 			case known.Summary != "":
 				d.Summary = ref + ": " + known.Summary
 			}
+		} else if known, ok := scaledObjectWords(obj); ok {
+			// KEDA's words about its trigger or its target.
+			d.Cause = known.Cause
+			d.NextStep = decode.Fill(known.NextStep, decode.Fields{decode.FieldNamespace: w.s.Namespace, decode.FieldName: obj.GetName()})
+			if known.Summary != "" {
+				d.Summary = ref + ": " + known.Summary
+			}
 		}
 	}
 	ev := chain.Evidence{Source: chain.SourceHealthCheck, Object: ref, Field: res.Script, Reason: string(res.Status), Message: res.Message}
