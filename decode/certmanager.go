@@ -140,10 +140,6 @@ func CertManagerWords(message string) (Decoded, bool) {
 		return Decoded{Cause: ACMEHTTP01SelfCheckFailed, Summary: "the ACME HTTP-01 self check fails: " + one}, true
 	case issuerNotReadyRE.MatchString(message):
 		return Decoded{Cause: CertificateIssuerNotReady, Summary: "the issuer it names is not Ready: " + one}, true
-	case strings.Contains(message, `order is in "invalid" state`):
-		// An Order the CA made invalid without a reason cert-manager
-		// kept: an authorization failed (RFC 8555 7.1.6).
-		return Decoded{Cause: ACMEAuthorizationFailed, Summary: certManagerStep[ACMEAuthorizationFailed] + one}, true
 	}
 	if m := orderWaitRE.FindStringSubmatch(message); m != nil {
 		return Decoded{Cause: CertificateOrderPending, Summary: "its ACME Order " + m[1] + " is " + m[2] + ": a Challenge has not succeeded",

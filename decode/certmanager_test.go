@@ -41,8 +41,8 @@ func TestCertManagerWords(t *testing.T) {
 		{"The CertificateRequest was denied by an approval controller", CertificateRequestDenied},
 		{`No policy approved this request: [allow-example-com: spec.allowed.dnsNames.values: Invalid value: []string{"api.other.org"}: *.example.com]`, CertificateRequestDenied},
 		{"Referenced issuer does not have a Ready status condition", CertificateIssuerNotReady},
-		// An invalid Order whose reason cert-manager kept empty (acme.go#L220).
-		{`Failed to wait for order resource "web-tls-1-2046591346" to become ready: order is in "invalid" state: `, ACMEAuthorizationFailed},
+		// cert-manager#7636: the CA could not resolve the domain.
+		{"Accepting challenge authorization failed: acme: authorization error for sub.example.com: 400 urn:ietf:params:acme:error:dns: DNS problem: NXDOMAIN looking up A for sub.example.com - check that a DNS record exists for this domain; DNS problem: NXDOMAIN looking up AAAA for sub.example.com - check that a DNS record exists for this domain.", ACMEAuthorizationFailed},
 	} {
 		d, ok := ProducerWords(tc.msg)
 		if !ok || d.Cause != tc.want {
@@ -58,8 +58,12 @@ func TestCertManagerWords(t *testing.T) {
 	if len(d.Details) != 1 || d.Details[0].Value != "default/nginx-app-tls-z9xlj-2268860154" {
 		t.Errorf("details = %v", d.Details)
 	}
-	// Nothing of another producer's.
-	for _, msg := range []string{"Issuing certificate as Secret does not exist", "Certificate is up to date and has not expired"} {
+	// Nothing of another producer's, and not an Order the CA made invalid
+	// without a reason cert-manager kept: the step is not said (an
+	// authorization, or finalization with every challenge valid, as in
+	// opstrace#978); its Challenges say it.
+	for _, msg := range []string{"Issuing certificate as Secret does not exist", "Certificate is up to date and has not expired",
+		`The certificate request has failed to complete and will be retried: Failed to wait for order resource "https-cert-jf25k-3518342705" to become ready: order is in "invalid" state:`} {
 		if d, ok := CertManagerWords(msg); ok {
 			t.Errorf("CertManagerWords(%q) = %s, want nothing", msg, d.Cause)
 		}

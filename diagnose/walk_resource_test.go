@@ -169,9 +169,9 @@ func TestUncontrolledCertificate(t *testing.T) {
 // issuance failed names the step its Issuing condition quotes, where Argo
 // CD's health check reads only its Ready condition ("Issuing certificate as
 // Secret does not exist"). The words are cert-manager#4676's (cmctl status
-// certificate), and cert-manager v1.21.1's format strings for an Order the
-// CA made invalid without a reason (certificates/issuing/
-// issuing_controller.go#L426 around certificaterequests/acme/acme.go#L219-220,
+// certificate), and cert-manager#7636's authorization error in cert-manager
+// v1.21.1's format strings around it (certificates/issuing/
+// issuing_controller.go#L426, certificaterequests/acme/acme.go#L219-220,
 // the names filled).
 func TestCertificateIssuanceStep(t *testing.T) {
 	for _, tt := range []struct {
@@ -179,7 +179,7 @@ func TestCertificateIssuanceStep(t *testing.T) {
 		cause   chain.CauseID
 	}{
 		{`The certificate request has failed to complete and will be retried: Failed to wait for order resource "drammenlegesenter-no-cert-kjbs7-3761388167" to become ready: order is in "errored" state: Failed to create Order: 429 urn:ietf:params:acme:error:rateLimited: Error creating new order :: too many failed authorizations recently: see https://letsencrypt.org/docs/rate-limits/`, decode.ACMERateLimited},
-		{`The certificate request has failed to complete and will be retried: Failed to wait for order resource "web-tls-1-2046591346" to become ready: order is in "invalid" state: `, decode.ACMEAuthorizationFailed},
+		{`The certificate request has failed to complete and will be retried: Failed to wait for order resource "web-tls-1-2046591346" to become ready: order is in "invalid" state: Accepting challenge authorization failed: acme: authorization error for sub.example.com: 400 urn:ietf:params:acme:error:dns: DNS problem: NXDOMAIN looking up A for sub.example.com - check that a DNS record exists for this domain; DNS problem: NXDOMAIN looking up AAAA for sub.example.com - check that a DNS record exists for this domain.`, decode.ACMEAuthorizationFailed},
 	} {
 		cert := resourceObject(certificates, "web-tls", 1,
 			[4]string{"Issuing", "False", "Failed", tt.issuing},
