@@ -103,3 +103,29 @@ func scaledObjectWords(obj *unstructured.Unstructured) (decode.Decoded, bool) {
 	}
 	return decode.Decoded{}, false
 }
+
+// vpaStatus judges a VerticalPodAutoscaler as a resource (vpa/NAME): the
+// recommender's ConfigUnsupported or NoPodsMatched condition True
+// (vertical-pod-autoscaler 1.7.1, pkg/recommender) is its status link's
+// cause, where kstatus, reading no condition of these types, would call it
+// Current.
+func (w *walker) vpaStatus(obj *unstructured.Unstructured, ref string) (chain.Link, bool) {
+	if w.s.API == nil || w.s.API.Group != "autoscaling.k8s.io" || w.s.API.Kind != "VerticalPodAutoscaler" {
+		return chain.Link{}, false
+	}
+	for _, cd := range objectConditions(obj) {
+		if cd.Status != "True" || cd.Type != "ConfigUnsupported" && cd.Type != "NoPodsMatched" {
+			continue
+		}
+		d, ok := decode.HPAWords(cd.Type, cd.Message)
+		if !ok {
+			d = decode.Decoded{Cause: decode.VPATargetInvalid}
+		}
+		d.NextStep = decode.Fill(mustCause(d.Cause).Step, decode.Fields{decode.FieldNamespace: w.s.Namespace})
+		c := &collector{}
+		c.add(sighting{d: d, object: ref, since: obj.GetCreationTimestamp().Time,
+			evidence: []chain.Evidence{conditionEvidence(ref, cd.Type, cd.Status, cd.Reason, cd.Message)}})
+		return w.finish(chain.LinkStatus, fmt.Sprintf("%s True", cd.Type), c, 0), true
+	}
+	return chain.Link{}, false
+}

@@ -100,3 +100,26 @@ func TestScaledObjectWords(t *testing.T) {
 		}
 	}
 }
+
+// TestVPAStatus: a VerticalPodAutoscaler walked as a resource whose
+// recommender says its targetRef names no workload (autoscaler#5296) is
+// broken at status, where kstatus would call it Current.
+func TestVPAStatus(t *testing.T) {
+	api := chain.APIResource{Group: "autoscaling.k8s.io", Version: "v1", Resource: "verticalpodautoscalers", Kind: "VerticalPodAutoscaler", Namespaced: true}
+	obj := resourceObject(api, "my-app", 1,
+		[4]string{"ConfigUnsupported", "True", "", "Cannot read targetRef. Reason: Deployment kube-system/my-app does not exist"},
+		[4]string{"NoPodsMatched", "True", "NoPodsMatched", "No pods match this VPA object"},
+		[4]string{"RecommendationProvided", "False", "NoPodsMatched", "No pods match this VPA object"})
+	obj.SetCreationTimestamp(metav1.NewTime(walkT0))
+	s := &chain.Snapshot{Kind: chain.Kind(api.Kind), API: &api, Namespace: "kube-system", Name: "my-app", Object: obj, Now: walkT0.Add(10 * time.Minute)}
+	v := Walk(s, Options{}).Verdict
+	if v.Cause != decode.VPATargetInvalid || v.Link != chain.LinkStatus || v.Health != chain.Broken || !strings.Contains(v.NextStep, "-n kube-system") {
+		t.Errorf("%s %s at %s (%s; next %q), want VPATargetInvalid broken at status", v.Health, v.Cause, v.Link, v.Summary, v.NextStep)
+	}
+	// One whose recommender is content is not judged here.
+	ok := resourceObject(api, "my-app", 1, [4]string{"RecommendationProvided", "True", "", ""})
+	s.Object = ok
+	if v := Walk(s, Options{}).Verdict; v.Cause == decode.VPATargetInvalid {
+		t.Errorf("a VPA that recommends: %s", v.Cause)
+	}
+}
