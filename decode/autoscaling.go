@@ -88,7 +88,10 @@ const kedaStep = "kubectl describe scaledobject {NAME} -n {NAMESPACE}; the keda-
 // or a target whose replicas cannot be read leaves nothing to scale.
 func kedaWords(reason, message string) (Decoded, bool) {
 	switch {
-	case strings.Contains(message, "defined in ScaledObject are not working correctly"), reason == "TriggerError", reason == "PartialTriggerError":
+	case strings.Contains(message, "defined in ScaledObject are not working correctly"), reason == "TriggerError", reason == "PartialTriggerError",
+		// The operator's log when a scaler errs (v2.20.2
+		// pkg/scaling/scale_handler.go#L1019 and #L566).
+		strings.Contains(message, "error getting scale decision"), strings.Contains(message, "error getting metric for trigger"):
 		return Decoded{Cause: HPAMetricsUnavailable, Summary: "KEDA's scaler cannot read its trigger's source, so the ScaledObject's HPA gets no metric: " + rtOneLine(message),
 			NextStep: kedaStep}, true
 	case strings.Contains(message, "doesn't have correct scaleTargetRef specification"), strings.Contains(message, "Error getting current replicas count for ScaleTarget"),

@@ -30,7 +30,9 @@ func TestHPAWords(t *testing.T) {
 		// helm/charts#11688: an Object metric the adapter does not serve.
 		"unable to get metric http_requests_total: Service on default sample-metrics-app/unable to fetch metrics from custom metrics API: the server could not find the metric http_requests_total for services": HPAMetricsUnavailable,
 		// keda#6895 and keda/http-add-on#1421: a ScaledObject's Ready.
-		"Triggers defined in ScaledObject are not working correctly":                                                       HPAMetricsUnavailable,
+		"Triggers defined in ScaledObject are not working correctly": HPAMetricsUnavailable,
+		// keda#5118: the operator's log of a Prometheus query that times out.
+		`ERROR    scalers_cache    error getting scale decision    {"scaledobject.Name": "api", "scaledObject.Namespace": "mcss", "scaleTarget.Name": "api", "error": "Get \"http://prometheus.monitoring.svc.cluster.local:9090/api/v1/query?query=sum%28rate%28http_requests_received_total%7Bapp%3D%22api%22%7D%5B2m%5D%29%29&time=2023-10-23T13:25:52Z\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)"}`: HPAMetricsUnavailable,
 		"ScaledObject doesn't have correct scaleTargetRef specification: ScaledObject.spec.scaleTargetRef.name is missing": HPACannotScale,
 		// autoscaler#5296 and #3539: the VPA recommender's conditions.
 		"Cannot read targetRef. Reason: Deployment kube-system/my-app does not exist":                              VPATargetInvalid,
