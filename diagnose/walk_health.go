@@ -98,6 +98,17 @@ func (w *walker) checkedStatus(obj *unstructured.Unstructured, ks *status.Result
 			}
 		}
 	}
+	if st, ok := w.selfIssuance(obj); ok {
+		// A producer walked as itself, read with its newest attempt and
+		// that attempt's steps (a Certificate's CertificateRequest, ACME
+		// Order and Challenges): they say at which step it waits or failed,
+		// where its own conditions only say it is issuing.
+		c := mustCause(st.d.Cause)
+		d = decode.Decoded{Cause: st.d.Cause, Progressing: d.Progressing && c.Terminal.Mode != decode.Immediate, // broken past the grace
+			Summary:  fmt.Sprintf("%s is %s%s; %s", ref, res.Status, colonMessage(res.Message), st.says),
+			NextStep: decode.Fill(c.Step, decode.Fields{decode.FieldNamespace: w.s.Namespace})}
+		first = append([]chain.Evidence{st.ev}, first...)
+	}
 	ev := chain.Evidence{Source: chain.SourceHealthCheck, Object: ref, Field: res.Script, Reason: string(res.Status), Message: res.Message}
 	c := &collector{}
 	c.add(sighting{d: d, object: ref, since: obj.GetCreationTimestamp().Time,

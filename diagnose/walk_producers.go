@@ -158,42 +158,62 @@ func producerWords(obj *unstructured.Unstructured, message string) (d decode.Dec
 }
 
 // attemptCause names why the producer's newest attempt (a Certificate's
-// CertificateRequest) is not ready: the condition cert-manager's issuing
-// controller looks at first decides (an approver's Denied, an issuer's
-// InvalidRequest, whatever their words), then its Ready False condition
-// when its words decode (the Issuer not Ready, the ACME Order pending or
-// failed, and at which step). The producer's own condition only says it
-// is still issuing.
+// CertificateRequest) is not done, when issuanceStep can say: the
+// producer's own condition only says it is still issuing.
 func (w *walker) attemptCause(f *chain.Finding, p chain.Produced, ref string) {
-	if len(p.Attempts) == 0 {
+	st, ok := issuanceStep(p)
+	if !ok {
 		return
+	}
+	c, _ := decode.Lookup(st.d.Cause)
+	f.Cause = st.d.Cause
+	f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, is not ready; %s", p.Secret, ref, st.says)
+	f.NextStep = decode.Fill(c.Step, decode.Fields{decode.FieldNamespace: w.s.Namespace})
+	f.Evidence = append([]chain.Evidence{st.ev}, f.Evidence...)
+	f.Terminal = f.Terminal || c.Terminal.Mode == decode.Immediate
+	// d's kind and name details are the Issuer's: the finding's keep
+	// naming the missing Secret.
+	f.Details = append(f.Details, chain.Detail{Key: st.key, Value: st.ev.Object})
+}
+
+// step is what issuanceStep found: the cause, what the object that says
+// it says (for a summary), its evidence, and the detail key naming it.
+type step struct {
+	d    decode.Decoded
+	says string
+	ev   chain.Evidence
+	key  string
+}
+
+// issuanceStep is why a producer's newest attempt (a CertificateRequest)
+// is not done: the condition cert-manager's issuing controller looks at
+// first decides (an approver's Denied, an issuer's InvalidRequest,
+// whatever their words), then its Ready False words when they decode (the
+// Issuer not Ready, the CA's rate limit, the ACME Order pending or failed);
+// a request waiting on its Order, or whose words do not decode, gives way
+// to the first of its steps whose reason does (a Challenge's self check,
+// its DNS-01 propagation, its presentation; the Order's finalization).
+func issuanceStep(p chain.Produced) (step, bool) {
+	if len(p.Attempts) == 0 {
+		return step{}, false
 	}
 	a := p.Attempts[0]
 	cd, d, ok := attemptCondition(a)
 	if !ok || d.Cause == decode.CertificateOrderPending {
-		// A request waiting on its ACME Order: the Order's or a
-		// Challenge's own words say at which step.
-		if w.stepCause(f, p, ref) {
-			return
+		if st, found := stepWords(p.Steps); found {
+			return st, true
 		}
 	}
 	if !ok {
-		return
+		return step{}, false
 	}
-	c, _ := decode.Lookup(d.Cause)
 	aref := chain.ResourceRef(chain.APIResource{Group: p.API.Group, Kind: a.GetKind()}, a.GetName()).String()
-	f.Cause = d.Cause
 	summary := d.Summary
 	if summary == "" {
 		summary = cd.Type + " " + cd.Status + colonMessage(cd.Message)
 	}
-	f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, is not ready; its %s %s: %s", p.Secret, ref, a.GetKind(), a.GetName(), summary)
-	f.NextStep = decode.Fill(c.Step, decode.Fields{decode.FieldNamespace: w.s.Namespace})
-	f.Evidence = append([]chain.Evidence{conditionEvidence(aref, cd.Type, cd.Status, cd.Reason, cd.Message)}, f.Evidence...)
-	f.Terminal = f.Terminal || c.Terminal.Mode == decode.Immediate
-	// d's kind and name details are the Issuer's: the finding's keep
-	// naming the missing Secret.
-	f.Details = append(f.Details, chain.Detail{Key: "attempt", Value: aref})
+	return step{d: d, says: fmt.Sprintf("its %s %s: %s", a.GetKind(), a.GetName(), summary),
+		ev: conditionEvidence(aref, cd.Type, cd.Status, cd.Reason, cd.Message), key: "attempt"}, true
 }
 
 // attemptCondition is the condition of a CertificateRequest that says why
@@ -223,15 +243,12 @@ func attemptCondition(a *unstructured.Unstructured) (objectCondition, decode.Dec
 	return objectCondition{}, decode.Decoded{}, false
 }
 
-// stepCause names why the newest attempt's ACME Order is not valid when a
-// Challenge's status.reason (or, failing that, the Order's) decodes: the
-// HTTP-01 self check that gets a 404, the DNS-01 record not propagated,
-// the challenge that cannot be presented, the authorization the CA
-// refused, the Order it would not finalize. Challenges first: an Order
-// pending on them says no more than its request.
-func (w *walker) stepCause(f *chain.Finding, p chain.Produced, ref string) bool {
+// stepWords is the first of an attempt's steps whose status.reason
+// decodes, Challenges first: an Order pending on them says no more than
+// its request.
+func stepWords(steps []*unstructured.Unstructured) (step, bool) {
 	for _, kind := range []string{"Challenge", "Order"} {
-		for _, st := range p.Steps {
+		for _, st := range steps {
 			if st.GetKind() != kind {
 				continue
 			}
@@ -241,18 +258,12 @@ func (w *walker) stepCause(f *chain.Finding, p chain.Produced, ref string) bool 
 			if !ok {
 				continue
 			}
-			c, _ := decode.Lookup(d.Cause)
 			sref := chain.ResourceRef(chain.APIResource{Group: chain.ACMEGroup, Kind: kind}, st.GetName()).String()
-			f.Cause = d.Cause
-			f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, is not ready; its %s %s is %s: %s", p.Secret, ref, kind, st.GetName(), orUnknown(state), d.Summary)
-			f.NextStep = decode.Fill(c.Step, decode.Fields{decode.FieldNamespace: w.s.Namespace})
-			f.Evidence = append([]chain.Evidence{{Source: chain.SourceObjectStatus, Object: sref, Field: "status.reason", Reason: state, Message: reason}}, f.Evidence...)
-			f.Terminal = f.Terminal || c.Terminal.Mode == decode.Immediate
-			f.Details = append(f.Details, chain.Detail{Key: "step", Value: sref})
-			return true
+			return step{d: d, says: fmt.Sprintf("its %s %s is %s: %s", kind, st.GetName(), orUnknown(state), d.Summary),
+				ev: chain.Evidence{Source: chain.SourceObjectStatus, Object: sref, Field: "status.reason", Reason: state, Message: reason}, key: "step"}, true
 		}
 	}
-	return false
+	return step{}, false
 }
 
 // orUnknown is a state, or "in no state yet" for an empty one.
@@ -261,4 +272,18 @@ func orUnknown(state string) string {
 		return "in no state yet"
 	}
 	return state
+}
+
+// selfIssuance is issuanceStep of the walked object when it is a producer
+// the snapshot holds with its attempts (kubectl chain certificate/NAME, live
+// or from a file): the same words as for the pods waiting for its Secret.
+func (w *walker) selfIssuance(obj *unstructured.Unstructured) (step, bool) {
+	for _, p := range w.s.Produced {
+		o := p.Object
+		if o.GetKind() == obj.GetKind() && o.GetNamespace() == obj.GetNamespace() && o.GetName() == obj.GetName() &&
+			o.GroupVersionKind().Group == obj.GroupVersionKind().Group {
+			return issuanceStep(p)
+		}
+	}
+	return step{}, false
 }

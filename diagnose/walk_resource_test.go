@@ -197,3 +197,48 @@ func TestCertificateIssuanceStep(t *testing.T) {
 		}
 	}
 }
+
+// TestCertificateWaitsOnChallenge: a Certificate walked as a resource and
+// read with its CertificateRequest, the request's ACME Order and the
+// Order's Challenge names the Challenge's step (cert-manager#5752's reason),
+// progressing within the grace and broken after it, where its own
+// conditions only say it is issuing. The request's words are cert-manager
+// v1.21.1's "Waiting on certificate issuance from order %s/%s: %q"
+// (certificaterequests/acme/acme.go#L228, the names filled).
+func TestCertificateWaitsOnChallenge(t *testing.T) {
+	cert := resourceObject(certificates, "web-tls", 1,
+		[4]string{"Issuing", "True", "DoesNotExist", "Issuing certificate as Secret does not exist"},
+		[4]string{"Ready", "False", "DoesNotExist", "Issuing certificate as Secret does not exist"})
+	cert.Object["spec"] = map[string]any{"secretName": "web-tls", "issuerRef": map[string]any{"name": "letsencrypt-prod"}}
+	cert.SetCreationTimestamp(metav1.NewTime(walkT0))
+	object := func(apiVersion, kind, name string, status map[string]any) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"status": status}}
+		u.SetAPIVersion(apiVersion)
+		u.SetKind(kind)
+		u.SetNamespace("shop")
+		u.SetName(name)
+		return u
+	}
+	cr := object("cert-manager.io/v1", "CertificateRequest", "web-tls-1", map[string]any{"conditions": []any{map[string]any{
+		"type": "Ready", "status": "False", "reason": "Pending", "message": `Waiting on certificate issuance from order shop/web-tls-1-2046591346: "pending"`}}})
+	order := object("acme.cert-manager.io/v1", "Order", "web-tls-1-2046591346", map[string]any{"state": "pending"})
+	challenge := object("acme.cert-manager.io/v1", "Challenge", "web-tls-1-2046591346-3953186254", map[string]any{"state": "pending",
+		"reason": "Waiting for HTTP-01 challenge propagation: wrong status code '404', expected '200'"})
+	self := chain.Produced{API: certificates, Object: cert, Secret: "web-tls", Attempts: []*unstructured.Unstructured{cr},
+		Steps: []*unstructured.Unstructured{order, challenge}}
+	for _, tt := range []struct {
+		after  time.Duration
+		health chain.Health
+	}{{10 * time.Second, chain.Progressing}, {10 * time.Minute, chain.Broken}} {
+		s := &chain.Snapshot{Kind: chain.Kind(certificates.Kind), API: &certificates, Namespace: "shop", Name: "web-tls", Object: cert,
+			Now: walkT0.Add(tt.after), Produced: []chain.Produced{self}}
+		r := Walk(s, Options{})
+		v := r.Verdict
+		if v.Cause != decode.ACMEHTTP01SelfCheckFailed || v.Health != tt.health || v.Link != chain.LinkStatus {
+			t.Errorf("after %s: %s %s %s (%s); want ACMEHTTP01SelfCheckFailed %s at status", tt.after, v.Health, v.Cause, v.Link, v.Summary, tt.health)
+		}
+		if f := r.Link(chain.LinkStatus).Findings; len(f) == 0 || len(f[0].Evidence) < 2 || f[0].Evidence[1].Message != challenge.Object["status"].(map[string]any)["reason"] {
+			t.Errorf("after %s: evidence %+v, want the Challenge's reason after the health check's", tt.after, f)
+		}
+	}
+}
