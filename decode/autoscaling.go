@@ -22,6 +22,7 @@ const (
 	HPAMetricsUnavailable chain.CauseID = "HPAMetricsUnavailable"
 	HPACannotScale        chain.CauseID = "HPACannotScale"
 	HPAAtMaximum          chain.CauseID = "HPAAtMaximum"
+	VPATargetInvalid      chain.CauseID = "VPATargetInvalid"
 )
 
 var autoscalingCauses = []Cause{
@@ -41,17 +42,23 @@ var autoscalingCauses = []Cause{
 		Summary:  "the HorizontalPodAutoscaler wants more replicas than maxReplicas: it is held at its maximum (a note, not a failure)",
 		NextStep: "raise spec.maxReplicas if the load is real, or look at why each pod is so loaded",
 		Terminal: TerminalRule{Mode: Transient}},
+	{ID: VPATargetInvalid, Link: chain.LinkStatus,
+		Summary:  "the VerticalPodAutoscaler cannot use its targetRef: the workload it names does not exist or cannot be read, or is owned by another controller (it must name the topmost one), so no pod matches it and it recommends nothing",
+		NextStep: "kubectl describe vpa NAME -n {NAMESPACE}: point spec.targetRef (apiVersion, kind, name) at the workload's topmost controller (the Deployment, not its ReplicaSet; an operator's resource, not the StatefulSet it owns) and check it exists in the namespace",
+		Terminal: TerminalRule{Mode: AfterGrace}},
 }
 
 // autoscalingReasons are the reasons of the controller's conditions and
 // Warning events about an autoscaler that cannot compute or scale.
 var autoscalingReasons = []string{"FailedGetResourceMetric", "FailedGetContainerResourceMetric", "FailedGetPodsMetric",
 	"FailedGetObjectMetric", "FailedGetExternalMetric", "FailedComputeMetricsReplicas", "FailedGetScale",
-	"FailedUpdateScale", "InvalidSelector", "SelectorRequired", "InvalidMetricSourceType", "TooManyReplicas"}
+	"FailedUpdateScale", "InvalidSelector", "SelectorRequired", "InvalidMetricSourceType", "TooManyReplicas",
+	"TriggerError", "PartialTriggerError", "ScaledObjectCheckFailed", "ErrorGettingCurrentReplicas", "NoPodsMatched", "ConfigUnsupported"}
 
 // missingRequestRE is the replica calculator's "missing request for %s"
-// (and, since 1.20, "... in container %s of Pod %s").
-var missingRequestRE = regexp.MustCompile(`missing request for (\w+)(?: in container "?([^" ]+)"? of Pod "?([^" ]+)"?)?`)
+// (and, since 1.20, "... in container %s of Pod %s"; before, "... on
+// container %s in pod %s/%s").
+var missingRequestRE = regexp.MustCompile(`missing request for (\w+)(?: (?:in|on) container "?([^" ]+)"? (?:of Pod|in pod) "?([^" ]+)"?)?`)
 
 // metricsWords are the replica calculator's and metrics client's words
 // when a metric cannot be read, and the controller's wrapper of them when
@@ -62,8 +69,70 @@ var metricsWords = []string{"invalid metrics (", "unable to get metrics for reso
 	"unable to get metric", "unable to get external metric", "did not receive metrics for", "failed to get pods metric",
 	"failed to get object metric", "failed to get external metric"}
 
-// HPAWords decodes the controller's words about an autoscaler.
+// scaleWords are the controller's AbleToScale False messages ("the HPA
+// controller was unable to get the target's current scale: %v", "... to
+// update the target scale: %v").
+var scaleWords = []string{"the HPA controller was unable to get the target's current scale", "the HPA controller was unable to update the target scale"}
+
+// kedaStep is where a KEDA ScaledObject's cause is read: KEDA serves the
+// external metrics its HPA reads, and its operator's log names the
+// trigger's error.
+const kedaStep = "kubectl describe scaledobject {NAME} -n {NAMESPACE}; the keda-operator's logs name the trigger's error (its server address, query, or TriggerAuthentication)"
+
+// kedaWords decodes KEDA's ScaledObject conditions (v2.20.2,
+// pkg/scaling/executor/scale_scaledobjects.go and controllers/keda/
+// scaledobject_controller.go): a trigger whose scaler errs (TriggerError
+// "Triggers defined in ScaledObject are not working correctly") leaves its
+// HPA without the metric; a check that failed (ScaledObjectCheckFailed
+// "ScaledObject doesn't have correct scaleTargetRef specification: ...")
+// or a target whose replicas cannot be read leaves nothing to scale.
+func kedaWords(reason, message string) (Decoded, bool) {
+	switch {
+	case strings.Contains(message, "defined in ScaledObject are not working correctly"), reason == "TriggerError", reason == "PartialTriggerError",
+		// The operator's log when a scaler errs (v2.20.2
+		// pkg/scaling/scale_handler.go#L1019 and #L566).
+		strings.Contains(message, "error getting scale decision"), strings.Contains(message, "error getting metric for trigger"):
+		return Decoded{Cause: HPAMetricsUnavailable, Summary: "KEDA's scaler cannot read its trigger's source, so the ScaledObject's HPA gets no metric: " + rtOneLine(message),
+			NextStep: kedaStep}, true
+	case strings.Contains(message, "doesn't have correct scaleTargetRef specification"), strings.Contains(message, "Error getting current replicas count for ScaleTarget"),
+		reason == "ScaledObjectCheckFailed", reason == "ErrorGettingCurrentReplicas":
+		return Decoded{Cause: HPACannotScale, Summary: "KEDA cannot act on the ScaledObject's target: " + rtOneLine(message),
+			NextStep: "kubectl describe scaledobject {NAME} -n {NAMESPACE}: check spec.scaleTargetRef (apiVersion, kind, name in the ScaledObject's namespace) and that the kind has a /scale subresource"}, true
+	}
+	return Decoded{}, false
+}
+
+// vpaWords are the VPA recommender's conditions about its target
+// (vertical-pod-autoscaler-1.7.1, pkg/recommender/input/cluster_feeder.go
+// and model/vpa.go): ConfigUnsupported "Cannot read targetRef. Reason: ..."
+// or "The target ... should point to a topmost well-known or scalable
+// controller", and NoPodsMatched "No pods match this VPA object".
+var vpaWords = []string{"Cannot read targetRef", "should point to a topmost well-known or scalable controller",
+	"is a topmost well-known or scalable controller", "No pods match this VPA object"}
+
+// HPAWords decodes the controller's words about an autoscaler, and KEDA's
+// and the VPA recommender's about theirs.
 func HPAWords(reason, message string) (Decoded, bool) {
+	if d, ok := kedaWords(reason, message); ok {
+		return d, true
+	}
+	for _, w := range vpaWords {
+		if strings.Contains(message, w) {
+			return Decoded{Cause: VPATargetInvalid, Summary: "the VerticalPodAutoscaler's targetRef: " + rtOneLine(message)}, true
+		}
+	}
+	for _, w := range scaleWords {
+		if strings.Contains(message, w) {
+			return Decoded{Cause: HPACannotScale, Summary: rtOneLine(message)}, true
+		}
+	}
+	if strings.Contains(message, "unable to map kind") {
+		// The custom metrics client cannot map an Object metric's
+		// describedObject to a resource: the metric's spec names a kind
+		// or apiVersion the cluster does not serve.
+		return Decoded{Cause: HPACannotScale, Summary: "an Object metric names an object the cluster cannot map: " + rtOneLine(message),
+			NextStep: "fix the metric's describedObject (apiVersion with its version, e.g. networking.k8s.io/v1, and kind) in kubectl get hpa NAME -n {NAMESPACE} -o yaml"}, true
+	}
 	if m := missingRequestRE.FindStringSubmatch(message); m != nil {
 		d := Decoded{Cause: HPAMissingRequest, Summary: fmt.Sprintf("missing request for %s: the autoscaler cannot compute a %s utilization", m[1], m[1]),
 			Details: []chain.Detail{{Key: "resource", Value: m[1]}}}
@@ -88,6 +157,8 @@ func HPAWords(reason, message string) (Decoded, bool) {
 		return Decoded{Cause: HPACannotScale}, true
 	case "TooManyReplicas":
 		return Decoded{Cause: HPAAtMaximum}, true
+	case "NoPodsMatched", "ConfigUnsupported":
+		return Decoded{Cause: VPATargetInvalid}, true
 	case "FailedGetResourceMetric", "FailedGetContainerResourceMetric", "FailedGetPodsMetric", "FailedGetObjectMetric", "FailedGetExternalMetric", "FailedComputeMetricsReplicas":
 		return Decoded{Cause: HPAMetricsUnavailable}, true
 	}

@@ -23,7 +23,7 @@ var catalogue = buildCatalogue(
 	causeGroup{"eviction", evictCauses}, causeGroup{"probe", probeCauses},
 	causeGroup{"hook", hookCauses}, causeGroup{"serving", servingCauses},
 	causeGroup{"traffic", trafficCauses}, causeGroup{"gateway", gatewayCauses},
-	causeGroup{"resource", resourceCauses}, causeGroup{"producer", producerCauses},
+	causeGroup{"resource", resourceCauses}, causeGroup{"producer", producerCauses}, causeGroup{"producer", certManagerCauses},
 	causeGroup{"rollout", rolloutCauses}, causeGroup{"rollout", analysisCauses}, causeGroup{"autoscaling", autoscalingCauses},
 	causeGroup{"snapshot", snapshotCauses}, causeGroup{"workload", claimCauses}, causeGroup{"workload", workloadEventCauses},
 	causeGroup{"scheduler", claimSchedCauses}, causeGroup{"workload", daemonTaintCauses},

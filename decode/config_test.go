@@ -262,7 +262,7 @@ func TestKubeletCauses(t *testing.T) {
 		RunAsNonRootViolation: {c, immediate}, ContainerConfigError: {c, grace},
 		VolumeConfigMapNotFound: {c, retried}, VolumeSecretNotFound: {c, retried}, VolumePVCNotFound: {c, retried},
 		MultiAttachError: {c, retried}, VolumeMountFailed: {c, retried}, VolumeAttachTimeout: {c, retried}, VolumeAttachFailed: {c, retried},
-		VolumeMountTimeout: {c, retried}, CSIDriverNotRegistered: {c, retried},
+		VolumeMountTimeout: {c, retried}, CSIDriverNotRegistered: {c, retried}, SecretProviderMountFailed: {c, retried},
 		CrashLoopBackOff: {c, repeats(3)}, OOMKilled: {c, repeats(2)}, ContainerCompleted: {c, repeats(3)},
 		InitContainerFailed:  {c, repeats(3)},
 		ReadinessProbeFailed: {r, transient}, LivenessProbeFailed: {c, repeats(3)}, StartupProbeFailed: {r, repeats(3)},

@@ -84,6 +84,15 @@ func explainGateway(reason, message string) []Decoded {
 	if d, ok := gatewayWords(message); ok {
 		return []Decoded{d}
 	}
+	if reason == "Pending" {
+		// cert-manager's CertificateRequest is Ready False for the same
+		// reason ("Referenced issuer does not have a Ready status
+		// condition", "Waiting on certificate issuance from order ..."):
+		// its words say which it is.
+		if d, ok := ProducerWords(message); ok {
+			return []Decoded{d}
+		}
+	}
 	if id, ok := gatewayReasons[reason]; ok {
 		return []Decoded{gatewayDecoded(id)}
 	}

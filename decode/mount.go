@@ -26,6 +26,9 @@ const (
 	VolumeAttachFailed     chain.CauseID = "VolumeAttachFailed"
 	VolumeMountTimeout     chain.CauseID = "VolumeMountTimeout"
 	CSIDriverNotRegistered chain.CauseID = "CSIDriverNotRegistered"
+	// SecretProviderMountFailed: the Secrets Store CSI driver cannot
+	// fetch what a SecretProviderClass names from the external store.
+	SecretProviderMountFailed chain.CauseID = "SecretProviderMountFailed"
 )
 
 // Event reasons for volume failures (pkg/kubelet/events/event.go).
@@ -62,6 +65,17 @@ var (
 	// mntCSIDriverRe matches the CSI plugin's "driver name %s not found in
 	// the list of registered CSI drivers" (pkg/volume/csi/csi_plugin.go).
 	mntCSIDriverRe = regexp.MustCompile(`driver name (\S+) not found in the list of registered CSI drivers`)
+	// mntNoCSIDriverRe is the CSI plugin's "volume mode %q not supported
+	// by driver %s (no CSIDriver object)": an inline (ephemeral) volume of
+	// a driver whose CSIDriver object does not exist, that is, a driver
+	// not installed (pkg/volume/csi/csi_plugin.go).
+	mntNoCSIDriverRe = regexp.MustCompile(`not supported by driver (\S+) \(no CSIDriver object\)`)
+	// mntSecretsStoreWords are the Secrets Store CSI driver's words when
+	// its provider cannot fetch a SecretProviderClass's objects
+	// (secrets-store-csi-driver pkg/secrets-store/nodeserver.go: "failed
+	// to mount secrets store objects for pod %s/%s, err: %w", and "failed to
+	// get secretproviderclass %s/%s, error: %w").
+	mntSecretsStoreWords = []string{"failed to mount secrets store objects for pod", "failed to get secretproviderclass"}
 )
 
 // Mount decodes FailedMount, FailedAttachVolume (incl. Multi-Attach) and
@@ -305,6 +319,16 @@ func volumeClassify(op, volume, cause string) (Decoded, bool) {
 	}
 	attach := strings.HasPrefix(op, "AttachVolume") || strings.HasPrefix(op, "MountVolume.WaitForAttach") || has("attachvolume.attach", "attach volume", "attacher")
 	switch {
+	case mntNoCSIDriverRe.MatchString(text):
+		driver := mntNoCSIDriverRe.FindStringSubmatch(text)[1]
+		return Decoded{Cause: CSIDriverNotRegistered,
+			Summary:  fmt.Sprintf("%s: CSI driver %s has no CSIDriver object: it is not installed", subject, driver),
+			NextStep: fmt.Sprintf("install CSI driver %s (its CSIDriver object and node DaemonSet): kubectl get csidriver %s", driver, driver),
+			Details:  append(details, chain.Detail{Key: "driver", Value: driver})}, true
+	case has(mntSecretsStoreWords...):
+		return Decoded{Cause: SecretProviderMountFailed,
+			Summary: fmt.Sprintf("the Secrets Store CSI driver cannot fetch the objects of %s from its provider: %s", subject, kubeletHead(cause)),
+			Details: details}, true
 	case mntCSIDriverRe.MatchString(text):
 		driver := mntCSIDriverRe.FindStringSubmatch(text)[1]
 		return Decoded{Cause: CSIDriverNotRegistered,

@@ -72,4 +72,11 @@ var mountCauses = []Cause{
 		NextStep: "check the CSI driver's node DaemonSet has a ready pod on the node (kubectl get pods -A -o wide --field-selector spec.nodeName={NODE}) and kubectl get csinode {NODE} lists the driver; install the driver if it is missing",
 		Terminal: TerminalRule{Mode: AfterGrace, Retried: true},
 	},
+	{
+		ID:       SecretProviderMountFailed,
+		Link:     chain.LinkContainers,
+		Summary:  "the Secrets Store CSI driver cannot mount a secrets-store volume: its provider cannot fetch the objects the SecretProviderClass names from the external store (the identity it uses, that identity's access, or the class's parameters)",
+		NextStep: "kubectl describe secretproviderclass -n {NAMESPACE} (kubectl describe pod names the volume); the provider's pod logs on the node (Azure, AWS, GCP, Vault); check the identity it reads with (workload identity, pod identity, IRSA) and that identity's access to each object",
+		Terminal: TerminalRule{Mode: AfterGrace, Retried: true},
+	},
 }

@@ -13,6 +13,35 @@ const klPV = "pvc-3f1c9b1e-7a8d-4c55-9e0b-2d6f4a1b8c77"
 // klMountCases are real kubelet and attach/detach controller texts for Mount.
 var klMountCases = []klCase{
 	{
+		// Azure/secrets-store-csi-driver-provider-azure#476: the Secrets
+		// Store CSI driver's "failed to mount secrets store objects for pod
+		// %s/%s, err: %w" (v1.6.0 pkg/secrets-store/nodeserver.go#L251), its
+		// Azure provider without a Key Vault token.
+		name: "secrets store provider cannot fetch", reason: "FailedMount",
+		message: `MountVolume.SetUp failed for volume "secrets-store-inline" : rpc error: code = Unknown desc = failed to mount secrets store objects for pod services/busybox-secrets-store-inline, err: rpc error: code = Unknown desc = failed to mount objects, error: failed to get keyvault client: failed to get key vault token: nmi response failed with status code: 404, err: <nil>`,
+		ok:      true,
+		want: Decoded{
+			Cause:   SecretProviderMountFailed,
+			Summary: `the Secrets Store CSI driver cannot fetch the objects of volume "secrets-store-inline" from its provider: rpc error: code = Unknown desc = failed to mount secrets store objects for pod services/busybox-secrets-store-inline, err: rpc error: code = Unknown desc = failed to mount objects, error: failed to ge...`,
+			Details: []chain.Detail{{Key: "volume", Value: "secrets-store-inline"}},
+		},
+	},
+	{
+		// hashicorp/vault-csi-provider#179: an inline volume of a driver
+		// with no CSIDriver object, "volume mode %q not supported by driver
+		// %s (no CSIDriver object)" (pkg/volume/csi/csi_plugin.go): the
+		// driver is not installed.
+		name: "inline volume of a driver not installed", reason: "FailedMount",
+		message: `MountVolume.NewMounter initialization failed for volume "secrets-store-inline" : volume mode "Ephemeral" not supported by driver secrets-store.csi.k8s.io (no CSIDriver object)`,
+		ok:      true,
+		want: Decoded{
+			Cause:    CSIDriverNotRegistered,
+			Summary:  `volume "secrets-store-inline": CSI driver secrets-store.csi.k8s.io has no CSIDriver object: it is not installed`,
+			NextStep: "install CSI driver secrets-store.csi.k8s.io (its CSIDriver object and node DaemonSet): kubectl get csidriver secrets-store.csi.k8s.io",
+			Details:  []chain.Detail{{Key: "volume", Value: "secrets-store-inline"}, {Key: "driver", Value: "secrets-store.csi.k8s.io"}},
+		},
+	},
+	{
 		// pkg/volume/util/operationexecutor/operation_executor.go generateVolumeMsg "%v for volume %q %v"
 		// with "MountVolume.SetUp failed" and errSuffix ": %v" (operation_generator.go); the configmap
 		// plugin returns the kubelet manager's NotFound: "%s %q not found"

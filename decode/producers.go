@@ -49,7 +49,15 @@ var producerCauses = []Cause{
 }
 
 // producerReasons are the reasons the producers' messages come with.
-var producerReasons = []string{"IssuerNotFound", "SecretSyncedError", "ErrUnsealFailed"}
+var producerReasons = append([]string{"IssuerNotFound", "SecretSyncedError", "ErrUnsealFailed"}, certManagerReasons...)
+
+// externalSecretWords are external-secrets' words when a provider's read
+// fails: the Ready condition's "could not get secret data from provider"
+// (with the error after it before v0.6) and the UpdateFailed event's
+// "error processing spec.data[%d] (key: %s), err: %w" and
+// "error processing spec.dataFrom[%d].extract, err: %w" (v2.9.0,
+// pkg/controllers/externalsecret/externalsecret_controller_secret.go).
+var externalSecretWords = []string{"could not get secret data from provider", "error processing spec.data[", "error processing spec.dataFrom["}
 
 var issuerNotFoundRE = regexp.MustCompile(`Referenced "(Issuer|ClusterIssuer)" not found: (?:cluster)?issuer\.cert-manager\.io "([^"]+)" not found`)
 
@@ -63,8 +71,13 @@ func ProducerWords(message string) (Decoded, bool) {
 			Summary: fmt.Sprintf("%s %q not found: cert-manager cannot issue the certificate", m[1], m[2]),
 			Details: []chain.Detail{{Key: "kind", Value: m[1]}, {Key: "name", Value: m[2]}}}, true
 	}
-	if strings.Contains(message, "could not get secret data from provider") {
-		return Decoded{Cause: ExternalSecretSyncFailed}, true
+	if d, ok := CertManagerWords(message); ok {
+		return d, true
+	}
+	for _, w := range externalSecretWords {
+		if strings.Contains(message, w) {
+			return Decoded{Cause: ExternalSecretSyncFailed, Summary: "external-secrets cannot read the data from its provider: " + rtOneLine(message)}, true
+		}
 	}
 	if strings.Contains(message, "no key could decrypt secret") {
 		return Decoded{Cause: SealedSecretUndecryptable, Summary: "the sealed-secrets controller cannot unseal it: " + rtOneLine(message)}, true

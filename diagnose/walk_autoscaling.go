@@ -84,3 +84,48 @@ func (w *walker) autoscalerStatus(obj *unstructured.Unstructured, ref string) (c
 		evidence: []chain.Evidence{conditionEvidence(ref, string(cond.Type), string(cond.Status), cond.Reason, cond.Message)}})
 	return w.finish(chain.LinkStatus, fmt.Sprintf("%s False: %s", cond.Type, cond.Reason), c, 0), true
 }
+
+// kedaGroup is KEDA's API group.
+const kedaGroup = "keda.sh"
+
+// scaledObjectWords decodes a KEDA ScaledObject's (or ScaledJob's) Ready
+// condition that is not True, which Argo CD's health check reads as
+// Degraded: a trigger whose scaler errs leaves the HPA KEDA made without
+// its metric, a check that failed leaves nothing to scale.
+func scaledObjectWords(obj *unstructured.Unstructured) (decode.Decoded, bool) {
+	if obj.GroupVersionKind().Group != kedaGroup {
+		return decode.Decoded{}, false
+	}
+	for _, cd := range objectConditions(obj) {
+		if cd.Type == "Ready" && cd.Status != "True" {
+			return decode.HPAWords(cd.Reason, cd.Message)
+		}
+	}
+	return decode.Decoded{}, false
+}
+
+// vpaStatus judges a VerticalPodAutoscaler as a resource (vpa/NAME): the
+// recommender's ConfigUnsupported or NoPodsMatched condition True
+// (vertical-pod-autoscaler 1.7.1, pkg/recommender) is its status link's
+// cause, where kstatus, reading no condition of these types, would call it
+// Current.
+func (w *walker) vpaStatus(obj *unstructured.Unstructured, ref string) (chain.Link, bool) {
+	if w.s.API == nil || w.s.API.Group != "autoscaling.k8s.io" || w.s.API.Kind != "VerticalPodAutoscaler" {
+		return chain.Link{}, false
+	}
+	for _, cd := range objectConditions(obj) {
+		if cd.Status != "True" || cd.Type != "ConfigUnsupported" && cd.Type != "NoPodsMatched" {
+			continue
+		}
+		d, ok := decode.HPAWords(cd.Type, cd.Message)
+		if !ok {
+			d = decode.Decoded{Cause: decode.VPATargetInvalid}
+		}
+		d.NextStep = decode.Fill(mustCause(d.Cause).Step, decode.Fields{decode.FieldNamespace: w.s.Namespace})
+		c := &collector{}
+		c.add(sighting{d: d, object: ref, since: obj.GetCreationTimestamp().Time,
+			evidence: []chain.Evidence{conditionEvidence(ref, cd.Type, cd.Status, cd.Reason, cd.Message)}})
+		return w.finish(chain.LinkStatus, fmt.Sprintf("%s True", cd.Type), c, 0), true
+	}
+	return chain.Link{}, false
+}

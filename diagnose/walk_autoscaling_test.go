@@ -3,6 +3,7 @@ package diagnose
 import (
 	"strings"
 	"testing"
+	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -74,5 +75,51 @@ func TestAutoscalerStatus(t *testing.T) {
 	}
 	if r := walk(backoff); r.Verdict.Health != chain.Healthy {
 		t.Errorf("an autoscaler in back-off: %s at %s (%s), want healthy", r.Verdict.Health, r.Verdict.Link, r.Verdict.Cause)
+	}
+}
+
+// TestScaledObjectWords: a KEDA ScaledObject walked as a resource whose
+// Ready condition says its trigger does not work (keda#6895, an AWS trigger
+// that cannot authenticate) or its target is wrong (keda/http-add-on#1421)
+// names the autoscaler's cause, not the health check's Degraded.
+func TestScaledObjectWords(t *testing.T) {
+	api := chain.APIResource{Group: "keda.sh", Version: "v1alpha1", Resource: "scaledobjects", Kind: "ScaledObject", Namespaced: true}
+	for _, tt := range []struct {
+		reason, message string
+		cause           chain.CauseID
+	}{
+		{"TriggerError", "Triggers defined in ScaledObject are not working correctly", decode.HPAMetricsUnavailable},
+		{"ScaledObjectCheckFailed", "ScaledObject doesn't have correct scaleTargetRef specification: ScaledObject.spec.scaleTargetRef.name is missing", decode.HPACannotScale},
+	} {
+		obj := resourceObject(api, "worker", 1, [4]string{"Ready", "False", tt.reason, tt.message})
+		obj.SetCreationTimestamp(metav1.NewTime(walkT0))
+		s := &chain.Snapshot{Kind: chain.Kind(api.Kind), API: &api, Namespace: "shop", Name: "worker", Object: obj, Now: walkT0.Add(10 * time.Minute)}
+		v := Walk(s, Options{}).Verdict
+		if v.Cause != tt.cause || v.Link != chain.LinkStatus || !strings.Contains(v.NextStep, "kubectl describe scaledobject worker -n shop") {
+			t.Errorf("%s: %s at %s (%s; next %q), want %s at status with KEDA's step", tt.reason, v.Cause, v.Link, v.Summary, v.NextStep, tt.cause)
+		}
+	}
+}
+
+// TestVPAStatus: a VerticalPodAutoscaler walked as a resource whose
+// recommender says its targetRef names no workload (autoscaler#5296) is
+// broken at status, where kstatus would call it Current.
+func TestVPAStatus(t *testing.T) {
+	api := chain.APIResource{Group: "autoscaling.k8s.io", Version: "v1", Resource: "verticalpodautoscalers", Kind: "VerticalPodAutoscaler", Namespaced: true}
+	obj := resourceObject(api, "my-app", 1,
+		[4]string{"ConfigUnsupported", "True", "", "Cannot read targetRef. Reason: Deployment kube-system/my-app does not exist"},
+		[4]string{"NoPodsMatched", "True", "NoPodsMatched", "No pods match this VPA object"},
+		[4]string{"RecommendationProvided", "False", "NoPodsMatched", "No pods match this VPA object"})
+	obj.SetCreationTimestamp(metav1.NewTime(walkT0))
+	s := &chain.Snapshot{Kind: chain.Kind(api.Kind), API: &api, Namespace: "kube-system", Name: "my-app", Object: obj, Now: walkT0.Add(10 * time.Minute)}
+	v := Walk(s, Options{}).Verdict
+	if v.Cause != decode.VPATargetInvalid || v.Link != chain.LinkStatus || v.Health != chain.Broken || !strings.Contains(v.NextStep, "-n kube-system") {
+		t.Errorf("%s %s at %s (%s; next %q), want VPATargetInvalid broken at status", v.Health, v.Cause, v.Link, v.Summary, v.NextStep)
+	}
+	// One whose recommender is content is not judged here.
+	ok := resourceObject(api, "my-app", 1, [4]string{"RecommendationProvided", "True", "", ""})
+	s.Object = ok
+	if v := Walk(s, Options{}).Verdict; v.Cause == decode.VPATargetInvalid {
+		t.Errorf("a VPA that recommends: %s", v.Cause)
 	}
 }

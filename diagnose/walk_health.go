@@ -77,14 +77,37 @@ func (w *walker) checkedStatus(obj *unstructured.Unstructured, ks *status.Result
 	if failed, ev, ok := analysisFailure(obj, ref); ok && res.Status == health.Degraded {
 		d, first = failed, []chain.Evidence{ev}
 	} else if !d.Progressing {
-		if known, ok := decode.ProducerWords(res.Message); ok {
+		if known, where, ok := producerWords(obj, res.Message); ok {
 			// The check quotes words a decoder knows (cert-manager's,
-			// external-secrets'): their cause says more than "Degraded".
+			// external-secrets'), or a condition beside the one it read
+			// does (a Certificate's Issuing False quotes its failed
+			// request): their cause says more than "Degraded".
 			d.Cause, d.NextStep = known.Cause, known.NextStep
+			switch {
+			case known.Summary != "" && where != "":
+				d.Summary = fmt.Sprintf("%s is %s%s; its %s condition: %s", ref, res.Status, colonMessage(res.Message), where, known.Summary)
+			case known.Summary != "":
+				d.Summary = ref + ": " + known.Summary
+			}
+		} else if known, ok := scaledObjectWords(obj); ok {
+			// KEDA's words about its trigger or its target.
+			d.Cause = known.Cause
+			d.NextStep = decode.Fill(known.NextStep, decode.Fields{decode.FieldNamespace: w.s.Namespace, decode.FieldName: obj.GetName()})
 			if known.Summary != "" {
 				d.Summary = ref + ": " + known.Summary
 			}
 		}
+	}
+	if st, ok := w.selfIssuance(obj); ok {
+		// A producer walked as itself, read with its newest attempt and
+		// that attempt's steps (a Certificate's CertificateRequest, ACME
+		// Order and Challenges): they say at which step it waits or failed,
+		// where its own conditions only say it is issuing.
+		c := mustCause(st.d.Cause)
+		d = decode.Decoded{Cause: st.d.Cause, Progressing: d.Progressing && c.Terminal.Mode != decode.Immediate, // broken past the grace
+			Summary:  fmt.Sprintf("%s is %s%s; %s", ref, res.Status, colonMessage(res.Message), st.says),
+			NextStep: decode.Fill(c.Step, decode.Fields{decode.FieldNamespace: w.s.Namespace})}
+		first = append([]chain.Evidence{st.ev}, first...)
 	}
 	ev := chain.Evidence{Source: chain.SourceHealthCheck, Object: ref, Field: res.Script, Reason: string(res.Status), Message: res.Message}
 	c := &collector{}

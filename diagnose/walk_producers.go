@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -152,12 +153,16 @@ func (w *walker) producerCause(l *chain.Link, f *chain.Finding, p chain.Produced
 		f.NextStep = decode.Fill(mustCause(decode.ResourceNotReconciled).Step, decode.Fields{decode.FieldNamespace: w.s.Namespace, decode.FieldType: p.API.Type(), decode.FieldName: p.Object.GetName()})
 		f.Terminal = f.Terminal || pastGrace
 	}
-	if known, ok := decode.ProducerWords(message); ok && known.Cause != decode.CertificateIssuerNotFound {
+	if known, where, ok := producerWords(p.Object, message); ok && known.Cause != decode.CertificateIssuerNotFound {
 		// The producer's own words name why (a SealedSecret no key
-		// opens, an ExternalSecret's provider).
+		// opens, an ExternalSecret's provider, the step of a
+		// Certificate's issuance its Issuing condition quotes).
 		f.Cause = known.Cause
+		if where != "" && known.Summary != "" {
+			f.Summary += fmt.Sprintf("; its %s condition: %s", where, known.Summary)
+		}
 		f.NextStep = decode.Fill(mustCause(known.Cause).Step, decode.Fields{decode.FieldNamespace: w.s.Namespace, decode.FieldName: p.Object.GetName()})
-		f.Terminal = f.Terminal || known.Cause == decode.SealedSecretUndecryptable
+		f.Terminal = f.Terminal || mustCause(known.Cause).Terminal.Mode == decode.Immediate
 	}
 	if len(p.Missing) > 0 {
 		f.Cause = decode.CertificateIssuerNotFound
@@ -184,31 +189,154 @@ func (w *walker) producerState(p chain.Produced) (state, message string, ready, 
 	return string(res.Status), res.Message, res.Status == status.CurrentStatus, res.Status == status.FailedStatus, true
 }
 
+// producerWords decodes what a producer says of itself: its health
+// check's message, else the message of a condition not in its healthy
+// state (a Certificate's Issuing False quotes its failed request, "The
+// certificate request has failed to complete and will be retried: ...",
+// where its Ready condition only says the Secret does not exist).
+// where is the condition's type, "" for the health check's message.
+func producerWords(obj *unstructured.Unstructured, message string) (d decode.Decoded, where string, ok bool) {
+	if d, ok := decode.ProducerWords(message); ok {
+		return d, "", true
+	}
+	for _, cd := range objectConditions(obj) {
+		if healthyCondition(cd.Type, cd.Status) || cd.Message == message {
+			continue
+		}
+		if d, ok := decode.ProducerWords(cd.Message); ok {
+			return d, cd.Type, true
+		}
+	}
+	return decode.Decoded{}, "", false
+}
+
 // attemptCause names why the producer's newest attempt (a Certificate's
-// CertificateRequest) is not ready, when its Ready condition's words
-// decode: the producer's own condition only says it is still issuing.
+// CertificateRequest) is not done, when issuanceStep can say: the
+// producer's own condition only says it is still issuing.
 func (w *walker) attemptCause(f *chain.Finding, p chain.Produced, ref string) {
-	if len(p.Attempts) == 0 {
+	st, ok := issuanceStep(p)
+	if !ok {
 		return
 	}
+	c, _ := decode.Lookup(st.d.Cause)
+	f.Cause = st.d.Cause
+	f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, is not ready; %s", p.Secret, ref, st.says)
+	f.NextStep = decode.Fill(c.Step, decode.Fields{decode.FieldNamespace: w.s.Namespace})
+	f.Evidence = append([]chain.Evidence{st.ev}, f.Evidence...)
+	f.Terminal = f.Terminal || c.Terminal.Mode == decode.Immediate
+	// d's kind and name details are the Issuer's: the finding's keep
+	// naming the missing Secret.
+	f.Details = append(f.Details, chain.Detail{Key: st.key, Value: st.ev.Object})
+}
+
+// step is what issuanceStep found: the cause, what the object that says
+// it says (for a summary), its evidence, and the detail key naming it.
+type step struct {
+	d    decode.Decoded
+	says string
+	ev   chain.Evidence
+	key  string
+}
+
+// issuanceStep is why a producer's newest attempt (a CertificateRequest)
+// is not done: the condition cert-manager's issuing controller looks at
+// first decides (an approver's Denied, an issuer's InvalidRequest,
+// whatever their words), then its Ready False words when they decode (the
+// Issuer not Ready, the CA's rate limit, the ACME Order pending or failed);
+// a request waiting on its Order, or whose words do not decode, gives way
+// to the first of its steps whose reason does (a Challenge's self check,
+// its DNS-01 propagation, its presentation; the Order's finalization).
+func issuanceStep(p chain.Produced) (step, bool) {
+	if len(p.Attempts) == 0 {
+		return step{}, false
+	}
 	a := p.Attempts[0]
-	for _, cd := range objectConditions(a) {
+	cd, d, ok := attemptCondition(a)
+	if !ok || d.Cause == decode.CertificateOrderPending {
+		if st, found := stepWords(p.Steps); found {
+			return st, true
+		}
+	}
+	if !ok {
+		return step{}, false
+	}
+	aref := chain.ResourceRef(chain.APIResource{Group: p.API.Group, Kind: a.GetKind()}, a.GetName()).String()
+	summary := d.Summary
+	if summary == "" {
+		summary = cd.Type + " " + cd.Status + colonMessage(cd.Message)
+	}
+	return step{d: d, says: fmt.Sprintf("its %s %s: %s", a.GetKind(), a.GetName(), summary),
+		ev: conditionEvidence(aref, cd.Type, cd.Status, cd.Reason, cd.Message), key: "attempt"}, true
+}
+
+// attemptCondition is the condition of a CertificateRequest that says why
+// it is not issued, in the order cert-manager's issuing controller reads
+// them (pkg/controller/certificates/issuing/issuing_controller.go, v1.21.1):
+// Denied True, InvalidRequest True, then Ready False when its words decode.
+func attemptCondition(a *unstructured.Unstructured) (objectCondition, decode.Decoded, bool) {
+	conds := objectConditions(a)
+	for _, want := range []struct {
+		typ   string
+		cause chain.CauseID
+	}{{"Denied", decode.CertificateRequestDenied}, {"InvalidRequest", decode.CertificateRequestInvalid}} {
+		for _, cd := range conds {
+			if cd.Type == want.typ && cd.Status == "True" {
+				return cd, decode.Decoded{Cause: want.cause}, true
+			}
+		}
+	}
+	for _, cd := range conds {
 		if cd.Type != "Ready" || cd.Status != "False" {
 			continue
 		}
-		d, ok := decode.ProducerWords(cd.Message)
-		if !ok {
-			return
+		if d, ok := decode.ProducerWords(cd.Message); ok {
+			return cd, d, true
 		}
-		c, _ := decode.Lookup(d.Cause)
-		aref := chain.ResourceRef(chain.APIResource{Group: p.API.Group, Kind: a.GetKind()}, a.GetName()).String()
-		f.Cause = d.Cause
-		f.Summary = fmt.Sprintf("Secret %q does not exist: %s, which writes it, is not ready; its %s %s: %s", p.Secret, ref, a.GetKind(), a.GetName(), d.Summary)
-		f.NextStep = decode.Fill(c.Step, decode.Fields{decode.FieldNamespace: w.s.Namespace})
-		f.Evidence = append([]chain.Evidence{conditionEvidence(aref, cd.Type, cd.Status, cd.Reason, cd.Message)}, f.Evidence...)
-		// d's kind and name details are the Issuer's: the finding's keep
-		// naming the missing Secret.
-		f.Details = append(f.Details, chain.Detail{Key: "attempt", Value: aref})
-		return
 	}
+	return objectCondition{}, decode.Decoded{}, false
+}
+
+// stepWords is the first of an attempt's steps whose status.reason
+// decodes, Challenges first: an Order pending on them says no more than
+// its request.
+func stepWords(steps []*unstructured.Unstructured) (step, bool) {
+	for _, kind := range []string{"Challenge", "Order"} {
+		for _, st := range steps {
+			if st.GetKind() != kind {
+				continue
+			}
+			reason, _, _ := unstructured.NestedString(st.Object, "status", "reason")
+			state, _, _ := unstructured.NestedString(st.Object, "status", "state")
+			d, ok := decode.ProducerWords(reason)
+			if !ok {
+				continue
+			}
+			sref := chain.ResourceRef(chain.APIResource{Group: chain.ACMEGroup, Kind: kind}, st.GetName()).String()
+			return step{d: d, says: fmt.Sprintf("its %s %s is %s: %s", kind, st.GetName(), orUnknown(state), d.Summary),
+				ev: chain.Evidence{Source: chain.SourceObjectStatus, Object: sref, Field: "status.reason", Reason: state, Message: reason}, key: "step"}, true
+		}
+	}
+	return step{}, false
+}
+
+// orUnknown is a state, or "in no state yet" for an empty one.
+func orUnknown(state string) string {
+	if state == "" {
+		return "in no state yet"
+	}
+	return state
+}
+
+// selfIssuance is issuanceStep of the walked object when it is a producer
+// the snapshot holds with its attempts (kubectl chain certificate/NAME, live
+// or from a file): the same words as for the pods waiting for its Secret.
+func (w *walker) selfIssuance(obj *unstructured.Unstructured) (step, bool) {
+	for _, p := range w.s.Produced {
+		o := p.Object
+		if o.GetKind() == obj.GetKind() && o.GetNamespace() == obj.GetNamespace() && o.GetName() == obj.GetName() &&
+			o.GroupVersionKind().Group == obj.GroupVersionKind().Group {
+			return issuanceStep(p)
+		}
+	}
+	return step{}, false
 }

@@ -51,6 +51,9 @@ func (w *walker) resourceStatus(obj *unstructured.Unstructured) chain.Link {
 	if l, ok := w.autoscalerStatus(obj, w.s.Ref().String()); ok {
 		return l
 	}
+	if l, ok := w.vpaStatus(obj, w.s.Ref().String()); ok {
+		return l
+	}
 	if l, ok := w.claimStatus(obj); ok {
 		return l
 	}

@@ -164,3 +164,81 @@ func TestUncontrolledCertificate(t *testing.T) {
 		}
 	}
 }
+
+// TestCertificateIssuanceStep: a Certificate walked as a resource whose
+// issuance failed names the step its Issuing condition quotes, where Argo
+// CD's health check reads only its Ready condition ("Issuing certificate as
+// Secret does not exist"). The words are cert-manager#4676's (cmctl status
+// certificate), and cert-manager#7636's authorization error in cert-manager
+// v1.21.1's format strings around it (certificates/issuing/
+// issuing_controller.go#L426, certificaterequests/acme/acme.go#L219-220,
+// the names filled).
+func TestCertificateIssuanceStep(t *testing.T) {
+	for _, tt := range []struct {
+		issuing string
+		cause   chain.CauseID
+	}{
+		{`The certificate request has failed to complete and will be retried: Failed to wait for order resource "drammenlegesenter-no-cert-kjbs7-3761388167" to become ready: order is in "errored" state: Failed to create Order: 429 urn:ietf:params:acme:error:rateLimited: Error creating new order :: too many failed authorizations recently: see https://letsencrypt.org/docs/rate-limits/`, decode.ACMERateLimited},
+		{`The certificate request has failed to complete and will be retried: Failed to wait for order resource "web-tls-1-2046591346" to become ready: order is in "invalid" state: Accepting challenge authorization failed: acme: authorization error for sub.example.com: 400 urn:ietf:params:acme:error:dns: DNS problem: NXDOMAIN looking up A for sub.example.com - check that a DNS record exists for this domain; DNS problem: NXDOMAIN looking up AAAA for sub.example.com - check that a DNS record exists for this domain.`, decode.ACMEAuthorizationFailed},
+	} {
+		cert := resourceObject(certificates, "web-tls", 1,
+			[4]string{"Issuing", "False", "Failed", tt.issuing},
+			[4]string{"Ready", "False", "DoesNotExist", "Issuing certificate as Secret does not exist"})
+		cert.Object["spec"] = map[string]any{"secretName": "web-tls", "issuerRef": map[string]any{"name": "letsencrypt-prod"}}
+		cert.SetCreationTimestamp(metav1.NewTime(walkT0))
+		s := &chain.Snapshot{Kind: chain.Kind(certificates.Kind), API: &certificates, Namespace: "shop", Name: "web-tls", Object: cert, Now: walkT0.Add(10 * time.Minute)}
+		r := Walk(s, Options{})
+		v := r.Verdict
+		if v.Cause != tt.cause || v.Link != chain.LinkStatus || v.Health != chain.Broken {
+			t.Errorf("%s %s %s (%s); want %s broken at status", v.Health, v.Cause, v.Link, v.Summary, tt.cause)
+		}
+		if !strings.Contains(v.Summary, "its Issuing condition") || v.NextStep == "" {
+			t.Errorf("summary %q, next step %q: want the Issuing condition named and the cause's step", v.Summary, v.NextStep)
+		}
+	}
+}
+
+// TestCertificateWaitsOnChallenge: a Certificate walked as a resource and
+// read with its CertificateRequest, the request's ACME Order and the
+// Order's Challenge names the Challenge's step (cert-manager#5752's reason),
+// progressing within the grace and broken after it, where its own
+// conditions only say it is issuing. The request's words are cert-manager
+// v1.21.1's "Waiting on certificate issuance from order %s/%s: %q"
+// (certificaterequests/acme/acme.go#L228, the names filled).
+func TestCertificateWaitsOnChallenge(t *testing.T) {
+	cert := resourceObject(certificates, "web-tls", 1,
+		[4]string{"Issuing", "True", "DoesNotExist", "Issuing certificate as Secret does not exist"},
+		[4]string{"Ready", "False", "DoesNotExist", "Issuing certificate as Secret does not exist"})
+	cert.Object["spec"] = map[string]any{"secretName": "web-tls", "issuerRef": map[string]any{"name": "letsencrypt-prod"}}
+	cert.SetCreationTimestamp(metav1.NewTime(walkT0))
+	object := func(apiVersion, kind, name string, status map[string]any) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"status": status}}
+		u.SetAPIVersion(apiVersion)
+		u.SetKind(kind)
+		u.SetNamespace("shop")
+		u.SetName(name)
+		return u
+	}
+	cr := object("cert-manager.io/v1", "CertificateRequest", "web-tls-1", map[string]any{"conditions": []any{map[string]any{
+		"type": "Ready", "status": "False", "reason": "Pending", "message": `Waiting on certificate issuance from order shop/web-tls-1-2046591346: "pending"`}}})
+	order := object("acme.cert-manager.io/v1", "Order", "web-tls-1-2046591346", map[string]any{"state": "pending"})
+	challenge := object("acme.cert-manager.io/v1", "Challenge", "web-tls-1-2046591346-3953186254", map[string]any{"state": "pending",
+		"reason": "Waiting for HTTP-01 challenge propagation: wrong status code '404', expected '200'"})
+	self := chain.Produced{API: certificates, Object: cert, Secret: "web-tls", Attempts: []*unstructured.Unstructured{cr},
+		Steps: []*unstructured.Unstructured{order, challenge}}
+	for _, tt := range []struct {
+		after  time.Duration
+		health chain.Health
+	}{{10 * time.Second, chain.Progressing}, {10 * time.Minute, chain.Broken}} {
+		s := &chain.Snapshot{Kind: chain.Kind(certificates.Kind), API: &certificates, Namespace: "shop", Name: "web-tls", Object: cert,
+			Now: walkT0.Add(tt.after), Produced: []chain.Produced{self}}
+		r := Walk(s, Options{})
+		v := r.Verdict
+		if v.Cause != decode.ACMEHTTP01SelfCheckFailed || v.Health != tt.health || v.Link != chain.LinkStatus {
+			t.Errorf("after %s: %s %s %s (%s); want ACMEHTTP01SelfCheckFailed %s at status", tt.after, v.Health, v.Cause, v.Link, v.Summary, tt.health)
+		}
+		if f := r.Link(chain.LinkStatus).Findings; len(f) == 0 || len(f[0].Evidence) < 2 || f[0].Evidence[1].Message != challenge.Object["status"].(map[string]any)["reason"] {
+			t.Errorf("after %s: evidence %+v, want the Challenge's reason after the health check's", tt.after, f)
+		}
+	}
+}

@@ -216,20 +216,23 @@ func (b *Bundle) produced(s *chain.Snapshot) {
 	for i := range chain.Producers {
 		p := chain.Producers[i]
 		var found []chain.Produced
-		var attempts []*unstructured.Unstructured
+		var attempts, steps []*unstructured.Unstructured
 		for _, o := range b.Objects {
 			gvk := o.GroupVersionKind()
-			if gvk.Group != p.Group || o.GetNamespace() != s.Namespace {
+			if o.GetNamespace() != s.Namespace {
 				continue
 			}
 			switch {
-			case gvk.Kind == p.Kind:
+			case gvk.Group == p.Group && gvk.Kind == p.Kind:
 				found = append(found, chain.Produced{API: b.apiOf(gvk, true), Object: o, Secret: p.Writes(o)})
-			case p.Attempts != nil && gvk.Kind == p.Attempts.Kind:
+			case gvk.Group == p.Group && p.Attempts != nil && gvk.Kind == p.Attempts.Kind:
 				attempts = append(attempts, o)
+			case slices.ContainsFunc(p.Steps, func(st chain.APIResource) bool { return st.Group == gvk.Group && st.Kind == gvk.Kind }):
+				steps = append(steps, o)
 			}
 		}
 		chain.AttachAttempts(found, attempts)
+		chain.AttachSteps(found, steps)
 		s.Produced = append(s.Produced, found...)
 	}
 }

@@ -55,9 +55,15 @@ func (c writer) encode(s *chain.Snapshot, rel *Related) ([]byte, error) {
 	}
 	items := c.snapshotItems(s)
 	for _, p := range s.Produced {
-		items = append(items, typed(copyOf(p.Object), c.keepEnv))
+		if o := s.Object; o == nil || p.Object.GetKind() != o.GetKind() || p.Object.GetNamespace() != o.GetNamespace() || p.Object.GetName() != o.GetName() {
+			// (a producer walked as itself is the snapshot's object, written once)
+			items = append(items, typed(copyOf(p.Object), c.keepEnv))
+		}
 		for _, a := range p.Attempts {
 			items = append(items, typed(copyOf(a), c.keepEnv))
+		}
+		for _, st := range p.Steps {
+			items = append(items, typed(copyOf(st), c.keepEnv))
 		}
 	}
 	claims, nodes := map[string]bool{}, map[string]bool{}

@@ -28,6 +28,7 @@ func (r *Reader) ReadProduced(ctx context.Context, snap *chain.Snapshot, secrets
 	}
 	found := make([][]chain.Produced, len(apis))
 	attempts := make([][]*unstructured.Unstructured, len(apis))
+	steps := make([][]*unstructured.Unstructured, len(apis))
 	list := func(api chain.APIResource) (*unstructured.UnstructuredList, error) {
 		gvr := schema.GroupVersionResource{Group: api.Group, Version: api.Version, Resource: api.Resource}
 		return dc.Resource(gvr).Namespace(snap.Namespace).List(ctx, metav1.ListOptions{})
@@ -36,6 +37,19 @@ func (r *Reader) ReadProduced(ctx context.Context, snap *chain.Snapshot, secrets
 	for i, api := range apis {
 		p := chain.ProducerOf(api)
 		if p == nil {
+			if chain.IsStep(api) {
+				// A producer's steps (ACME Orders and Challenges), in the
+				// same round trip; a list that fails leaves the attempt's
+				// words as the cause.
+				wg.Go(func() {
+					if l, err := list(api); err == nil {
+						for j := range l.Items {
+							steps[i] = append(steps[i], &l.Items[j])
+						}
+					}
+				})
+				snap.Requests++
+			}
 			continue
 		}
 		wg.Go(func() {
@@ -64,10 +78,13 @@ func (r *Reader) ReadProduced(ctx context.Context, snap *chain.Snapshot, secrets
 		}
 	}
 	wg.Wait()
+	var allSteps []*unstructured.Unstructured
 	for i, f := range found {
 		chain.AttachAttempts(f, attempts[i])
 		snap.Produced = append(snap.Produced, f...)
+		allSteps = append(allSteps, steps[i]...)
 	}
+	chain.AttachSteps(snap.Produced, allSteps)
 	// What each refers to (a Certificate's Issuer), in one more round trip.
 	requests := make([]int, len(snap.Produced))
 	for i := range snap.Produced {

@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -85,7 +86,10 @@ func TestReadProduced(t *testing.T) {
 	gvr := schema.GroupVersionResource{Group: certs.Group, Version: certs.Version, Resource: certs.Resource}
 	crs := gvr.GroupVersion().WithResource("certificaterequests")
 	issuers := gvr.GroupVersion().WithResource("issuers")
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "CertificateList", crs: "CertificateRequestList", issuers: "IssuerList"})
+	orders := chain.APIResource{Group: chain.ACMEGroup, Version: "v1", Resource: "orders", Kind: "Order", Namespaced: true}
+	challenges := chain.APIResource{Group: chain.ACMEGroup, Version: "v1", Resource: "challenges", Kind: "Challenge", Namespaced: true}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "CertificateList", crs: "CertificateRequestList", issuers: "IssuerList",
+		gvrOf(orders): "OrderList", gvrOf(challenges): "ChallengeList"})
 	for name, secret := range map[string]string{"web": "web-tls", "api": "api-tls"} {
 		// Their issuerRef names an Issuer that does not exist.
 		c := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"secretName": secret, "issuerRef": map[string]any{"name": "letsencrypt-prod"}}}}
@@ -102,9 +106,26 @@ func TestReadProduced(t *testing.T) {
 		cr.SetKind("CertificateRequest")
 		cr.SetNamespace("prod")
 		cr.SetName(name + "-1")
+		cr.SetUID(types.UID("uid-" + name + "-1"))
 		cr.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: certs.APIVersion(), Kind: certs.Kind, Name: name, UID: c.GetUID(), Controller: ptr.To(true)}})
 		if err := dyn.Tracker().Create(crs, cr, "prod"); err != nil {
 			t.Fatal(err)
+		}
+		// Its ACME Order and the Order's Challenge, each controlled by
+		// the one before.
+		owner := cr
+		for _, api := range []chain.APIResource{orders, challenges} {
+			o := &unstructured.Unstructured{Object: map[string]any{}}
+			o.SetAPIVersion(api.APIVersion())
+			o.SetKind(api.Kind)
+			o.SetNamespace("prod")
+			o.SetName(name + "-1-" + strings.ToLower(api.Kind))
+			o.SetUID(types.UID("uid-" + o.GetName()))
+			o.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: owner.GetAPIVersion(), Kind: owner.GetKind(), Name: owner.GetName(), UID: owner.GetUID(), Controller: ptr.To(true)}})
+			if err := dyn.Tracker().Create(gvrOf(api), o, "prod"); err != nil {
+				t.Fatal(err)
+			}
+			owner = o
 		}
 	}
 	r := &Reader{Client: gatewayFake{Clientset: fake.NewClientset(), dyn: dyn}}
@@ -120,6 +141,22 @@ func TestReadProduced(t *testing.T) {
 	}
 	if a := snap.Produced[0].Attempts; len(a) != 1 || a[0].GetName() != "web-1" {
 		t.Errorf("attempts of certificate web: %v, want its CertificateRequest web-1 only", a)
+	}
+	// With the ACME kinds served, the Order and Challenge of certificate
+	// web's request are its steps, in the same round trip.
+	snap = &chain.Snapshot{Namespace: "prod"}
+	if err := r.ReadProduced(context.Background(), snap, []string{"web-tls"}, []chain.APIResource{certs, orders, challenges}); err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Produced) != 1 || snap.Requests != 5 {
+		t.Fatalf("produced %d, %d requests; want certificate web, 5 requests (four lists, then its Issuer's GET)", len(snap.Produced), snap.Requests)
+	}
+	var steps []string
+	for _, st := range snap.Produced[0].Steps {
+		steps = append(steps, st.GetName())
+	}
+	if !slices.Equal(steps, []string{"web-1-order", "web-1-challenge"}) {
+		t.Errorf("steps of certificate web: %v, want its Order and its Challenge only", steps)
 	}
 	snap = &chain.Snapshot{Namespace: "prod"}
 	if err := r.ReadProduced(context.Background(), snap, nil, []chain.APIResource{certs}); err != nil || snap.Requests != 0 {
