@@ -28,12 +28,14 @@ var (
 	// subnet" since v2.5, "unable to discover at least one subnet" before,
 	// v2.0's "cannot find at least two subnets from different Availability
 	// Zones"), a certificate ELB refuses (CertificateNotFound, "Certificate
-	// ARN '...' is not valid"), the v1 ALB controller's "ACM certificate ARN
+	// ARN '...' is not valid"), a target group of port 0 (a ClusterIP
+	// backend with instance targets: "CreateTargetGroupInput.Port"), the v1
+	// ALB controller's "ACM certificate ARN
 	// does not exist", a backend Service GCE's controller cannot put behind
 	// a load balancer ("is type "ClusterIP", expected "NodePort" or
 	// "LoadBalancer"", pkg/controller/errors), and GKE's ingress-gce Sync warnings ("Error syncing to GCP: %v" in
 	// pkg/controller/controller.go, "Error during sync: %v" before it).
-	ingressLBFailedRE = regexp.MustCompile(`Failed (?:build|deploy) model due to|couldn't auto-discover subnets|unable to (?:discover|resolve) at least one subnet|cannot find at least two subnets from different Availability Zones|ACM certificate ARN does not exist|CertificateNotFound: Certificate '|Certificate ARN '[^']*' is not valid|is type "ClusterIP", expected "NodePort" or "LoadBalancer"|Error syncing to GCP: |Error during sync: `)
+	ingressLBFailedRE = regexp.MustCompile(`Failed (?:build|deploy) model due to|couldn't auto-discover subnets|unable to (?:discover|resolve) at least one subnet|cannot find at least two subnets from different Availability Zones|ACM certificate ARN does not exist|CertificateNotFound: Certificate '|Certificate ARN '[^']*' is not valid|minimum field value of 1, CreateTargetGroupInput\.Port|is type "ClusterIP", expected "NodePort" or "LoadBalancer"|Error syncing to GCP: |Error during sync: `)
 	// lbcServiceRE: the AWS controller's same words about a Service of
 	// type LoadBalancer (its service reconciler, controllers/service): the
 	// Service's load balancer failed, not the Ingress's.

@@ -73,6 +73,9 @@ func TestServing(t *testing.T) {
 		{"FailedBuildModel", "Failed build model due to couldn't auto-discover subnets: unable to discover at least one subnet.", IngressLoadBalancerFailed, ""},
 		// kubernetes-sigs/aws-load-balancer-controller#2552
 		{"", `{"level":"error","ts":1647361971.0844,"logger":"controller-runtime.manager.controller.ingress","msg":"Reconciler error","name":"test-app","namespace":"test-app","error":"ValidationError: Certificate ARN 'arn:aws:acm:eu-west-1:********:certificate/ee2c420e-d744-465d-8789-90ad5ec1115d' is not valid"}`, IngressLoadBalancerFailed, ""},
+		// kubernetes-sigs/aws-load-balancer-controller#1656: a ClusterIP
+		// backend with instance targets gives a target group port 0
+		{"", `{"level":"error","ts":1605392191.2028766,"logger":"controller","msg":"Reconciler error","controller":"ingress","name":"podinfo","namespace":"default","error":"InvalidParameter: 1 validation error(s) found.\n- minimum field value of 1, CreateTargetGroupInput.Port.\n"}`, IngressLoadBalancerFailed, ""},
 		// kubernetes/ingress-gce#1478
 		{"Sync", "Error syncing to GCP: error running load balancer syncing routine: loadbalancer ax0jpqse-api-zil17xhm does not exist: invalid ingress frontend configuration, please check your usage of the 'kubernetes.io/ingress.allow-http' annotation.", IngressLoadBalancerFailed, ""},
 		// kubernetes/k8s.io#1915: GCE's controller cannot use a ClusterIP backend
