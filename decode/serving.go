@@ -8,8 +8,8 @@ import (
 // servingReasons are the event reasons of the service controller
 // (k8s.io/cloud-provider controllers/service/controller.go v0.37.2:
 // SyncLoadBalancerFailed, UpdateLoadBalancerFailed, EnsuringLoadBalancer;
-// CreatingLoadBalancerFailed before 1.10) and of MetalLB's controller (AllocationFailed), whose
-// messages Serving decodes.
+// CreatingLoadBalancerFailed before 1.10) and of MetalLB's controller
+// (AllocationFailed), whose messages Serving decodes.
 var servingReasons = []string{"SyncLoadBalancerFailed", "CreatingLoadBalancerFailed", "UpdateLoadBalancerFailed", "EnsuringLoadBalancer", "AllocationFailed"}
 
 var (

@@ -72,17 +72,17 @@ func (w *walker) ingressClass() chain.Link {
 		addrs = append(addrs, cmp.Or(a.IP, a.Hostname))
 	}
 	events := w.s.EventsFor("Ingress", ing.Name, ing.UID)
+	failedLB := lbFailedEvent(events)
 	switch {
 	case len(addrs) > 0:
 		summary += "; address " + strings.Join(firstN(addrs, 3), ", ")
-	case lbFailedEvent(events) != nil:
+	case failedLB != nil:
 		// The controller acted and failed to build the load balancer: its
 		// own words say why (subnets, a certificate, permissions).
-		e := lbFailedEvent(events)
 		c.add(sighting{d: decode.Decoded{Cause: decode.IngressLoadBalancerFailed,
-			Summary:  fmt.Sprintf("Ingress %s: its controller could not build its load balancer: %s", ing.Name, firstLine(e.Message)),
+			Summary:  fmt.Sprintf("Ingress %s: its controller could not build its load balancer: %s", ing.Name, firstLine(failedLB.Message)),
 			NextStep: decode.Fill(mustCause(decode.IngressLoadBalancerFailed).Step, decode.Fields{decode.FieldName: ing.Name})},
-			object: obj, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(*e)}})
+			object: obj, since: failedLB.First, repeats: failedLB.Count, evidence: []chain.Evidence{eventEvidence(*failedLB)}})
 	case len(events) > 0:
 		last := events[len(events)-1]
 		notes = append(notes, fmt.Sprintf("no address in status.loadBalancer yet, but a controller has acted on the Ingress (%s %s: %s)", last.Type, last.Reason, last.Message))
