@@ -17,13 +17,14 @@ var gatewayPatterns = []struct {
 	cause chain.CauseID
 }{
 	// The CRDs' default status, and a class row whose ACCEPTED is Unknown.
-	{regexp.MustCompile(`^Waiting for controller$|(?m:^NAME\s+CONTROLLER\s+ACCEPTED\s+AGE\s*\n\S+\s+\S+\s+Unknown\s)`), GatewayClassNoController},
-	{regexp.MustCompile(`The GatewayClass doesn't exist|GatewayClass(?:\.gateway\.networking\.k8s\.io)? \\?"[^"\\]*\\?" not found|GatewayClass not found in cache`), GatewayClassNotFound},
+	// A describe's Message line of that status too.
+	{regexp.MustCompile(`^Waiting for controller$|(?m:^\s*Message:\s+Waiting for controller\s*$)|(?m:^NAME\s+CONTROLLER\s+ACCEPTED\s+AGE\s*\n\S+\s+\S+\s+Unknown\s)`), GatewayClassNoController},
+	{regexp.MustCompile(`The GatewayClass doesn't exist|GatewayClass(?:\.gateway\.networking\.k8s\.io)? \\?"[^"\\]*\\?" not found|GatewayClass not found in cache|GatewayClass is not found`), GatewayClassNotFound},
 	{regexp.MustCompile(`(?i)invalid parametersRef|Gateway API CRD versions are not supported|another older GatewayClass with the same Spec\.Controller`), GatewayClassNotAccepted},
 	{regexp.MustCompile(`only Hostname is supported, ignoring|Only NamedAddress is supported|No listeners are valid|The Gateway has no valid listeners`), GatewayNotAccepted},
-	{regexp.MustCompile(`No addresses have been assigned to the Gateway|Envoy replicas unavailable|failed to assign to all requested addresses|Gateway waiting for address|^Address is not ready$|Address not ready yet|VPC Lattice Service Network not found|Unable to create Service resource`), GatewayNotProgrammed},
+	{regexp.MustCompile(`No addresses have been assigned to the Gateway|Envoy replicas unavailable|[Ff]ailed to assign to (?:all|any) requested addresses|Gateway waiting for address|^Address is not ready$|Address not ready yet|VPC Lattice Service Network not found|Unable to create Service resource`), GatewayNotProgrammed},
 	{regexp.MustCompile(`All listeners for a given port must use a (?:unique hostname|compatible protocol)|All Listener hostnames for a given port must be unique|A listener with same protocol, port and hostname already exists`), GatewayListenerConflicted},
-	{regexp.MustCompile(`invalid certificate reference|No valid secrets exist: certificate refs|Certificate ref to secret \S+ not permitted|^Invalid CertificateRef$|CertificateRefs "[^"]*" referent is invalid`), GatewayListenerCertificateInvalid},
+	{regexp.MustCompile(`invalid certificate reference|No valid secrets exist: certificate refs|Certificate ref to secret \S+ not permitted|^Invalid CertificateRef$|CertificateRefs "[^"]*" referent is invalid|must contain valid tls\.crt and tls\.key|invalid TLS secret \S+: |^Secret [\w.-]+/[\w.-]+ not found\.$`), GatewayListenerCertificateInvalid},
 	{regexp.MustCompile(`(?i)^protocol "?[\w-]+"? is unsupported|is not supported, kind must be one of|no Kong listen with the requested protocol|Cannot find entryPoint for Gateway`), GatewayListenerInvalid},
 	{regexp.MustCompile(`Gateway(?:\.gateway\.networking\.k8s\.io)? "[^"]*" not found|parent service(?: entry)?: "[^"]*" not found`), RouteParentNotFound},
 	{regexp.MustCompile(`No listeners included by this parent ref allowed this attachment|is not allowed to attach to this Gateway|is not allowed by the parent|The Route is not allowed by any listener`), RouteNotAllowedByListeners},
@@ -35,7 +36,7 @@ var gatewayPatterns = []struct {
 	{regexp.MustCompile(`not accessible to a \w+ in namespace "[^"]*" \(missing a ReferenceGrant\?\)|Backend ref to \w+ \S+ not permitted by any ReferenceGrant|BackendRef\.Namespace must match the route's namespace or be covered by a ReferenceGrant|and no ReferenceGrant allowing reference is configured`), RouteRefNotPermitted},
 	{regexp.MustCompile(`referencing unsupported backendRef|backendRef \d+: Kind is invalid|backendRefs\[\d+\]\.kind: Unsupported value`), RouteBackendInvalidKind},
 	{regexp.MustCompile(`\bPort \d+ not found on Service|No matching port for Service|service "[^"]*" is invalid: port "[^"]*" on service "[^"]*" not matched`), RouteBackendPortNotFound},
-	{regexp.MustCompile(`backendRefs\[\d+\]\.name: Not found|backend\([^)]*\) not found|backendRef \d+: service \S+ not found|unable to find associated Services|service "[^"]*" is invalid: service "[^"]*" not found|(?m:^(?:\s*Message:\s+)?Service "[^"]*" not found$)`), RouteBackendNotFound},
+	{regexp.MustCompile(`backendRefs\[\d+\]\.name: Not found|backend\([^)]*\) not found|backendRef \d+: service \S+ not found|error finding backend service \S+ due to Service|unable to find associated Services|service "[^"]*" is invalid: service "[^"]*" not found|(?m:^(?:\s*Message:\s+)?Service "[^"]*" not found$)`), RouteBackendNotFound},
 }
 
 // gatewayReasons are the Gateway API's condition reasons (apis/v1 of

@@ -7,18 +7,29 @@ import (
 
 // servingReasons are the event reasons of the service controller
 // (k8s.io/cloud-provider controllers/service/controller.go v0.37.2:
-// SyncLoadBalancerFailed, EnsuringLoadBalancer; CreatingLoadBalancerFailed
-// before 1.10) and of MetalLB's controller (AllocationFailed), whose
-// messages Serving decodes.
-var servingReasons = []string{"SyncLoadBalancerFailed", "CreatingLoadBalancerFailed", "EnsuringLoadBalancer", "AllocationFailed"}
+// SyncLoadBalancerFailed, UpdateLoadBalancerFailed, EnsuringLoadBalancer;
+// CreatingLoadBalancerFailed before 1.10) and of MetalLB's controller
+// (AllocationFailed), whose messages Serving decodes.
+var servingReasons = []string{"SyncLoadBalancerFailed", "CreatingLoadBalancerFailed", "UpdateLoadBalancerFailed", "EnsuringLoadBalancer", "AllocationFailed"}
 
 var (
 	// lbFailedRE: the service controller's failure, in every release's
 	// wording ("Error syncing load balancer: failed to ensure load
 	// balancer: CLOUD'S WORDS"; "Error creating load balancer (will
 	// retry): failed to ensure load balancer for service NS/NAME: ..."),
-	// and MetalLB's "Failed to allocate IP for "NS/NAME": no available IPs".
-	lbFailedRE = regexp.MustCompile(`(?i)error (?:syncing|creating) load balancer|failed to (?:ensure|create) load balancer|failed to allocate IP for "[^"]*"`)
+	// the same controller's failure to update the nodes behind it ("Error
+	// updating load balancer with new hosts %v: %v", UpdateLoadBalancerFailed),
+	// the GCE provider's own log of it ("Failed to EnsureLoadBalancer(...),
+	// err: ..."), MetalLB's "Failed to allocate IP for "NS/NAME": no
+	// available IPs" and its controller's log of the same ("error":"no
+	// available IPs","msg":"IP allocation failed").
+	lbFailedRE = regexp.MustCompile(`(?i)error (?:syncing|creating|updating) load balancer|failed to (?:ensure|create) load balancer|failed to EnsureLoadBalancer\(|failed to allocate IP for "[^"]*"|"error":"no available IPs|"msg":"IP allocation failed"`)
+	// noCloudProviderRE: the service controller's init() refusing to start
+	// (k8s.io/cloud-provider controllers/service, pkg/controller/service
+	// before), which kube-controller-manager logs as "Failed to start
+	// service controller": no cloud provider, or one without load
+	// balancers. Nothing will give a LoadBalancer Service an address.
+	noCloudProviderRE = regexp.MustCompile(`no cloud provider provided, services of type LoadBalancer will fail|the cloud provider does not support external load balancers`)
 	// lbPendingGetRE is a `kubectl get svc` row of a LoadBalancer Service
 	// whose EXTERNAL-IP is still <pending>.
 	lbPendingGetRE = regexp.MustCompile(`\bLoadBalancer\s+\S+\s+<pending>`)
@@ -60,11 +71,11 @@ func Serving(reason, message string) (Decoded, bool) {
 		return d, true
 	}
 	switch {
-	case lbFailedRE.MatchString(message) || reason == "SyncLoadBalancerFailed" || reason == "CreatingLoadBalancerFailed":
+	case lbFailedRE.MatchString(message) || reason == "SyncLoadBalancerFailed" || reason == "CreatingLoadBalancerFailed" || reason == "UpdateLoadBalancerFailed":
 		return Decoded{Cause: LoadBalancerFailed, Summary: "the load balancer failed: " + CloudWords(message)}, true
 	case strings.Contains(message, "Ensuring load balancer") || reason == "EnsuringLoadBalancer":
 		return Decoded{Cause: LoadBalancerPending, Progressing: true}, true
-	case lbPendingGetRE.MatchString(message),
+	case lbPendingGetRE.MatchString(message), noCloudProviderRE.MatchString(message),
 		// describe of a LoadBalancer Service with no address and no event
 		lbDescribeRE.MatchString(message) && !strings.Contains(message, "LoadBalancer Ingress:") && strings.Contains(message, "No events."):
 		return Decoded{Cause: LoadBalancerNoController}, true

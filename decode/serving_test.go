@@ -55,6 +55,33 @@ func TestServing(t *testing.T) {
 		{"", "ingress class annotation is not equal to the expected by Ingress Controller", IngressClassNoController, ""},
 		// kubernetes/ingress-nginx#1125: kubectl get ingress, no ADDRESS
 		{"", "NAME                  HOSTS     ADDRESS   PORTS     AGE\nsparkdingtest-webui   *                          80        7m", IngressClassNoController, ""},
+		// Azure/AKS#2332: the service controller's UpdateLoadBalancerFailed
+		{"UpdateLoadBalancerFailed", "Error updating load balancer with new hosts map[aks-nodepool7-89578836-vmss000000:{}]: instance not found", LoadBalancerFailed, ""},
+		// kubernetes/kubernetes#113562: the GCE provider's own log
+		{"", "E1101 17:03:45.329024       9 gce_loadbalancer.go:174] Failed to EnsureLoadBalancer(bootstrap-e2e, esipp-7190, external-local-update, a966e0e50f726482a91a69dca3b8e1a2, us-west1), err: failed to create forwarding rule for load balancer (a966e0e50f726482a91a69dca3b8e1a2(esipp-7190/external-local-update)): googleapi: Error 400: Invalid value for field 'resource.IPAddress': '34.168.75.161'. Invalid IP address specified., invalid", LoadBalancerFailed, ""},
+		// canonical/k8s-operator#457: MetalLB's controller log
+		{"", `{"caller":"service.go:143","error":"no available IPs","level":"error","msg":"IP allocation failed","op":"allocateIPs","ts":"2025-04-28T14:11:38Z"}`, LoadBalancerFailed, ""},
+		// kubernetes-sigs/aws-load-balancer-controller#3399: its service
+		// reconciler (From: service) is the Service's load balancer
+		{"FailedDeployModel", "service  (combined from similar events): Failed deploy model due to AccessDenied:  is not authorized to perform: elasticloadbalancing:AddTags", LoadBalancerFailed, ""},
+		// kubernetes-sigs/aws-load-balancer-controller#3021
+		{"", `{"level":"error","ts":1675413608.3014076,"logger":"controller.service","msg":"Reconciler error","name":"sample","namespace":"sample","error":"unable to discover at least one subnet"}`, LoadBalancerFailed, ""},
+		// kubicorn/kubicorn#477: kube-controller-manager without a cloud provider
+		{"", "E1106 22:45:48.491273       1 core.go:67] Failed to start service controller: WARNING: no cloud provider provided, services of type LoadBalancer will fail.", LoadBalancerNoController, ""},
+		// The same AWS controller about an Ingress: its ALB failed.
+		// kubernetes-sigs/aws-load-balancer-controller#3051
+		{"FailedBuildModel", "Failed build model due to couldn't auto-discover subnets: unable to discover at least one subnet.", IngressLoadBalancerFailed, ""},
+		// kubernetes-sigs/aws-load-balancer-controller#2552
+		{"", `{"level":"error","ts":1647361971.0844,"logger":"controller-runtime.manager.controller.ingress","msg":"Reconciler error","name":"test-app","namespace":"test-app","error":"ValidationError: Certificate ARN 'arn:aws:acm:eu-west-1:********:certificate/ee2c420e-d744-465d-8789-90ad5ec1115d' is not valid"}`, IngressLoadBalancerFailed, ""},
+		// kubernetes-sigs/aws-load-balancer-controller#1656: a ClusterIP
+		// backend with instance targets gives a target group port 0
+		{"", `{"level":"error","ts":1605392191.2028766,"logger":"controller","msg":"Reconciler error","controller":"ingress","name":"podinfo","namespace":"default","error":"InvalidParameter: 1 validation error(s) found.\n- minimum field value of 1, CreateTargetGroupInput.Port.\n"}`, IngressLoadBalancerFailed, ""},
+		// kubernetes/ingress-gce#1478
+		{"Sync", "Error syncing to GCP: error running load balancer syncing routine: loadbalancer ax0jpqse-api-zil17xhm does not exist: invalid ingress frontend configuration, please check your usage of the 'kubernetes.io/ingress.allow-http' annotation.", IngressLoadBalancerFailed, ""},
+		// kubernetes/k8s.io#1915: GCE's controller cannot use a ClusterIP backend
+		{"Translate", `Translation failed: invalid ingress spec: service "sippy/sippy" is type "ClusterIP", expected "NodePort" or "LoadBalancer"`, IngressLoadBalancerFailed, ""},
+		// kubernetes/ingress-gce#1334: a missing TLS secret says more than the sync
+		{"Sync", `Error syncing to GCP: error running load balancer syncing routine: error getting secrets for Ingress: secret "" does not exist`, IngressTLSSecretMissing, ""},
 	} {
 		d, ok := Serving(tt.reason, tt.message)
 		if !ok || d.Cause != tt.want || (tt.summary != "" && d.Summary != tt.summary) {

@@ -14,6 +14,7 @@ const (
 	IngressBackendNotFound     chain.CauseID = "IngressBackendNotFound"
 	IngressBackendPortNotFound chain.CauseID = "IngressBackendPortNotFound"
 	IngressTLSSecretMissing    chain.CauseID = "IngressTLSSecretMissing"
+	IngressLoadBalancerFailed  chain.CauseID = "IngressLoadBalancerFailed"
 	NoReadyEndpoint            chain.CauseID = "NoReadyEndpoint"
 )
 
@@ -29,6 +30,10 @@ var trafficCauses = []Cause{
 	{ID: IngressClassNoController, Link: chain.LinkClass,
 		Summary:  "no ingress controller has acted on the Ingress: no address in status.loadBalancer and no controller event; the class's controller is not running",
 		NextStep: "check that the controller named by the IngressClass's spec.controller runs: kubectl get ingressclass {CLASS} -o jsonpath='{.spec.controller}', then its pods and logs",
+		Terminal: TerminalRule{Mode: AfterGrace}},
+	{ID: IngressLoadBalancerFailed, Link: chain.LinkClass,
+		Summary:  "the Ingress's controller acted on it but failed to build or program its cloud load balancer (subnets, certificate, permissions, quota or an annotation it refuses): the Ingress gets no address",
+		NextStep: "read the controller's Warning event: kubectl describe ingress {NAME} -n {NAMESPACE}; fix the subnet tags, certificate, IAM permissions, quota or annotation it names",
 		Terminal: TerminalRule{Mode: AfterGrace}},
 	{ID: IngressBackendNotFound, Link: chain.LinkBackends,
 		Summary:  "a backend of the Ingress names a Service that does not exist in its namespace: the controller has nowhere to send that path",

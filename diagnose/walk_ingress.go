@@ -72,9 +72,17 @@ func (w *walker) ingressClass() chain.Link {
 		addrs = append(addrs, cmp.Or(a.IP, a.Hostname))
 	}
 	events := w.s.EventsFor("Ingress", ing.Name, ing.UID)
+	failedLB := lbFailedEvent(events)
 	switch {
 	case len(addrs) > 0:
 		summary += "; address " + strings.Join(firstN(addrs, 3), ", ")
+	case failedLB != nil:
+		// The controller acted and failed to build the load balancer: its
+		// own words say why (subnets, a certificate, permissions).
+		c.add(sighting{d: decode.Decoded{Cause: decode.IngressLoadBalancerFailed,
+			Summary:  fmt.Sprintf("Ingress %s: its controller could not build its load balancer: %s", ing.Name, firstLine(failedLB.Message)),
+			NextStep: decode.Fill(mustCause(decode.IngressLoadBalancerFailed).Step, decode.Fields{decode.FieldName: ing.Name})},
+			object: obj, since: failedLB.First, repeats: failedLB.Count, evidence: []chain.Evidence{eventEvidence(*failedLB)}})
 	case len(events) > 0:
 		last := events[len(events)-1]
 		notes = append(notes, fmt.Sprintf("no address in status.loadBalancer yet, but a controller has acted on the Ingress (%s %s: %s)", last.Type, last.Reason, last.Message))
@@ -90,6 +98,23 @@ func (w *walker) ingressClass() chain.Link {
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.loadBalancer", Message: fmt.Sprintf("no address; no event about ingress %s", ing.Name)}}})
 	}
 	return w.finishNoted(id, summary, c, notes)
+}
+
+// lbFailedEvent is the latest Warning event about an Ingress whose words
+// say its controller failed to build or program its load balancer (the AWS
+// Load Balancer Controller's FailedBuildModel, ingress-gce's Sync), nil
+// when none.
+func lbFailedEvent(events []chain.Event) *chain.Event {
+	for i := len(events) - 1; i >= 0; i-- {
+		e := events[i]
+		if e.Type != corev1.EventTypeWarning {
+			continue
+		}
+		if d, ok := decode.Serving(e.Reason, e.Message); ok && d.Cause == decode.IngressLoadBalancerFailed {
+			return &events[i]
+		}
+	}
+	return nil
 }
 
 // ingressBackends: each backend names a Service of the namespace and a

@@ -248,7 +248,9 @@ func (w *walker) serviceEndpoints(c *collector, svc *corev1.Service, pods []*cor
 // loadBalancer judges a LoadBalancer Service without an address by the
 // service controller's events (k8s.io/cloud-provider controllers/service:
 // EnsuringLoadBalancer when it starts, SyncLoadBalancerFailed with the
-// cloud's error): none at all means no controller handles the Service
+// cloud's error) and other implementations' failures (MetalLB's
+// AllocationFailed, the AWS Load Balancer Controller's FailedBuildModel and
+// FailedDeployModel): none at all means no controller handles the Service
 // (no cloud provider, bare metal, kind), which is progress for the grace,
 // then a failure.
 func (w *walker) loadBalancer(c *collector, svc *corev1.Service) {
@@ -258,11 +260,15 @@ func (w *walker) loadBalancer(c *collector, svc *corev1.Service) {
 	obj := objectName("service", svc.Name)
 	var failed, ensuring *chain.Event
 	for _, e := range w.s.EventsFor("Service", svc.Name, svc.UID) {
-		switch e.Reason {
-		case "SyncLoadBalancerFailed":
+		switch {
+		case e.Reason == "SyncLoadBalancerFailed":
 			failed = &e
-		case "EnsuringLoadBalancer":
+		case e.Reason == "EnsuringLoadBalancer":
 			ensuring = &e
+		case e.Type == corev1.EventTypeWarning && lbFailedWords(e):
+			// Another implementation's failure: MetalLB's AllocationFailed,
+			// the AWS Load Balancer Controller's FailedBuildModel.
+			failed = &e
 		}
 	}
 	switch {
@@ -287,6 +293,15 @@ func (w *walker) loadBalancer(c *collector, svc *corev1.Service) {
 			object: obj, since: w.later(svc.CreationTimestamp.Time),
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "status.loadBalancer", Message: why}}})
 	}
+}
+
+// lbFailedWords says an event's words are a load-balancer implementation's
+// failure to give the Service its address. The AWS controller words its
+// Service's and its Ingress's alike ("Failed build model due to ..."):
+// about a Service, it is the Service's.
+func lbFailedWords(e chain.Event) bool {
+	d, ok := decode.Serving(e.Reason, e.Message)
+	return ok && (d.Cause == decode.LoadBalancerFailed || d.Cause == decode.IngressLoadBalancerFailed)
 }
 
 // headlessService: the StatefulSet controller names each pod's hostname and

@@ -141,6 +141,15 @@ func TestWalkServing(t *testing.T) {
 			events: []chain.Event{lbEvent("Normal", "EnsuringLoadBalancer", "Ensuring load balancer"),
 				lbEvent("Warning", "SyncLoadBalancerFailed", "Error syncing load balancer: failed to ensure load balancer: could not find any suitable subnets for creating the ELB")},
 			after: 2 * time.Minute, status: chain.StatusBroken, cause: decode.LoadBalancerFailed, terminal: true, summary: "could not find any suitable subnets"},
+		{name: "load balancer of MetalLB failed", services: []corev1.Service{lb}, slices: []discoveryv1.EndpointSlice{slice("web", true, "web")},
+			// metallb/metallb#2553: no service controller event, MetalLB's own.
+			events: []chain.Event{lbEvent("Warning", "AllocationFailed", `Failed to allocate IP for "shop/web": no available IPs`)},
+			after:  2 * time.Minute, status: chain.StatusBroken, cause: decode.LoadBalancerFailed, terminal: true, summary: "no available IPs"},
+		{name: "load balancer of the AWS controller failed", services: []corev1.Service{lb}, slices: []discoveryv1.EndpointSlice{slice("web", true, "web")},
+			// kubernetes-sigs/aws-load-balancer-controller#3021, as its
+			// service reconciler's FailedBuildModel event words it.
+			events: []chain.Event{lbEvent("Warning", "FailedBuildModel", "Failed build model due to unable to discover at least one subnet")},
+			after:  2 * time.Minute, status: chain.StatusBroken, cause: decode.LoadBalancerFailed, terminal: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			pod := servedPod()

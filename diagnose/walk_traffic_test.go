@@ -112,6 +112,12 @@ func TestWalkTraffic(t *testing.T) {
 		{name: "ingress controller acted, no address yet", ing: ingress("nginx", "web", port80), classes: nginx, services: []corev1.Service{web},
 			pods: []corev1.Pod{pod}, slices: ready, after: time.Minute, health: chain.Healthy, note: "a controller has acted",
 			events: []chain.Event{{Type: "Normal", Reason: "Sync", Message: "Scheduled for sync", Object: chain.ObjectRef{Kind: "Ingress", Name: "web", UID: "ing-uid"}, First: walkT0, Last: walkT0, Count: 1}}},
+		{name: "ingress load balancer failed", ing: ingress("alb", "web", port80), classes: []networkingv1.IngressClass{ingressClass("alb", "ingress.k8s.aws/alb", false)},
+			services: []corev1.Service{web}, pods: []corev1.Pod{pod}, slices: ready, after: time.Minute,
+			// kubernetes-sigs/aws-load-balancer-controller#3051 (clusterName left empty).
+			events: []chain.Event{{Type: "Warning", Reason: "FailedBuildModel", Message: "Failed build model due to couldn't auto-discover subnets: unable to discover at least one subnet.",
+				Object: chain.ObjectRef{Kind: "Ingress", Name: "web", UID: "ing-uid"}, First: walkT0, Last: walkT0, Count: 3}},
+			health: chain.Broken, link: chain.LinkClass, cause: decode.IngressLoadBalancerFailed, summary: "could not build its load balancer: Failed build model due to couldn't auto-discover subnets"},
 		{name: "ingress backend missing", ing: addressed(ingress("nginx", "api", port80)), classes: nginx, services: []corev1.Service{web},
 			after: time.Minute, health: chain.Broken, link: chain.LinkBackends, cause: decode.IngressBackendNotFound, summary: "sends to Service api, which does not exist"},
 		{name: "ingress backend port missing", ing: addressed(ingress("nginx", "web", networkingv1.ServiceBackendPort{Name: "https"})), classes: nginx,
