@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -40,6 +41,8 @@ type builder struct {
 	in   Incident
 	n    int
 	hash string
+	// refs are the objects' references, by objectKey.
+	refs map[string]corev1.ObjectReference
 }
 
 func (b *builder) uid(kind string, i int) types.UID {
@@ -66,12 +69,20 @@ func ago(d time.Duration) metav1.Time { return metav1.NewTime(Now.Add(-d)) }
 // comment.
 func Build(in Incident) ([]byte, error) {
 	b := &builder{in: in}
+	objects, err := b.objects()
+	if err != nil {
+		return nil, fmt.Errorf("incident %s: %w", in.Name, err)
+	}
 	var items []any
-	if in.WorkloadKind() != "Deployment" {
+	switch {
+	case b.objectsAlone():
+		items = b.objectEvents()
+	case in.WorkloadKind() != "Deployment":
 		items = b.kindItems()
-	} else {
+	default:
 		items = b.deploymentItems()
 	}
+	items = append(items, objects...)
 	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items, "metadata": map[string]any{"resourceVersion": ""}}
 	body, err := yaml.Marshal(list)
 	if err != nil {
@@ -207,11 +218,11 @@ func (b *builder) template() corev1.PodTemplateSpec {
 	spec.SchedulerName = corev1.DefaultSchedulerName
 	grace := int64(30)
 	spec.TerminationGracePeriodSeconds = &grace
-	return corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": app}}, Spec: spec}
+	return corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: b.podLabels()}, Spec: spec}
 }
 
 func (b *builder) container(name string) corev1.Container {
-	return corev1.Container{Name: name, Image: b.image(), ImagePullPolicy: corev1.PullIfNotPresent,
+	return corev1.Container{Name: name, Image: b.image(), ImagePullPolicy: corev1.PullIfNotPresent, Ports: b.in.Ports[name],
 		TerminationMessagePath: corev1.TerminationMessagePathDefault, TerminationMessagePolicy: corev1.TerminationMessageReadFile}
 }
 
@@ -224,7 +235,7 @@ func (b *builder) deployment() *appsv1.Deployment {
 			Annotations: map[string]string{"deployment.kubernetes.io/revision": "1"}},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: &r,
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}},
+			Selector: &metav1.LabelSelector{MatchLabels: b.podLabels()},
 			Template: b.template(),
 			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType},
 		},
@@ -246,7 +257,7 @@ func (b *builder) replicaSet(d *appsv1.Deployment) *appsv1.ReplicaSet {
 				Controller: &yes, BlockOwnerDeletion: &yes}}},
 		Spec: appsv1.ReplicaSetSpec{
 			Replicas: &r,
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app, "pod-template-hash": b.hash}},
+			Selector: &metav1.LabelSelector{MatchLabels: maps.Clone(tmpl.Labels)},
 			Template: tmpl,
 		},
 	}

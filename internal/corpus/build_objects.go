@@ -1,0 +1,148 @@
+package corpus
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// The objects beside the workload (objects:): a Service, an Ingress, an
+// autoscaler, a Certificate, as the thread shows them. Build takes each as
+// it is and fills only what every stored object has and no thread shows: a
+// namespace (the workload's) when it names none and its kind is
+// namespaced, a UID and a creation time (the workload's) when it has none,
+// and the UID of an ownerReference that names another of the objects.
+
+// clusterScoped are the kinds an object of objects: may be whose objects
+// name no namespace.
+var clusterScoped = map[string]bool{"IngressClass": true, "ClusterIssuer": true, "ClusterSecretStore": true,
+	"GatewayClass": true, "StorageClass": true, "Node": true, "APIService": true, "Namespace": true, "PersistentVolume": true}
+
+// objectSources are the components that write the events of an object's
+// kind (its events' source: when they give none).
+var objectSources = map[string]string{"Service": "service-controller", "HorizontalPodAutoscaler": "horizontal-pod-autoscaler",
+	"Endpoints": "endpoint-controller", "EndpointSlice": "endpointslice-controller"}
+
+// objectKey is how events' on: name an object: its kind lower-cased and
+// its name.
+func objectKey(kind, name string) string { return strings.ToLower(kind) + "/" + name }
+
+// checkObjects checks each object names its apiVersion, kind and name,
+// once, and returns their keys.
+func (in Incident) checkObjects() (map[string]bool, error) {
+	keys := map[string]bool{}
+	for i, o := range in.Objects {
+		u := unstructured.Unstructured{Object: o}
+		if u.GetAPIVersion() == "" || u.GetKind() == "" || u.GetName() == "" {
+			return nil, fmt.Errorf("object %d: needs apiVersion, kind and metadata.name", i)
+		}
+		k := objectKey(u.GetKind(), u.GetName())
+		if keys[k] {
+			return nil, fmt.Errorf("object %d: %s twice", i, k)
+		}
+		keys[k] = true
+	}
+	for i, e := range in.Events {
+		if kind, _, ok := strings.Cut(e.On, "/"); ok && keys[e.On] && e.Source == "" && !hasSource(kind) {
+			return nil, fmt.Errorf("event %d on %s: give its source (the component the thread shows)", i, e.On)
+		}
+	}
+	if in.Target != "" && !strings.Contains(in.Target, "/") {
+		return nil, fmt.Errorf("target %q: write it KIND/NAME, as kubectl chain -f LIST KIND/NAME takes it", in.Target)
+	}
+	switch in.WorkloadKind() {
+	case "Job", "CronJob":
+		if len(in.Labels) > 0 {
+			return nil, fmt.Errorf("labels: a Job's pods carry the job controller's labels")
+		}
+	}
+	return keys, nil
+}
+
+func hasSource(kind string) bool {
+	for k := range objectSources {
+		if strings.ToLower(k) == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// podLabels are the pods' labels and the workload's selector.
+func (b *builder) podLabels() map[string]string {
+	if len(b.in.Labels) > 0 {
+		return maps.Clone(b.in.Labels)
+	}
+	return map[string]string{"app": app}
+}
+
+// objectsAlone says the List holds the objects without a workload: the
+// incident is walked from its target, and the thread shows no pod and
+// nothing of a workload.
+func (b *builder) objectsAlone() bool {
+	if b.in.Target == "" || len(b.in.Pods) > 0 || b.in.Deployment != nil || b.in.WorkloadKind() != "Deployment" {
+		return false
+	}
+	for _, e := range b.in.Events {
+		if !strings.Contains(e.On, "/") {
+			return false
+		}
+	}
+	return true
+}
+
+// objects are the incident's objects, filled in, in their order; it also
+// records each one's reference for the events on it.
+func (b *builder) objects() ([]any, error) {
+	b.refs = map[string]corev1.ObjectReference{}
+	var out []*unstructured.Unstructured
+	for i, o := range b.in.Objects {
+		data, err := json.Marshal(o)
+		if err != nil {
+			return nil, err
+		}
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(data); err != nil {
+			return nil, fmt.Errorf("object %d: %w", i, err)
+		}
+		if u.GetNamespace() == "" && !clusterScoped[u.GetKind()] {
+			u.SetNamespace(namespace)
+		}
+		if u.GetUID() == "" {
+			u.SetUID(b.uid("object:"+objectKey(u.GetKind(), u.GetName()), i))
+		}
+		if ts := u.GetCreationTimestamp(); ts.IsZero() {
+			u.SetCreationTimestamp(at(0))
+		}
+		b.refs[objectKey(u.GetKind(), u.GetName())] = corev1.ObjectReference{Kind: u.GetKind(), APIVersion: u.GetAPIVersion(),
+			Namespace: u.GetNamespace(), Name: u.GetName(), UID: u.GetUID()}
+		out = append(out, u)
+	}
+	items := make([]any, 0, len(out))
+	for _, u := range out {
+		owners := u.GetOwnerReferences()
+		for j, o := range owners {
+			if ref, ok := b.refs[objectKey(o.Kind, o.Name)]; ok && o.UID == "" {
+				owners[j].UID = ref.UID
+			}
+		}
+		if len(owners) > 0 {
+			u.SetOwnerReferences(owners)
+		}
+		items = append(items, u.Object)
+	}
+	return items, nil
+}
+
+// objectEvents are the events of a List of objects alone: all on them.
+func (b *builder) objectEvents() []any {
+	var items []any
+	for i, e := range b.in.Events {
+		items = append(items, b.event(nil, nil, i, e))
+	}
+	return items
+}
