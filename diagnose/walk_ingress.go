@@ -53,6 +53,13 @@ func (w *walker) ingressClass() chain.Link {
 			object: obj, since: ing.CreationTimestamp.Time,
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.ingressClassName", Message: fmt.Sprintf("ingressClassName %s; IngressClasses: %s", name, orNone(have))}}})
 		return w.finish(id, "class "+name+" not found", c, 0)
+	case name == "" && len(ing.Status.LoadBalancer.Ingress) > 0:
+		// No class, no default class, and yet an address: a controller
+		// that takes Ingresses without a class serves it (every
+		// controller before 1.18's IngressClass, ingress-nginx with
+		// --watch-ingress-without-class).
+		notes = append(notes, "no class and no default IngressClass, but a controller has given it an address: one that serves Ingresses without a class")
+		name, by = "none", "no spec.ingressClassName"
 	case name == "":
 		c.add(sighting{d: decode.Decoded{Cause: decode.IngressClassNotFound,
 			Summary:  fmt.Sprintf("Ingress %s names no class and no IngressClass is the default", ing.Name),

@@ -105,6 +105,14 @@ func TestWalkTraffic(t *testing.T) {
 			summary: "spec.ingressClassName traefik names no IngressClass (the cluster has nginx)"},
 		{name: "ingress default class", ing: addressed(ingress("", "web", port80)), classes: []networkingv1.IngressClass{ingressClass("nginx", "k8s.io/ingress-nginx", true)},
 			services: []corev1.Service{web}, pods: []corev1.Pod{pod}, slices: ready, health: chain.Healthy},
+		// rancher/rancher#16052 (kubernetes#69563): an Ingress of 2018, no
+		// class, addressed by the controller that took it.
+		{name: "ingress without class, addressed", ing: addressed(ingress("", "web", port80)), classes: nginx,
+			services: []corev1.Service{web}, pods: []corev1.Pod{pod}, slices: ready, after: time.Minute, health: chain.Healthy,
+			note: "serves Ingresses without a class"},
+		{name: "ingress without class, no address", ing: ingress("", "web", port80), classes: nginx,
+			services: []corev1.Service{web}, pods: []corev1.Pod{pod}, slices: ready, after: time.Minute,
+			health: chain.Broken, link: chain.LinkClass, cause: decode.IngressClassNotFound},
 		{name: "ingress no controller, within grace", ing: ingress("nginx", "web", port80), classes: nginx, services: []corev1.Service{web},
 			pods: []corev1.Pod{pod}, slices: ready, health: chain.Progressing, link: chain.LinkClass, cause: decode.IngressClassNoController},
 		{name: "ingress no controller, past grace", ing: ingress("nginx", "web", port80), classes: nginx, services: []corev1.Service{web},
