@@ -41,8 +41,10 @@ type builder struct {
 	in   Incident
 	n    int
 	hash string
-	// refs are the objects' references, by objectKey.
+	// refs are the objects' references, by objectKey; pods the pods
+	// built, for the objects that name them.
 	refs map[string]corev1.ObjectReference
+	pods []*corev1.Pod
 }
 
 func (b *builder) uid(kind string, i int) types.UID {
@@ -82,6 +84,7 @@ func Build(in Incident) ([]byte, error) {
 	default:
 		items = b.deploymentItems()
 	}
+	b.endpointPods(objects)
 	items = append(items, objects...)
 	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items, "metadata": map[string]any{"resourceVersion": ""}}
 	body, err := yaml.Marshal(list)
@@ -128,6 +131,7 @@ func (b *builder) deploymentItems() []any {
 		pods[i] = b.pod(rs, i)
 		items = append(items, pods[i])
 	}
+	b.pods = pods
 	owners := map[string]corev1.ObjectReference{
 		"deployment": {Kind: "Deployment", APIVersion: "apps/v1", Name: d.Name, UID: d.UID},
 		"replicaset": {Kind: "ReplicaSet", APIVersion: "apps/v1", Name: rs.Name, UID: rs.UID},
@@ -251,7 +255,7 @@ func (b *builder) replicaSet(d *appsv1.Deployment) *appsv1.ReplicaSet {
 		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"},
 		ObjectMeta: metav1.ObjectMeta{Name: app + "-" + b.hash, Namespace: namespace, UID: b.uid("replicaset", 0),
 			Generation: 1, CreationTimestamp: at(time.Second),
-			Labels:      map[string]string{"app": app, "pod-template-hash": b.hash},
+			Labels:      maps.Clone(tmpl.Labels),
 			Annotations: map[string]string{"deployment.kubernetes.io/revision": "1", "deployment.kubernetes.io/desired-replicas": fmt.Sprint(r)},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: d.Name, UID: d.UID,
 				Controller: &yes, BlockOwnerDeletion: &yes}}},

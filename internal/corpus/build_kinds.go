@@ -273,6 +273,7 @@ func (b *builder) kindItems() []any {
 	for _, p := range pods {
 		items = append(items, p)
 	}
+	b.pods = pods
 	for i, e := range b.in.Events {
 		items = append(items, b.event(owners, pods, i, e))
 	}

@@ -146,3 +146,24 @@ func (b *builder) objectEvents() []any {
 	}
 	return items
 }
+
+// endpointPods names the pods of an EndpointSlice's endpoints whose
+// targetRef is a Pod without a name: endpoint i is the builder's pod i
+// (the thread's pod names are not the builder's).
+func (b *builder) endpointPods(objects []any) {
+	for _, o := range objects {
+		m := o.(map[string]any)
+		if m["kind"] != "EndpointSlice" {
+			continue
+		}
+		eps, _ := m["endpoints"].([]any)
+		for i, e := range eps {
+			ref, _ := e.(map[string]any)["targetRef"].(map[string]any)
+			if ref == nil || ref["kind"] != "Pod" || ref["name"] != nil || i >= len(b.pods) {
+				continue
+			}
+			p := b.pods[i]
+			ref["name"], ref["namespace"], ref["uid"] = p.Name, p.Namespace, string(p.UID)
+		}
+	}
+}
