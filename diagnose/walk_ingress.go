@@ -35,6 +35,7 @@ func (w *walker) ingressClass() chain.Link {
 			class = ic
 		}
 	}
+	served := len(ing.Status.LoadBalancer.Ingress) > 0 || len(w.s.EventsFor("Ingress", ing.Name, ing.UID)) > 0
 	switch {
 	case class != nil:
 		if name == "" {
@@ -42,6 +43,11 @@ func (w *walker) ingressClass() chain.Link {
 		}
 	case gap != nil && by != "annotation "+chain.LegacyIngressClassAnnotation:
 		return unknown(id, gap)
+	case by == "spec.ingressClassName" && len(w.s.IngressClasses) == 0 && served:
+		// No IngressClass at all in what was read (kubectl get ingress
+		// -o yaml alone), and a controller has acted on the Ingress:
+		// the class it names is one that controller serves.
+		notes = append(notes, fmt.Sprintf("no IngressClass was read; a controller has acted on the Ingress, so class %s is served", name))
 	case by == "spec.ingressClassName":
 		var have []string
 		for _, ic := range w.s.IngressClasses {
