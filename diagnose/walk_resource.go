@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
@@ -62,8 +63,43 @@ func (w *walker) resourceStatus(obj *unstructured.Unstructured) chain.Link {
 			l.Notes = append(l.Notes, note)
 		}
 	}
+	w.producerEvents(&l, obj)
 	w.missingRefs(&l, obj)
 	return l
+}
+
+// producerEvents: a producer whose controller says why it fails in a
+// Warning event rather than in its status (the sealed-secrets controller
+// before v0.15 wrote no status, only its ErrUnsealFailed event) has that
+// event's cause, when its words are a producer's a decoder knows and its
+// status does not say it is well: the event also shows a controller has
+// acted on it.
+func (w *walker) producerEvents(l *chain.Link, obj *unstructured.Unstructured) {
+	if l.Status == chain.StatusOK && len(objectConditions(obj)) > 0 {
+		return
+	}
+	for i := len(w.s.Events) - 1; i >= 0; i-- {
+		e := w.s.Events[i]
+		known, ok := decode.ProducerWords(e.Message)
+		if e.Type != corev1.EventTypeWarning || !ok {
+			continue
+		}
+		ref := w.s.Ref().String()
+		summary := known.Summary
+		if summary == "" {
+			summary = e.Message
+		}
+		c := &collector{}
+		c.add(sighting{d: decode.Decoded{Cause: known.Cause, Summary: ref + ": " + summary,
+			NextStep: decode.Fill(mustCause(known.Cause).Step, decode.Fields{decode.FieldNamespace: w.s.Namespace, decode.FieldName: w.s.Name})},
+			object: ref, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(e)}})
+		// The status's own finding (no status, still progressing) says
+		// less: the event's cause replaces it.
+		notes := l.Notes
+		*l = w.finish(l.ID, l.Summary, c, 0)
+		l.Notes = append(l.Notes, notes...)
+		return
+	}
 }
 
 // missingRefs: an object not ready that refers to what does not exist (a
