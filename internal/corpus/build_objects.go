@@ -149,7 +149,8 @@ func (b *builder) objectEvents() []any {
 
 // endpointPods names the pods of an EndpointSlice's endpoints whose
 // targetRef is a Pod without a name: endpoint i is the builder's pod i
-// (the thread's pod names are not the builder's).
+// (the thread's pod names are not the builder's), its address the pod's
+// IP when the thread shows none.
 func (b *builder) endpointPods(objects []any) {
 	for _, o := range objects {
 		m := o.(map[string]any)
@@ -164,6 +165,9 @@ func (b *builder) endpointPods(objects []any) {
 			}
 			p := b.pods[i]
 			ref["name"], ref["namespace"], ref["uid"] = p.Name, p.Namespace, string(p.UID)
+			if ep := e.(map[string]any); ep["addresses"] == nil && p.Status.PodIP != "" {
+				ep["addresses"] = []any{p.Status.PodIP}
+			}
 		}
 	}
 }
