@@ -248,7 +248,8 @@ func (w *walker) serviceEndpoints(c *collector, svc *corev1.Service, pods []*cor
 // loadBalancer judges a LoadBalancer Service without an address by the
 // service controller's events (k8s.io/cloud-provider controllers/service:
 // EnsuringLoadBalancer when it starts, SyncLoadBalancerFailed with the
-// cloud's error): none at all means no controller handles the Service
+// cloud's error; before 1.9 the controller in kubernetes said
+// CreatingLoadBalancer and CreatingLoadBalancerFailed): none at all means no controller handles the Service
 // (no cloud provider, bare metal, kind), which is progress for the grace,
 // then a failure.
 func (w *walker) loadBalancer(c *collector, svc *corev1.Service) {
@@ -259,9 +260,9 @@ func (w *walker) loadBalancer(c *collector, svc *corev1.Service) {
 	var failed, ensuring *chain.Event
 	for _, e := range w.s.EventsFor("Service", svc.Name, svc.UID) {
 		switch e.Reason {
-		case "SyncLoadBalancerFailed":
+		case "SyncLoadBalancerFailed", "CreatingLoadBalancerFailed":
 			failed = &e
-		case "EnsuringLoadBalancer":
+		case "EnsuringLoadBalancer", "CreatingLoadBalancer":
 			ensuring = &e
 		}
 	}
