@@ -23,7 +23,8 @@ var clusterScoped = map[string]bool{"IngressClass": true, "ClusterIssuer": true,
 	"GatewayClass": true, "StorageClass": true, "Node": true, "APIService": true, "Namespace": true, "PersistentVolume": true}
 
 // objectSources are the components that write the events of an object's
-// kind (its events' source: when they give none).
+// kind (its events' source: when they give none); an event on an object of
+// another kind has the source the thread shows, none when it shows none.
 var objectSources = map[string]string{"Service": "service-controller", "HorizontalPodAutoscaler": "horizontal-pod-autoscaler",
 	"Endpoints": "endpoint-controller", "EndpointSlice": "endpointslice-controller"}
 
@@ -46,11 +47,6 @@ func (in Incident) checkObjects() (map[string]bool, error) {
 		}
 		keys[k] = true
 	}
-	for i, e := range in.Events {
-		if kind, _, ok := strings.Cut(e.On, "/"); ok && keys[e.On] && e.Source == "" && !hasSource(kind) {
-			return nil, fmt.Errorf("event %d on %s: give its source (the component the thread shows)", i, e.On)
-		}
-	}
 	if in.Target != "" && !strings.Contains(in.Target, "/") {
 		return nil, fmt.Errorf("target %q: write it KIND/NAME, as kubectl chain -f LIST KIND/NAME takes it", in.Target)
 	}
@@ -61,15 +57,6 @@ func (in Incident) checkObjects() (map[string]bool, error) {
 		}
 	}
 	return keys, nil
-}
-
-func hasSource(kind string) bool {
-	for k := range objectSources {
-		if strings.ToLower(k) == kind {
-			return true
-		}
-	}
-	return false
 }
 
 // podLabels are the pods' labels and the workload's selector.

@@ -151,6 +151,7 @@ func defaultSource(on, reason string) string {
 				return s
 			}
 		}
+		return ""
 	}
 	switch on {
 	case "replicaset":
