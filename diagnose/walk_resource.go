@@ -63,43 +63,57 @@ func (w *walker) resourceStatus(obj *unstructured.Unstructured) chain.Link {
 			l.Notes = append(l.Notes, note)
 		}
 	}
-	w.producerEvents(&l, obj)
+	w.producerWords(&l, obj)
 	w.missingRefs(&l, obj)
 	return l
 }
 
-// producerEvents: a producer whose controller says why it fails in a
-// Warning event rather than in its status (the sealed-secrets controller
-// before v0.15 wrote no status, only its ErrUnsealFailed event) has that
-// event's cause, when its words are a producer's a decoder knows and its
-// status does not say it is well: the event also shows a controller has
-// acted on it.
-func (w *walker) producerEvents(l *chain.Link, obj *unstructured.Unstructured) {
+// producerWords: an object whose status does not say it is well, and
+// whose controller says why in words a producer's decoder knows, has that
+// cause: a condition of its own not in its healthy state (a cert-manager
+// CertificateRequest whose Ready False says its Issuer is not found), else
+// its newest Warning event (the sealed-secrets controller before v0.15
+// wrote no status, only its ErrUnsealFailed event; that event also shows a
+// controller has acted on it).
+func (w *walker) producerWords(l *chain.Link, obj *unstructured.Unstructured) {
 	if l.Status == chain.StatusOK && len(objectConditions(obj)) > 0 {
 		return
 	}
-	for i := len(w.s.Events) - 1; i >= 0; i-- {
-		e := w.s.Events[i]
-		known, ok := decode.ProducerWords(e.Message)
-		if e.Type != corev1.EventTypeWarning || !ok {
+	ref := w.s.Ref().String()
+	var found *sighting
+	for _, cd := range objectConditions(obj) {
+		if healthyCondition(cd.Type, cd.Status) {
 			continue
 		}
-		ref := w.s.Ref().String()
-		summary := known.Summary
-		if summary == "" {
-			summary = e.Message
+		if known, ok := decode.ProducerWords(cd.Message); ok {
+			found = &sighting{d: known, since: obj.GetCreationTimestamp().Time,
+				evidence: []chain.Evidence{conditionEvidence(ref, cd.Type, cd.Status, cd.Reason, cd.Message)}}
+			break
 		}
-		c := &collector{}
-		c.add(sighting{d: decode.Decoded{Cause: known.Cause, Summary: ref + ": " + summary,
-			NextStep: decode.Fill(mustCause(known.Cause).Step, decode.Fields{decode.FieldNamespace: w.s.Namespace, decode.FieldName: w.s.Name})},
-			object: ref, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(e)}})
-		// The status's own finding (no status, still progressing) says
-		// less: the event's cause replaces it.
-		notes := l.Notes
-		*l = w.finish(l.ID, l.Summary, c, 0)
-		l.Notes = append(l.Notes, notes...)
+	}
+	for i := len(w.s.Events) - 1; found == nil && i >= 0; i-- {
+		e := w.s.Events[i]
+		if known, ok := decode.ProducerWords(e.Message); ok && e.Type == corev1.EventTypeWarning {
+			found = &sighting{d: known, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(e)}}
+		}
+	}
+	if found == nil {
 		return
 	}
+	summary := found.d.Summary
+	if summary == "" {
+		summary = found.evidence[0].Message
+	}
+	found.d.Summary = ref + ": " + summary
+	found.d.NextStep = decode.Fill(mustCause(found.d.Cause).Step, decode.Fields{decode.FieldNamespace: w.s.Namespace, decode.FieldName: w.s.Name})
+	found.object = ref
+	c := &collector{}
+	c.add(*found)
+	// The status's own finding (no status, still progressing, Degraded)
+	// says less: the producer's cause replaces it.
+	notes := l.Notes
+	*l = w.finish(l.ID, l.Summary, c, 0)
+	l.Notes = append(l.Notes, notes...)
 }
 
 // missingRefs: an object not ready that refers to what does not exist (a

@@ -165,12 +165,13 @@ func TestUncontrolledCertificate(t *testing.T) {
 	}
 }
 
-// TestProducerEvents: a SealedSecret of a sealed-secrets controller that
+// TestProducerWords: a SealedSecret of a sealed-secrets controller that
 // wrote no status (0.9.8), only its ErrUnsealFailed event, is judged by that
 // event's words (bitnami/sealed-secrets#378), not as one no controller
 // acted on; a Warning event in words no decoder knows leaves its status as
-// it was.
-func TestProducerEvents(t *testing.T) {
+// it was. A CertificateRequest whose Ready False names a missing Issuer
+// has that cause (cert-manager/cert-manager#3414).
+func TestProducerWords(t *testing.T) {
 	sealed := chain.APIResource{Group: "bitnami.com", Version: "v1alpha1", Resource: "sealedsecrets", Kind: "SealedSecret", Namespaced: true}
 	obj := resourceObject(sealed, "web", 1)
 	now := time.Date(2026, 11, 30, 10, 5, 0, 0, time.UTC)
@@ -193,5 +194,18 @@ func TestProducerEvents(t *testing.T) {
 				t.Fatalf("verdict %s at %q cause %q (%s), want status, %s", v.Health, v.Link, v.Cause, v.Summary, tt.cause)
 			}
 		})
+	}
+}
+
+func TestProducerConditionWords(t *testing.T) {
+	requests := chain.APIResource{Group: "cert-manager.io", Version: "v1", Resource: "certificaterequests", Kind: "CertificateRequest", Namespaced: true}
+	obj := resourceObject(requests, "game2048-tls-brv2v", 1,
+		[4]string{"Approved", "True", "cert-manager.io", "Certificate request has been approved by cert-manager.io"},
+		[4]string{"Ready", "False", "Pending", `Referenced "Issuer" not found: issuer.cert-manager.io "letsencrypt-prod" not found`})
+	s := &chain.Snapshot{Kind: "CertificateRequest", Namespace: "shop", Name: "game2048-tls-brv2v", API: &requests, Object: obj,
+		Now: time.Date(2026, 11, 30, 10, 5, 0, 0, time.UTC)}
+	v := Walk(s, Options{}).Verdict
+	if v.Link != chain.LinkStatus || v.Cause != decode.CertificateIssuerNotFound {
+		t.Fatalf("verdict %s at %q cause %q (%s), want status, CertificateIssuerNotFound", v.Health, v.Link, v.Cause, v.Summary)
 	}
 }
