@@ -72,7 +72,8 @@ func (w *walker) resourceStatus(obj *unstructured.Unstructured) chain.Link {
 // whose controller says why in words a producer's decoder knows, has that
 // cause: a condition of its own not in its healthy state (a cert-manager
 // CertificateRequest whose Ready False says its Issuer is not found), else
-// its newest Warning event (the sealed-secrets controller before v0.15
+// one of its newest try's (a Certificate's CertificateRequest), else its
+// newest Warning event (the sealed-secrets controller before v0.15
 // wrote no status, only its ErrUnsealFailed event; that event also shows a
 // controller has acted on it).
 func (w *walker) producerWords(l *chain.Link, obj *unstructured.Unstructured) {
@@ -89,6 +90,21 @@ func (w *walker) producerWords(l *chain.Link, obj *unstructured.Unstructured) {
 			found = &sighting{d: known, since: obj.GetCreationTimestamp().Time,
 				evidence: []chain.Evidence{conditionEvidence(ref, cd.Type, cd.Status, cd.Reason, cd.Message)}}
 			break
+		}
+	}
+	for _, p := range w.s.Produced {
+		if found != nil || p.Object != obj || len(p.Attempts) == 0 {
+			continue
+		}
+		// Its newest try's words (a Certificate's CertificateRequest).
+		a := p.Attempts[0]
+		aref := chain.ResourceRef(chain.APIResource{Group: p.API.Group, Kind: a.GetKind()}, a.GetName()).String()
+		for _, cd := range objectConditions(a) {
+			if known, ok := decode.ProducerWords(cd.Message); ok && !healthyCondition(cd.Type, cd.Status) {
+				found = &sighting{d: known, since: a.GetCreationTimestamp().Time,
+					evidence: []chain.Evidence{conditionEvidence(aref, cd.Type, cd.Status, cd.Reason, cd.Message)}}
+				break
+			}
 		}
 	}
 	for i := len(w.s.Events) - 1; found == nil && i >= 0; i-- {
