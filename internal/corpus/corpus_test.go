@@ -70,10 +70,14 @@ func (r report) table(by, cause, alone string) string {
 		fams = append(fams, f)
 	}
 	sort.Strings(fams)
+	w := 16 // wider for a kind's name such as HorizontalPodAutoscaler
+	for _, f := range fams {
+		w = max(w, len(f))
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-16s %8s %14s %14s\n", by, "ENTRIES", cause, alone)
+	fmt.Fprintf(&b, "%-*s %8s %14s %14s\n", w, by, "ENTRIES", cause, alone)
 	row := func(name string, t tally) {
-		fmt.Fprintf(&b, "%-16s %8d %6d %5.1f%% %6d %5.1f%%\n", name, t.n, t.cause, pct(t.cause, t.n), t.alone, pct(t.alone, t.n))
+		fmt.Fprintf(&b, "%-*s %8d %6d %5.1f%% %6d %5.1f%%\n", w, name, t.n, t.cause, pct(t.cause, t.n), t.alone, pct(t.alone, t.n))
 	}
 	for _, f := range fams {
 		row(f, *r[f])
