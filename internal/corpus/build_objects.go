@@ -38,10 +38,10 @@ func (in Incident) checkObjects() (map[string]bool, error) {
 	keys := map[string]bool{}
 	for i, o := range in.Objects {
 		u := unstructured.Unstructured{Object: o}
-		if u.GetAPIVersion() == "" || u.GetKind() == "" || u.GetName() == "" {
-			return nil, fmt.Errorf("object %d: needs apiVersion, kind and metadata.name", i)
+		if u.GetAPIVersion() == "" || u.GetKind() == "" || objectName(u, i) == "" {
+			return nil, fmt.Errorf("object %d: needs apiVersion, kind and metadata.name (an EndpointSlice: or its service-name label)", i)
 		}
-		k := objectKey(u.GetKind(), u.GetName())
+		k := objectKey(u.GetKind(), objectName(u, i))
 		if keys[k] {
 			return nil, fmt.Errorf("object %d: %s twice", i, k)
 		}
@@ -57,6 +57,22 @@ func (in Incident) checkObjects() (map[string]bool, error) {
 		}
 	}
 	return keys, nil
+}
+
+// objectName is the object's name; an EndpointSlice that names none (a
+// describe's Endpoints line shows no slice's name) has the name the
+// EndpointSlice controller generates from its Service's, with a suffix of
+// the builder's.
+func objectName(u unstructured.Unstructured, i int) string {
+	if n := u.GetName(); n != "" || u.GetKind() != "EndpointSlice" {
+		return n
+	}
+	svc := u.GetLabels()["kubernetes.io/service-name"]
+	if svc == "" {
+		return ""
+	}
+	b := &builder{in: Incident{Name: svc}}
+	return svc + "-" + b.suffix("slice", i, 5)
 }
 
 // podLabels are the pods' labels and the workload's selector.
@@ -96,6 +112,7 @@ func (b *builder) objects() ([]any, error) {
 		if err := u.UnmarshalJSON(data); err != nil {
 			return nil, fmt.Errorf("object %d: %w", i, err)
 		}
+		u.SetName(objectName(*u, i))
 		if u.GetNamespace() == "" && !clusterScoped[u.GetKind()] {
 			u.SetNamespace(namespace)
 		}
