@@ -76,6 +76,9 @@ func (w *walker) autoscalerStatus(obj *unstructured.Unstructured, ref string) (c
 		return chain.Link{}, false
 	}
 	d, cond, ok := hpaFailing(&h)
+	if !ok && len(h.Status.Conditions) == 0 {
+		return w.autoscalerEvents(ref)
+	}
 	if !ok {
 		return chain.Link{}, false
 	}
@@ -126,6 +129,27 @@ func (w *walker) vpaStatus(obj *unstructured.Unstructured, ref string) (chain.Li
 		c.add(sighting{d: d, object: ref, since: obj.GetCreationTimestamp().Time,
 			evidence: []chain.Evidence{conditionEvidence(ref, cd.Type, cd.Status, cd.Reason, cd.Message)}})
 		return w.finish(chain.LinkStatus, fmt.Sprintf("%s True", cd.Type), c, 0), true
+	}
+	return chain.Link{}, false
+}
+
+// autoscalerEvents judges an autoscaler whose status holds no condition
+// (an autoscaling/v1 object keeps them in an annotation; a thread may show
+// describe's events alone) by the controller's newest Warning event that
+// says it cannot compute or scale.
+func (w *walker) autoscalerEvents(ref string) (chain.Link, bool) {
+	for i := len(w.s.Events) - 1; i >= 0; i-- {
+		e := w.s.Events[i]
+		if e.Type != corev1.EventTypeWarning {
+			continue
+		}
+		d, ok := decode.HPAWords(e.Reason, e.Message)
+		if !ok || d.Cause == decode.HPAAtMaximum {
+			continue
+		}
+		c := &collector{}
+		c.add(sighting{d: d, object: ref, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(e)}})
+		return w.finish(chain.LinkStatus, fmt.Sprintf("no condition; %s: %s", e.Reason, e.Message), c, 0), true
 	}
 	return chain.Link{}, false
 }

@@ -123,3 +123,38 @@ func TestVPAStatus(t *testing.T) {
 		t.Errorf("a VPA that recommends: %s", v.Cause)
 	}
 }
+
+// TestAutoscalerEvents: an autoscaler whose status holds no condition is
+// judged by the controller's Warning events, as describe shows them
+// (kubernetes-sigs/metrics-server#41: no resource metrics API), and is
+// healthy when it has none.
+func TestAutoscalerEvents(t *testing.T) {
+	api := chain.APIResource{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers", Kind: "HorizontalPodAutoscaler", Namespaced: true}
+	h := hpa()
+	h.Status.Conditions = nil
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := &unstructured.Unstructured{Object: u}
+	obj.SetAPIVersion("autoscaling/v2")
+	obj.SetKind("HorizontalPodAutoscaler")
+	ev := chain.Event{Type: "Warning", Reason: "FailedGetResourceMetric", Count: 21, Object: chain.ObjectRef{Kind: "HorizontalPodAutoscaler", Name: "web"},
+		Message: "unable to get metrics for resource cpu: unable to fetch metrics from API: the server could not find the requested resource (get pods.metrics.k8s.io)"}
+	for _, tt := range []struct {
+		name   string
+		events []chain.Event
+		health chain.Health
+		cause  chain.CauseID
+	}{
+		{name: "metrics events", events: []chain.Event{ev}, health: chain.Broken, cause: decode.HPAMetricsUnavailable},
+		{name: "no event", health: chain.Healthy},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Walk(&chain.Snapshot{Kind: chain.Kind(api.Kind), Namespace: "shop", Name: "web", API: &api, Object: obj, Events: tt.events}, Options{})
+			if r.Verdict.Health != tt.health || r.Verdict.Cause != tt.cause {
+				t.Errorf("verdict %s at %s (%s), want %s (%s)", r.Verdict.Health, r.Verdict.Link, r.Verdict.Cause, tt.health, tt.cause)
+			}
+		})
+	}
+}

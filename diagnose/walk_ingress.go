@@ -35,6 +35,7 @@ func (w *walker) ingressClass() chain.Link {
 			class = ic
 		}
 	}
+	served := len(ing.Status.LoadBalancer.Ingress) > 0 || len(w.s.EventsFor("Ingress", ing.Name, ing.UID)) > 0
 	switch {
 	case class != nil:
 		if name == "" {
@@ -42,6 +43,11 @@ func (w *walker) ingressClass() chain.Link {
 		}
 	case gap != nil && by != "annotation "+chain.LegacyIngressClassAnnotation:
 		return unknown(id, gap)
+	case by == "spec.ingressClassName" && len(w.s.IngressClasses) == 0 && served:
+		// No IngressClass at all in what was read (kubectl get ingress
+		// -o yaml alone), and a controller has acted on the Ingress:
+		// the class it names is one that controller serves.
+		notes = append(notes, fmt.Sprintf("no IngressClass was read; a controller has acted on the Ingress, so class %s is served", name))
 	case by == "spec.ingressClassName":
 		var have []string
 		for _, ic := range w.s.IngressClasses {
@@ -53,6 +59,14 @@ func (w *walker) ingressClass() chain.Link {
 			object: obj, since: ing.CreationTimestamp.Time,
 			evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.ingressClassName", Message: fmt.Sprintf("ingressClassName %s; IngressClasses: %s", name, orNone(have))}}})
 		return w.finish(id, "class "+name+" not found", c, 0)
+	case name == "" && served:
+		// No class, no default class, and yet an address or a
+		// controller's event: a controller that takes Ingresses without
+		// a class serves it (every controller before 1.18's
+		// IngressClass, GKE's, ingress-nginx with
+		// --watch-ingress-without-class).
+		notes = append(notes, "no class and no default IngressClass, but a controller has acted on it (an address or an event): one that serves Ingresses without a class")
+		name, by = "none", "no spec.ingressClassName"
 	case name == "":
 		c.add(sighting{d: decode.Decoded{Cause: decode.IngressClassNotFound,
 			Summary:  fmt.Sprintf("Ingress %s names no class and no IngressClass is the default", ing.Name),
@@ -157,15 +171,15 @@ func (w *walker) ingressBackends() chain.Link {
 		}
 	}
 	for _, t := range ing.Spec.TLS {
-		if t.SecretName == "" {
-			continue
-		}
 		if e := w.secretMissingEvent(ing, t.SecretName); e != nil {
 			c.add(sighting{d: decode.Decoded{Cause: decode.IngressTLSSecretMissing,
 				Summary:  fmt.Sprintf("Ingress %s: the controller reports TLS secret %s missing", ing.Name, t.SecretName),
 				NextStep: mustCause(decode.IngressTLSSecretMissing).Step},
 				object: obj, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(*e)}})
 			continue
+		}
+		if t.SecretName == "" {
+			continue // no secret named: the controller's default certificate, or a managed one
 		}
 		notes = append(notes, fmt.Sprintf("TLS secret %s not checked: kubectl chain never reads Secrets, and no controller event says it is missing", t.SecretName))
 	}
@@ -177,8 +191,13 @@ func (w *walker) ingressBackends() chain.Link {
 }
 
 // secretMissingEvent is a Warning event about the Ingress that names the
-// secret and says it is absent, nil when none.
+// secret and says it is absent, nil when none. A tls entry that names no
+// secret is one a controller may still look up: GKE's says secret ""
+// does not exist (ingress-gce#1334).
 func (w *walker) secretMissingEvent(ing *networkingv1.Ingress, secret string) *chain.Event {
+	if secret == "" {
+		secret = `secret ""`
+	}
 	for _, e := range w.s.EventsFor("Ingress", ing.Name, ing.UID) {
 		m := strings.ToLower(e.Message)
 		if e.Type == corev1.EventTypeWarning && strings.Contains(e.Message, secret) &&

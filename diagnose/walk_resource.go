@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
@@ -65,8 +66,81 @@ func (w *walker) resourceStatus(obj *unstructured.Unstructured) chain.Link {
 			l.Notes = append(l.Notes, note)
 		}
 	}
+	w.producerWords(&l, obj)
 	w.missingRefs(&l, obj)
 	return l
+}
+
+// producerWords: an object whose status does not say it is well, and
+// whose controller says why in words a producer's decoder knows, has that
+// cause: a condition of its own not in its healthy state (a cert-manager
+// CertificateRequest whose Ready False says its Issuer is not found), else
+// one of its newest try's (a Certificate's CertificateRequest), else its
+// newest Warning event (the sealed-secrets controller before v0.15
+// wrote no status, only its ErrUnsealFailed event; that event also shows a
+// controller has acted on it).
+func (w *walker) producerWords(l *chain.Link, obj *unstructured.Unstructured) {
+	if l.Status == chain.StatusOK && len(objectConditions(obj)) > 0 {
+		return
+	}
+	ref := w.s.Ref().String()
+	var found *sighting
+	for _, cd := range objectConditions(obj) {
+		if healthyCondition(cd.Type, cd.Status) {
+			continue
+		}
+		if known, ok := decode.ProducerWords(cd.Message); ok {
+			found = &sighting{d: known, since: obj.GetCreationTimestamp().Time,
+				evidence: []chain.Evidence{conditionEvidence(ref, cd.Type, cd.Status, cd.Reason, cd.Message)}}
+			break
+		}
+	}
+	for _, p := range w.s.Produced {
+		if found != nil || p.Object != obj || len(p.Attempts) == 0 {
+			continue
+		}
+		// Its newest try's words (a Certificate's CertificateRequest).
+		a := p.Attempts[0]
+		aref := chain.ResourceRef(chain.APIResource{Group: p.API.Group, Kind: a.GetKind()}, a.GetName()).String()
+		for _, cd := range objectConditions(a) {
+			if known, ok := decode.ProducerWords(cd.Message); ok && !healthyCondition(cd.Type, cd.Status) {
+				found = &sighting{d: known, since: a.GetCreationTimestamp().Time,
+					evidence: []chain.Evidence{conditionEvidence(aref, cd.Type, cd.Status, cd.Reason, cd.Message)}}
+				break
+			}
+		}
+	}
+	for i := len(w.s.Events) - 1; found == nil && i >= 0; i-- {
+		e := w.s.Events[i]
+		if known, ok := decode.ProducerWords(e.Message); ok && e.Type == corev1.EventTypeWarning {
+			found = &sighting{d: known, since: e.First, repeats: e.Count, evidence: []chain.Evidence{eventEvidence(e)}}
+		}
+	}
+	if found == nil {
+		return
+	}
+	for _, f := range l.Findings {
+		if c, ok := decode.Lookup(f.Cause); ok && c.Family == "producer" && !c.Generic {
+			// The health check already named the step, from the
+			// producer's own attempts read further (its ACME Order and
+			// Challenges, selfIssuance): that says more.
+			return
+		}
+	}
+	summary := found.d.Summary
+	if summary == "" {
+		summary = found.evidence[0].Message
+	}
+	found.d.Summary = ref + ": " + summary
+	found.d.NextStep = decode.Fill(mustCause(found.d.Cause).Step, decode.Fields{decode.FieldNamespace: w.s.Namespace, decode.FieldName: w.s.Name})
+	found.object = ref
+	c := &collector{}
+	c.add(*found)
+	// The status's own finding (no status, still progressing, Degraded)
+	// says less: the producer's cause replaces it.
+	notes := l.Notes
+	*l = w.finish(l.ID, l.Summary, c, 0)
+	l.Notes = append(l.Notes, notes...)
 }
 
 // missingRefs: an object not ready that refers to what does not exist (a

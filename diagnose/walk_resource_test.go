@@ -242,3 +242,48 @@ func TestCertificateWaitsOnChallenge(t *testing.T) {
 		}
 	}
 }
+
+// TestProducerWords: a SealedSecret of a sealed-secrets controller that
+// wrote no status (0.9.8), only its ErrUnsealFailed event, is judged by that
+// event's words (bitnami/sealed-secrets#378), not as one no controller
+// acted on; a Warning event in words no decoder knows leaves its status as
+// it was. A CertificateRequest whose Ready False names a missing Issuer
+// has that cause (cert-manager/cert-manager#3414).
+func TestProducerWords(t *testing.T) {
+	sealed := chain.APIResource{Group: "bitnami.com", Version: "v1alpha1", Resource: "sealedsecrets", Kind: "SealedSecret", Namespaced: true}
+	obj := resourceObject(sealed, "web", 1)
+	now := time.Date(2026, 11, 30, 10, 5, 0, 0, time.UTC)
+	event := func(msg string) chain.Event {
+		return chain.Event{Type: "Warning", Reason: "ErrUnsealFailed", Message: msg, Count: 3,
+			Object: chain.ObjectRef{Kind: "SealedSecret", Name: "web"}, First: now.Add(-time.Hour), Last: now.Add(-time.Minute)}
+	}
+	for _, tt := range []struct {
+		name   string
+		events []chain.Event
+		cause  chain.CauseID
+	}{
+		{name: "unseal failed", events: []chain.Event{event("Failed to unseal: no key could decrypt secret (<REDACTED>,<REDACTED>)")}, cause: decode.SealedSecretUndecryptable},
+		{name: "other words", events: []chain.Event{event("Failed to unseal: something else")}, cause: decode.ResourceNotReconciled},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &chain.Snapshot{Kind: "SealedSecret", Namespace: "shop", Name: "web", API: &sealed, Object: obj, Events: tt.events, Now: now}
+			v := Walk(s, Options{}).Verdict
+			if v.Link != chain.LinkStatus || v.Cause != tt.cause {
+				t.Fatalf("verdict %s at %q cause %q (%s), want status, %s", v.Health, v.Link, v.Cause, v.Summary, tt.cause)
+			}
+		})
+	}
+}
+
+func TestProducerConditionWords(t *testing.T) {
+	requests := chain.APIResource{Group: "cert-manager.io", Version: "v1", Resource: "certificaterequests", Kind: "CertificateRequest", Namespaced: true}
+	obj := resourceObject(requests, "game2048-tls-brv2v", 1,
+		[4]string{"Approved", "True", "cert-manager.io", "Certificate request has been approved by cert-manager.io"},
+		[4]string{"Ready", "False", "Pending", `Referenced "Issuer" not found: issuer.cert-manager.io "letsencrypt-prod" not found`})
+	s := &chain.Snapshot{Kind: "CertificateRequest", Namespace: "shop", Name: "game2048-tls-brv2v", API: &requests, Object: obj,
+		Now: time.Date(2026, 11, 30, 10, 5, 0, 0, time.UTC)}
+	v := Walk(s, Options{}).Verdict
+	if v.Link != chain.LinkStatus || v.Cause != decode.CertificateIssuerNotFound {
+		t.Fatalf("verdict %s at %q cause %q (%s), want status, CertificateIssuerNotFound", v.Health, v.Link, v.Cause, v.Summary)
+	}
+}

@@ -248,9 +248,11 @@ func (w *walker) serviceEndpoints(c *collector, svc *corev1.Service, pods []*cor
 // loadBalancer judges a LoadBalancer Service without an address by the
 // service controller's events (k8s.io/cloud-provider controllers/service:
 // EnsuringLoadBalancer when it starts, SyncLoadBalancerFailed with the
-// cloud's error) and other implementations' failures (MetalLB's
-// AllocationFailed, the AWS Load Balancer Controller's FailedBuildModel and
-// FailedDeployModel): none at all means no controller handles the Service
+// cloud's error; before 1.9 the controller in kubernetes said
+// CreatingLoadBalancer and CreatingLoadBalancerFailed) and other
+// implementations' failures (MetalLB's AllocationFailed, the AWS Load
+// Balancer Controller's FailedBuildModel and FailedDeployModel): none at
+// all means no controller handles the Service
 // (no cloud provider, bare metal, kind), which is progress for the grace,
 // then a failure.
 func (w *walker) loadBalancer(c *collector, svc *corev1.Service) {
@@ -261,9 +263,9 @@ func (w *walker) loadBalancer(c *collector, svc *corev1.Service) {
 	var failed, ensuring *chain.Event
 	for _, e := range w.s.EventsFor("Service", svc.Name, svc.UID) {
 		switch {
-		case e.Reason == "SyncLoadBalancerFailed":
+		case e.Reason == "SyncLoadBalancerFailed" || e.Reason == "CreatingLoadBalancerFailed":
 			failed = &e
-		case e.Reason == "EnsuringLoadBalancer":
+		case e.Reason == "EnsuringLoadBalancer" || e.Reason == "CreatingLoadBalancer":
 			ensuring = &e
 		case e.Type == corev1.EventTypeWarning && lbFailedWords(e):
 			// Another implementation's failure: MetalLB's AllocationFailed,

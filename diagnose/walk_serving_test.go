@@ -150,6 +150,12 @@ func TestWalkServing(t *testing.T) {
 			// service reconciler's FailedBuildModel event words it.
 			events: []chain.Event{lbEvent("Warning", "FailedBuildModel", "Failed build model due to unable to discover at least one subnet")},
 			after:  2 * time.Minute, status: chain.StatusBroken, cause: decode.LoadBalancerFailed, terminal: true},
+		{name: "load balancer failed, before 1.9", services: []corev1.Service{lb}, slices: []discoveryv1.EndpointSlice{slice("web", true, "web")},
+			// kubernetes#20855 (1.2, GCE): the controller's reasons before
+			// they were renamed Ensuring/SyncLoadBalancerFailed.
+			events: []chain.Event{lbEvent("Normal", "CreatingLoadBalancer", "Creating load balancer"),
+				lbEvent("Warning", "CreatingLoadBalancerFailed", "Error creating load balancer (will retry): Failed to create load balancer for service default/test: requested ip 8.8.8.8 is neither static nor assigned to LB acdb2b00aceb011e5857642010af0001: <nil>")},
+			after: 2 * time.Minute, status: chain.StatusBroken, cause: decode.LoadBalancerFailed, terminal: true, summary: "requested ip 8.8.8.8"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			pod := servedPod()

@@ -105,6 +105,20 @@ func TestWalkTraffic(t *testing.T) {
 			summary: "spec.ingressClassName traefik names no IngressClass (the cluster has nginx)"},
 		{name: "ingress default class", ing: addressed(ingress("", "web", port80)), classes: []networkingv1.IngressClass{ingressClass("nginx", "k8s.io/ingress-nginx", true)},
 			services: []corev1.Service{web}, pods: []corev1.Pod{pod}, slices: ready, health: chain.Healthy},
+		// rancher/rancher#16052 (kubernetes#69563): an Ingress of 2018, no
+		// class, addressed by the controller that took it.
+		{name: "ingress without class, addressed", ing: addressed(ingress("", "web", port80)), classes: nginx,
+			services: []corev1.Service{web}, pods: []corev1.Pod{pod}, slices: ready, after: time.Minute, health: chain.Healthy,
+			note: "serves Ingresses without a class"},
+		{name: "ingress without class, no address", ing: ingress("", "web", port80), classes: nginx,
+			services: []corev1.Service{web}, pods: []corev1.Pod{pod}, slices: ready, after: time.Minute,
+			health: chain.Broken, link: chain.LinkClass, cause: decode.IngressClassNotFound},
+		{name: "ingress class not read, addressed", ing: addressed(ingress("nginx", "web", port80)),
+			services: []corev1.Service{web}, pods: []corev1.Pod{pod}, slices: ready, after: time.Minute, health: chain.Healthy,
+			note: "no IngressClass was read"},
+		{name: "ingress class not read, no address", ing: ingress("nginx", "web", port80),
+			services: []corev1.Service{web}, pods: []corev1.Pod{pod}, slices: ready, after: time.Minute,
+			health: chain.Broken, link: chain.LinkClass, cause: decode.IngressClassNotFound},
 		{name: "ingress no controller, within grace", ing: ingress("nginx", "web", port80), classes: nginx, services: []corev1.Service{web},
 			pods: []corev1.Pod{pod}, slices: ready, health: chain.Progressing, link: chain.LinkClass, cause: decode.IngressClassNoController},
 		{name: "ingress no controller, past grace", ing: ingress("nginx", "web", port80), classes: nginx, services: []corev1.Service{web},
@@ -132,6 +146,20 @@ func TestWalkTraffic(t *testing.T) {
 			events: []chain.Event{{Type: "Warning", Reason: "Sync", Message: `Error getting SSL certificate "shop/web-tls": local SSL certificate shop/web-tls was not found`,
 				Object: chain.ObjectRef{Kind: "Ingress", Name: "web", UID: "ing-uid"}, First: walkT0, Last: walkT0, Count: 1}},
 			health: chain.Broken, link: chain.LinkBackends, cause: decode.IngressTLSSecretMissing},
+		{name: "ingress TLS entry without a secret, reported missing", ing: func() *networkingv1.Ingress {
+			ing := ingress("", "web", port80)
+			ing.Spec.TLS = []networkingv1.IngressTLS{{Hosts: []string{"example.com"}}}
+			return ing
+		}(), services: []corev1.Service{web}, pods: []corev1.Pod{pod}, slices: ready, after: time.Minute,
+			// GKE's controller, no class, no address (ingress-gce#1334).
+			events: []chain.Event{{Type: "Warning", Reason: "Sync", Count: 221, Message: `Error syncing to GCP: error running load balancer syncing routine: error getting secrets for Ingress: secret "" does not exist`,
+				Object: chain.ObjectRef{Kind: "Ingress", Name: "web", UID: "ing-uid"}, First: walkT0, Last: walkT0.Add(time.Minute)}},
+			health: chain.Broken, link: chain.LinkBackends, cause: decode.IngressTLSSecretMissing},
+		{name: "ingress TLS entry without a secret, no event", ing: func() *networkingv1.Ingress {
+			ing := addressed(ingress("nginx", "web", port80))
+			ing.Spec.TLS = []networkingv1.IngressTLS{{Hosts: []string{"example.com"}}}
+			return ing
+		}(), classes: nginx, services: []corev1.Service{web}, pods: []corev1.Pod{pod}, slices: ready, health: chain.Healthy},
 		{name: "ingress TLS secret not checked", ing: func() *networkingv1.Ingress {
 			ing := addressed(ingress("nginx", "web", port80))
 			ing.Spec.TLS = []networkingv1.IngressTLS{{SecretName: "web-tls"}}

@@ -158,6 +158,7 @@ func (b *Bundle) resource(namespace string, ref chain.Ref) (*chain.Snapshot, err
 		}
 	}
 	chain.SortEvents(s.Events)
+	b.attempts(s, obj, api)
 	for _, w := range b.Workloads(obj.GetNamespace()) {
 		if metav1.IsControlledBy(w.Object, obj) {
 			owned, err := b.Read(w.Namespace, w.Ref)
@@ -235,4 +236,24 @@ func (b *Bundle) produced(s *chain.Snapshot) {
 		chain.AttachSteps(found, steps)
 		s.Produced = append(s.Produced, found...)
 	}
+}
+
+// attempts gives the snapshot of a producer whose tries are objects of
+// their own (a Certificate's CertificateRequests) that object with the
+// tries it controls, newest first, as the walk of a workload whose pods
+// wait on its Secret gets them (produced).
+func (b *Bundle) attempts(s *chain.Snapshot, obj *unstructured.Unstructured, api chain.APIResource) {
+	p := chain.ProducerOf(api)
+	if p == nil || p.Attempts == nil {
+		return
+	}
+	var candidates []*unstructured.Unstructured
+	for _, o := range b.Objects {
+		if gvk := o.GroupVersionKind(); gvk.Group == p.Group && gvk.Kind == p.Attempts.Kind && o.GetNamespace() == obj.GetNamespace() {
+			candidates = append(candidates, o)
+		}
+	}
+	found := []chain.Produced{{API: api, Object: obj, Secret: p.Writes(obj)}}
+	chain.AttachAttempts(found, candidates)
+	s.Produced = found
 }

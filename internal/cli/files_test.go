@@ -71,6 +71,9 @@ func TestFilesErrors(t *testing.T) {
 	os.WriteFile(empty, nil, 0o600)
 	garbage := filepath.Join(dir, "notes.txt")
 	os.WriteFile(garbage, []byte("{this is not yaml"), 0o600)
+	svcEvents := filepath.Join(dir, "svc-events.yaml")
+	os.WriteFile(svcEvents, []byte("apiVersion: v1\nkind: Service\nmetadata: {name: test}\nspec: {ports: [{port: 80}], type: LoadBalancer}\n---\n"+
+		"apiVersion: v1\nkind: Event\nmetadata: {name: test.1}\ninvolvedObject: {kind: Service, name: test}\nreason: CreatingLoadBalancer\nmessage: Creating load balancer\n"), 0o600)
 	podsOnly := filepath.Join(dir, "pods.yaml")
 	os.WriteFile(podsOnly, []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"), 0o600)
 	tests := []struct {
@@ -81,6 +84,8 @@ func TestFilesErrors(t *testing.T) {
 		{[]string{"-f", empty}, empty + ": empty input"},
 		{[]string{"-f", garbage}, garbage + ": not YAML or JSON"},
 		{[]string{"-f", podsOnly}, "no workload in"},
+		{[]string{"-f", svcEvents}, "no workload in"},              // a Service and its events, named nothing
+		{[]string{"svc/api", "-f", svcEvents}, `no Service "api"`}, // named, but not there
 		{[]string{"deploy/api", "-f", snapshotPath("healthy.yaml")}, `no Deployment "api" in the input`},
 		{[]string{"-f", snapshotPath("healthy.yaml"), "--wait"}, "cannot be used with -f"},
 	}
@@ -199,5 +204,35 @@ func TestFilesOnePod(t *testing.T) {
 	if r.code != ExitBroken || rep.Kind != chain.KindPod || rep.Verdict.Cause != "ImageNotFound" ||
 		!strings.Contains(r.stderr, "its owner replicaset/"+owner.Name+" is not in the input") || !strings.Contains(r.stderr, "kubectl get replicaset "+owner.Name+" -o yaml") {
 		t.Errorf("exit %d, %s %s; want %d, the pod walked to ImageNotFound, and what to add\n%s", r.code, rep.Kind, rep.Verdict.Cause, ExitBroken, r.stderr)
+	}
+}
+
+// TestFilesServiceAndEvents: a Service and its events, as kubectl get svc
+// NAME -o yaml and kubectl get events print them, with no workload: the
+// Service named is walked (kubernetes#20855's LoadBalancer the service
+// controller of 1.2 could not create).
+func TestFilesServiceAndEvents(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "svc-events.yaml")
+	os.WriteFile(file, []byte(`apiVersion: v1
+kind: Service
+metadata: {name: test, namespace: default, creationTimestamp: "2026-01-01T12:00:00Z"}
+spec: {ports: [{port: 80}], type: LoadBalancer}
+---
+apiVersion: v1
+kind: Event
+metadata: {name: test.1, namespace: default}
+involvedObject: {kind: Service, name: test, namespace: default}
+type: Warning
+reason: CreatingLoadBalancerFailed
+count: 40
+firstTimestamp: "2026-01-01T12:00:10Z"
+lastTimestamp: "2026-01-01T12:10:00Z"
+message: 'Error creating load balancer (will retry): Failed to create load balancer for service default/test: requested ip 8.8.8.8 is neither static nor assigned to LB acdb2b00aceb011e5857642010af0001: <nil>'
+`), 0o600)
+	r := runWith(t, nil, "svc/test", "-f", file, "-o", "json")
+	var rep chain.Report
+	decodeJSON(t, r.stdout, &rep)
+	if rep.Verdict.Link != chain.LinkEndpoints || rep.Verdict.Cause != "LoadBalancerFailed" {
+		t.Errorf("code %d, verdict %+v, stderr %q", r.code, rep.Verdict, r.stderr)
 	}
 }

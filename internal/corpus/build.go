@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -40,6 +41,10 @@ type builder struct {
 	in   Incident
 	n    int
 	hash string
+	// refs are the objects' references, by objectKey; pods the pods
+	// built, for the objects that name them.
+	refs map[string]corev1.ObjectReference
+	pods []*corev1.Pod
 }
 
 func (b *builder) uid(kind string, i int) types.UID {
@@ -66,12 +71,21 @@ func ago(d time.Duration) metav1.Time { return metav1.NewTime(Now.Add(-d)) }
 // comment.
 func Build(in Incident) ([]byte, error) {
 	b := &builder{in: in}
+	objects, err := b.objects()
+	if err != nil {
+		return nil, fmt.Errorf("incident %s: %w", in.Name, err)
+	}
 	var items []any
-	if in.WorkloadKind() != "Deployment" {
+	switch {
+	case b.objectsAlone():
+		items = b.objectEvents()
+	case in.WorkloadKind() != "Deployment":
 		items = b.kindItems()
-	} else {
+	default:
 		items = b.deploymentItems()
 	}
+	b.endpointPods(objects)
+	items = append(items, objects...)
 	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items, "metadata": map[string]any{"resourceVersion": ""}}
 	body, err := yaml.Marshal(list)
 	if err != nil {
@@ -117,6 +131,7 @@ func (b *builder) deploymentItems() []any {
 		pods[i] = b.pod(rs, i)
 		items = append(items, pods[i])
 	}
+	b.pods = pods
 	owners := map[string]corev1.ObjectReference{
 		"deployment": {Kind: "Deployment", APIVersion: "apps/v1", Name: d.Name, UID: d.UID},
 		"replicaset": {Kind: "ReplicaSet", APIVersion: "apps/v1", Name: rs.Name, UID: rs.UID},
@@ -207,11 +222,11 @@ func (b *builder) template() corev1.PodTemplateSpec {
 	spec.SchedulerName = corev1.DefaultSchedulerName
 	grace := int64(30)
 	spec.TerminationGracePeriodSeconds = &grace
-	return corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": app}}, Spec: spec}
+	return corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: b.podLabels()}, Spec: spec}
 }
 
 func (b *builder) container(name string) corev1.Container {
-	return corev1.Container{Name: name, Image: b.image(), ImagePullPolicy: corev1.PullIfNotPresent,
+	return corev1.Container{Name: name, Image: b.image(), ImagePullPolicy: corev1.PullIfNotPresent, Ports: b.in.Ports[name],
 		TerminationMessagePath: corev1.TerminationMessagePathDefault, TerminationMessagePolicy: corev1.TerminationMessageReadFile}
 }
 
@@ -224,7 +239,7 @@ func (b *builder) deployment() *appsv1.Deployment {
 			Annotations: map[string]string{"deployment.kubernetes.io/revision": "1"}},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: &r,
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}},
+			Selector: &metav1.LabelSelector{MatchLabels: b.podLabels()},
 			Template: b.template(),
 			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType},
 		},
@@ -240,13 +255,13 @@ func (b *builder) replicaSet(d *appsv1.Deployment) *appsv1.ReplicaSet {
 		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"},
 		ObjectMeta: metav1.ObjectMeta{Name: app + "-" + b.hash, Namespace: namespace, UID: b.uid("replicaset", 0),
 			Generation: 1, CreationTimestamp: at(time.Second),
-			Labels:      map[string]string{"app": app, "pod-template-hash": b.hash},
+			Labels:      maps.Clone(tmpl.Labels),
 			Annotations: map[string]string{"deployment.kubernetes.io/revision": "1", "deployment.kubernetes.io/desired-replicas": fmt.Sprint(r)},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: d.Name, UID: d.UID,
 				Controller: &yes, BlockOwnerDeletion: &yes}}},
 		Spec: appsv1.ReplicaSetSpec{
 			Replicas: &r,
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app, "pod-template-hash": b.hash}},
+			Selector: &metav1.LabelSelector{MatchLabels: maps.Clone(tmpl.Labels)},
 			Template: tmpl,
 		},
 	}

@@ -172,7 +172,7 @@ func (b *builder) kindItems() []any {
 	var items []any
 	owners := map[string]corev1.ObjectReference{}
 	pods := make([]*corev1.Pod, len(b.in.Pods))
-	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}
+	sel := &metav1.LabelSelector{MatchLabels: b.podLabels()}
 	switch b.in.WorkloadKind() {
 	case "StatefulSet":
 		set := &appsv1.StatefulSet{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSet"},
@@ -299,6 +299,7 @@ func (b *builder) kindItems() []any {
 	for _, p := range pods {
 		items = append(items, p)
 	}
+	b.pods = pods
 	for i, e := range b.in.Events {
 		items = append(items, b.event(owners, pods, i, e))
 	}

@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -144,6 +145,14 @@ var kubeletContainerReasons = map[string]bool{
 
 // defaultSource is the component that writes an event reason.
 func defaultSource(on, reason string) string {
+	if kind, _, ok := strings.Cut(on, "/"); ok {
+		for k, s := range objectSources {
+			if strings.ToLower(k) == kind {
+				return s
+			}
+		}
+		return ""
+	}
 	switch on {
 	case "replicaset":
 		return "replicaset-controller"
@@ -184,6 +193,10 @@ func (b *builder) event(owners map[string]corev1.ObjectReference, pods []*corev1
 			}
 		}
 	default:
+		if r, ok := b.refs[e.On]; ok {
+			ref = r
+			break
+		}
 		key := e.On
 		if e.On == "claim" {
 			key = fmt.Sprintf("claim/%d", e.Pod)

@@ -2,17 +2,18 @@ package corpus
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/decode"
-	"github.com/kubectl-chain/kubectl-chain/diagnose"
-	"github.com/kubectl-chain/kubectl-chain/internal/capture"
+	"github.com/kubectl-chain/kubectl-chain/internal/engine"
 )
 
 // The corpus's goals: what share of real evidence must get its specific
@@ -69,10 +70,14 @@ func (r report) table(by, cause, alone string) string {
 		fams = append(fams, f)
 	}
 	sort.Strings(fams)
+	w := 16 // wider for a kind's name such as HorizontalPodAutoscaler
+	for _, f := range fams {
+		w = max(w, len(f))
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-16s %8s %14s %14s\n", by, "ENTRIES", cause, alone)
+	fmt.Fprintf(&b, "%-*s %8s %14s %14s\n", w, by, "ENTRIES", cause, alone)
 	row := func(name string, t tally) {
-		fmt.Fprintf(&b, "%-16s %8d %6d %5.1f%% %6d %5.1f%%\n", name, t.n, t.cause, pct(t.cause, t.n), t.alone, pct(t.alone, t.n))
+		fmt.Fprintf(&b, "%-*s %8d %6d %5.1f%% %6d %5.1f%%\n", w, name, t.n, t.cause, pct(t.cause, t.n), t.alone, pct(t.alone, t.n))
 	}
 	for _, f := range fams {
 		row(f, *r[f])
@@ -182,11 +187,12 @@ func TestIncidents(t *testing.T) {
 		if !bytes.Equal(built, data) {
 			t.Errorf("%s is out of date with its spec: go run ./testdata/real/gen testdata/real", path)
 		}
-		v, err := walk(data, in.WorkloadKind())
+		rep, err := walk(path, in)
 		if err != nil {
 			t.Errorf("%s: %v", in.Name, err)
 			continue
 		}
+		v := rep.Verdict
 		ok := v.Link == in.Want.Link && v.Cause == in.Want.Cause
 		if in.Want.Health == chain.Healthy {
 			ok = v.Health == chain.Healthy
@@ -195,7 +201,7 @@ func TestIncidents(t *testing.T) {
 			t.Logf("miss %s/%s (%s): %s at %s, cause %s; want %s, %s\n    %s", in.Family, in.Name, in.Source, v.Health, v.Link, v.Cause, in.Want.Link, in.Want.Cause, v.Summary)
 		}
 		r.add(in.Family, ok, ok || v.Link == in.Want.Link)
-		byKind.add(in.WorkloadKind(), ok, ok || v.Link == in.Want.Link)
+		byKind.add(reportKind(rep), ok, ok || v.Link == in.Want.Link)
 	}
 	t.Logf("real incidents, walked:\n%s", r.table("FAMILY", "CAUSE RIGHT", "LINK RIGHT"))
 	t.Logf("real incidents by kind:\n%s", byKind.table("KIND", "CAUSE RIGHT", "LINK RIGHT"))
@@ -212,22 +218,49 @@ func TestIncidents(t *testing.T) {
 	}
 }
 
-// walk loads a List as a user's file and walks its workload, as `kubectl
-// chain -f LIST` does (a bare pod named: kubectl chain -f LIST pod/NAME).
-func walk(data []byte, kind string) (chain.Verdict, error) {
-	b, err := capture.Load(bytes.NewReader(data))
-	if err != nil {
-		return chain.Verdict{}, err
+// walk walks a List as `kubectl chain -f LIST` does, its workload or the
+// incident's target (kubectl chain -f LIST KIND/NAME; a bare pod named:
+// pod/web), through the engine the command line runs.
+func walk(path string, in Incident) (*chain.Report, error) {
+	target := in.Target
+	if target == "" && in.WorkloadKind() == "Pod" {
+		target = "pod/" + app
 	}
-	var ref chain.Ref
-	if kind == "Pod" && len(b.Pods) > 0 {
-		ref = chain.Ref{Kind: chain.KindPod, Name: b.Pods[0].Name}
+	var targets []engine.Target
+	if target != "" {
+		var err error
+		if targets, err = engine.ParseTargets([]string{target}); err != nil {
+			return nil, err
+		}
 	}
-	s, err := b.Read("", ref)
-	if err != nil {
-		return chain.Verdict{}, err
+	e := engine.New(engine.Request{Files: []string{path}, Targets: targets, Timeout: engine.DefaultTimeout, Unjudged: engine.UnjudgedNote}, nil)
+	var sink reports
+	if err := e.Run(context.Background(), &sink); err != nil {
+		return nil, err
 	}
-	return diagnose.Walk(s, diagnose.Options{}).Verdict, nil
+	if sink.l == nil || len(sink.l.Items) != 1 {
+		return nil, fmt.Errorf("walking %s: not one report", path)
+	}
+	return &sink.l.Items[0], nil
+}
+
+// reports keeps what the engine hands a front.
+type reports struct{ l *chain.ReportList }
+
+func (r *reports) Reports(l *chain.ReportList, _ bool) error { r.l = l; return nil }
+func (r *reports) Progress(*chain.ReportList, bool, time.Duration) error {
+	return nil
+}
+func (r *reports) NotFound(*chain.Report) error { return nil }
+func (r *reports) Clear()                       {}
+
+// reportKind is the kind of what a walk judged: its workload's, or its
+// target's (HorizontalPodAutoscaler, Certificate, Service ...).
+func reportKind(r *chain.Report) string {
+	if r.API != nil {
+		return r.API.Kind
+	}
+	return string(r.Kind)
 }
 
 // TestListsHaveSpecs keeps Lists whose spec was removed out of the corpus.

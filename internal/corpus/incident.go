@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"fmt"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -27,6 +28,20 @@ type Incident struct {
 	DaemonSet   *DaemonSetSpec   `json:"daemonset,omitempty"`
 	Job         *JobSpec         `json:"job,omitempty"`
 	CronJob     *CronJobSpec     `json:"cronjob,omitempty"`
+	// Labels are the pods' labels and the workload's selector (app: web
+	// when absent); Ports the ports the pod template declares, by
+	// container name: what a Service's selector and targetPort are
+	// matched against (see build_objects.go).
+	Labels map[string]string                 `json:"labels,omitempty"`
+	Ports  map[string][]corev1.ContainerPort `json:"ports,omitempty"`
+	// Objects are the further objects the thread shows (a Service, an
+	// Ingress, an autoscaler, a Certificate ...), each as kubectl get -o
+	// yaml prints it, trimmed to what the thread shows.
+	Objects []map[string]any `json:"objects,omitempty"`
+	// Target is what the incident is walked as, KIND/NAME as kubectl
+	// chain -f LIST KIND/NAME reads it ("service/web", "hpa/web"); the
+	// workload when absent.
+	Target string `json:"target,omitempty"`
 
 	Family string `json:"-"`
 }
@@ -50,7 +65,8 @@ type PodSpec struct {
 type EventSpec struct {
 	// On is pod (the first pod, or Pod's index), replicaset or deployment;
 	// for the other kinds statefulset, daemonset, job (a CronJob's Job too)
-	// or cronjob.
+	// or cronjob; one of the objects: as its kind lower-cased and name
+	// ("service/web", "horizontalpodautoscaler/web").
 	On   string `json:"on"`
 	Pod  int    `json:"pod,omitempty"`
 	Type string `json:"type,omitempty"`
@@ -85,7 +101,7 @@ func (in Incident) check() error {
 	case in.Want.Link == "" || in.Want.Cause == "":
 		return fmt.Errorf("want needs link and cause")
 	}
-	if len(in.Pods) == 0 && len(in.Events) == 0 && in.Deployment == nil && in.Job == nil && in.CronJob == nil && in.DaemonSet == nil {
+	if len(in.Pods) == 0 && len(in.Events) == 0 && in.Deployment == nil && in.Job == nil && in.CronJob == nil && in.DaemonSet == nil && len(in.Objects) == 0 {
 		return fmt.Errorf("no pods, events or deployment conditions: nothing to walk")
 	}
 	if err := in.checkKind(); err != nil {
@@ -96,6 +112,10 @@ func (in Incident) check() error {
 			return fmt.Errorf("pod %d: pinned is a DaemonSet pod's node", i)
 		}
 	}
+	objects, err := in.checkObjects()
+	if err != nil {
+		return err
+	}
 	for i, e := range in.Events {
 		switch e.On {
 		case "pod":
@@ -103,6 +123,12 @@ func (in Incident) check() error {
 				return fmt.Errorf("event %d is on pod %d, but there are %d pods", i, e.Pod, len(in.Pods))
 			}
 		default:
+			if strings.Contains(e.On, "/") {
+				if !objects[e.On] {
+					return fmt.Errorf("event %d: on %q names none of the objects", i, e.On)
+				}
+				break
+			}
 			if !eventOwners[in.WorkloadKind()][e.On] {
 				return fmt.Errorf("event %d: on %q is not pod or one of a %s's objects", i, e.On, in.WorkloadKind())
 			}

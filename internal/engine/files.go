@@ -22,7 +22,8 @@ func (e *Engine) loadFiles() (*capture.Bundle, error) {
 	}
 	walkable := len(all.Workloads("")) > 0 || e.names(kindPod) ||
 		all.HasObjects() && (e.names(kindResource) || all.Target.Name != "") || // a capture names what it was taken of
-		all.Lone != nil && len(e.targets) > 0
+		all.Lone != nil && len(e.targets) > 0 ||
+		len(all.TrafficObjects("")) > 0 && e.namesTraffic() // a Service and its events, no workload
 	if !walkable {
 		return nil, UsageErrorf("no workload in %v: expected a kubectl chain capture, or the output of kubectl get deploy,rs,pods,events -o yaml (or -o json; for a StatefulSet sts,controllerrevisions,pvc,pods,events)", e.Files)
 	}
@@ -34,6 +35,17 @@ func (e *Engine) loadFiles() (*capture.Bundle, error) {
 func (e *Engine) names(kind string) bool {
 	for _, t := range e.targets {
 		if t.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// namesTraffic says a traffic kind's object was named (svc/NAME, ing/NAME,
+// a Gateway API object): the files may hold it without any workload.
+func (e *Engine) namesTraffic() bool {
+	for _, t := range e.targets {
+		if k, ok := workloadKinds[t.Kind]; ok && chain.IsTraffic(k) {
 			return true
 		}
 	}
