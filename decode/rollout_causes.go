@@ -59,7 +59,7 @@ var rolloutCauses = []Cause{
 
 // rolloutReasons are the reasons the Rollouts controller writes its
 // messages with, on the Rollout's conditions and events.
-var rolloutReasons = []string{"RolloutAborted", "InvalidSpec"}
+var rolloutReasons = []string{"RolloutAborted", "InvalidSpec", "MetricFailed", "MetricError", "MetricInconclusive"}
 
 // abortedRE matches sync.go's "Rollout aborted update to revision %d",
 // with ": " and the abort's message when it has one (analysis.go:
@@ -69,12 +69,43 @@ var rolloutReasons = []string{"RolloutAborted", "InvalidSpec"}
 var (
 	abortedRE  = regexp.MustCompile(`^Rollout aborted update to revision (\d+)(?::\s*(.*))?$`)
 	assessedRE = regexp.MustCompile(`Metric "([^"]+)" assessed (Failed|Error|Inconclusive) due to (.*)$`)
-	timedOutRO = regexp.MustCompile(`^(Rollout|ReplicaSet) "([^"]*)" has timed out progressing\.$`)
+	// abortedOld is the RolloutAbortedMsg of releases before v1.1, with no
+	// revision: "Rollout is aborted".
+	abortedOld = regexp.MustCompile(`^Rollout is aborted\.?$`)
+	// The period goes when a user retypes the message.
+	timedOutRO = regexp.MustCompile(`^(Rollout|ReplicaSet) "([^"]*)" has timed out progressing\.?$`)
 	// invalidRO is the Rollouts controller's own validation
 	// (pkg/apis/rollouts/validation): field.ErrorList.ToAggregate under
-	// "The Rollout %q is invalid: ".
-	invalidRO = regexp.MustCompile(`^The Rollout "([^"]*)" is invalid: (.*)$`)
+	// "The Rollout %q is invalid: ", which a terminal may wrap.
+	invalidRO = regexp.MustCompile(`(?s)^The Rollout "([^"]*)" is invalid: (.*)$`)
+	// metricRE is an AnalysisRun's status.message (analysis/analysis.go:
+	// "Metric \"%s\" assessed %s due to %s", which the plugin lists
+	// lower-cased under Errors and releases before v1.1 wrote without the
+	// metric's name), a terminal's wrapping kept.
+	metricRE = regexp.MustCompile(`(?is)^metric (?:"([^"]+)" )?assessed (Failed|Error|Inconclusive) due to (.*)$`)
+	// metricEventRE is the AnalysisRun's MetricFailed / MetricError /
+	// MetricInconclusive event: "Metric '%s' Completed. Result: %s",
+	// "metric '%s' completed %s" before v1.1.
+	metricEventRE = regexp.MustCompile(`(?i)^metric '([^']+)' completed(?:\. result:)? (Failed|Error|Inconclusive)$`)
+	// pausedStatus is the plugin's status command, "%s - %s" of the
+	// Rollout's phase and message, on a Rollout paused for a reason that
+	// waits for a person: a blue-green preview, an inconclusive analysis.
+	// (CanaryPauseStep says nothing of whether the step has a duration.)
+	pausedStatus = regexp.MustCompile(`^Paused - (BlueGreenPause|InconclusiveAnalysisRun|InconclusiveExperiment)$`)
 )
+
+// metricCause is the cause of an AnalysisRun whose metric was assessed
+// PHASE: a failure, an error, or an inconclusive run that pauses its
+// Rollout.
+func metricCause(phase string) chain.CauseID {
+	switch strings.ToLower(phase) {
+	case "failed":
+		return AnalysisMetricFailed
+	case "error":
+		return AnalysisMetricError
+	}
+	return RolloutAnalysisInconclusive
+}
 
 // phaseRE is the Rollout's status.message when Degraded
 // (CalculateRolloutPhase: "%s: %s" of the condition's reason and
@@ -100,6 +131,27 @@ func RolloutWords(reason, message string) (Decoded, bool) {
 			d.Summary += ": " + m[2]
 		}
 		return d, true
+	}
+	if abortedOld.MatchString(msg) {
+		return Decoded{Cause: RolloutAborted, Summary: "the rollout was aborted"}, true
+	}
+	if m := metricRE.FindStringSubmatch(msg); m != nil {
+		what := "a metric"
+		if m[1] != "" {
+			what = fmt.Sprintf("metric %q", m[1])
+		}
+		return Decoded{Cause: metricCause(m[2]), Summary: fmt.Sprintf("analysis %s assessed %s (%s)", what, m[2], strings.Join(strings.Fields(m[3]), " ")),
+			Details: []chain.Detail{{Key: "metric", Value: m[1]}, {Key: "result", Value: m[2]}}}, true
+	}
+	if m := metricEventRE.FindStringSubmatch(msg); m != nil {
+		return Decoded{Cause: metricCause(m[2]), Summary: fmt.Sprintf("analysis metric %q completed %s", m[1], m[2]),
+			Details: []chain.Detail{{Key: "metric", Value: m[1]}, {Key: "result", Value: m[2]}}}, true
+	}
+	if m := pausedStatus.FindStringSubmatch(msg); m != nil {
+		if m[1] == "BlueGreenPause" {
+			return Decoded{Cause: RolloutPaused, Summary: "paused: the blue-green preview waits for a promotion"}, true
+		}
+		return Decoded{Cause: RolloutAnalysisInconclusive, Summary: "paused: " + m[1]}, true
 	}
 	// "ReplicaSet %q has timed out progressing." is the Deployment
 	// controller's wording too: only a Rollout's status.message (its
