@@ -144,6 +144,16 @@ func TestMessages(t *testing.T) {
 			t.Errorf("kind %s: explain right for %.1f%% of its messages pasted alone; the goal is %.0f%%", kind, 100*got, 100*goalExplained)
 		}
 	}
+	// And each family: the traffic, producer and autoscaler families must
+	// not hide behind the kubelet's numbers either.
+	for fam, f := range r {
+		if got := float64(f.cause) / float64(f.n); got < goalCause {
+			t.Errorf("family %s: cause right for %.1f%% of its messages; the goal is %.0f%%", fam, 100*got, 100*goalCause)
+		}
+		if got := float64(f.alone) / float64(f.n); got < goalExplained {
+			t.Errorf("family %s: explain right for %.1f%% of its messages pasted alone; the goal is %.0f%%", fam, 100*got, 100*goalExplained)
+		}
+	}
 	all := r.total()
 	if got := float64(all.cause) / float64(all.n); got < goalCause {
 		t.Errorf("cause right for %.1f%% of messages; the goal is %.0f%%", 100*got, 100*goalCause)
@@ -209,8 +219,13 @@ func TestIncidents(t *testing.T) {
 	if got := float64(all.cause) / float64(all.n); got < goalCause {
 		t.Errorf("link and cause right for %.1f%% of incidents; the goal is %.0f%%", 100*got, 100*goalCause)
 	}
-	// Each kind on its own, as for the messages: two Job incidents once
-	// regressed behind the Deployments' numbers.
+	// Each kind and each family on its own, as for the messages: two Job
+	// incidents once regressed behind the Deployments' numbers.
+	for fam, f := range r {
+		if got := float64(f.cause) / float64(f.n); got < goalCause {
+			t.Errorf("family %s: link and cause right for %.1f%% of its incidents; the goal is %.0f%%", fam, 100*got, 100*goalCause)
+		}
+	}
 	for kind, k := range byKind {
 		if got := float64(k.cause) / float64(k.n); got < goalCause {
 			t.Errorf("kind %s: link and cause right for %.1f%% of its incidents; the goal is %.0f%%", kind, 100*got, 100*goalCause)
