@@ -32,7 +32,7 @@ func (w *walker) servicePorts(c *collector, svc *corev1.Service, tmpl *corev1.Po
 		}
 		field := fmt.Sprintf("spec.ports[%d].targetPort", i)
 		if p.TargetPort.Type == intstr.Int || p.TargetPort.StrVal == "" {
-			w.probedElsewhere(c, svc, i, tmpl)
+			w.probedElsewhere(c, svc, i, tmpl, declared)
 			continue
 		}
 		if !pastedNames {
@@ -63,14 +63,13 @@ func (w *walker) servicePorts(c *collector, svc *corev1.Service, tmpl *corev1.Po
 // may listen where its spec says nothing (kubernetes#73049), and many
 // probe an admin port beside the one they serve (CoreDNS's 8080 and 8181
 // beside 53).
-func (w *walker) probedElsewhere(c *collector, svc *corev1.Service, i int, tmpl *corev1.PodTemplateSpec) {
+func (w *walker) probedElsewhere(c *collector, svc *corev1.Service, i int, tmpl *corev1.PodTemplateSpec, declared containerPorts) {
 	p := svc.Spec.Ports[i]
 	target := p.TargetPort.IntVal
 	if target == 0 {
 		target = p.Port
 	}
-	all := declaredPorts(&tmpl.Spec)
-	for _, d := range all {
+	for _, d := range declared {
 		if d.port == target {
 			return
 		}

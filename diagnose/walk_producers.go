@@ -88,16 +88,14 @@ func (w *walker) pullSecretNamed(links []chain.Link) {
 // pullSecretEvent is the kubelet's newest FailedToRetrieveImagePullSecret
 // event on the pod, and the Secrets it names.
 func (w *walker) pullSecretEvent(pod string) (chain.Event, []string) {
-	for k := range w.s.Pods {
-		p := &w.s.Pods[k]
-		if p.Name != pod {
-			continue
-		}
-		evs := w.s.EventsFor("Pod", p.Name, p.UID)
-		for i := len(evs) - 1; i >= 0; i-- {
-			if names := decode.PullSecretsMissing(evs[i].Message); len(names) > 0 {
-				return evs[i], names
-			}
+	p := w.podNamed(pod)
+	if p == nil {
+		return chain.Event{}, nil
+	}
+	evs := w.s.EventsFor("Pod", p.Name, p.UID)
+	for i := len(evs) - 1; i >= 0; i-- {
+		if names := decode.PullSecretsMissing(evs[i].Message); len(names) > 0 {
+			return evs[i], names
 		}
 	}
 	return chain.Event{}, nil
