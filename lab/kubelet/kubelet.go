@@ -30,6 +30,10 @@ import (
 const (
 	nodeQPS   = 50
 	nodeBurst = 100
+	// The kubelet's eventRecordQPS and eventBurst defaults
+	// (pkg/kubelet/apis/config/v1beta1/defaults.go).
+	eventQPS   = 50
+	eventBurst = 100
 )
 
 // Run plays every node of c until ctx ends.
@@ -46,8 +50,16 @@ func Run(ctx context.Context, c Config) error {
 		if err != nil {
 			return fmt.Errorf("client of node %s: %w", n.Name, err)
 		}
+		// Events go through a client of their own, with its own limits,
+		// as the kubelet's do (cmd/kubelet/app/server.go, EventClient):
+		// a burst of probe failures must not hold back the pods'
+		// statuses, nor statuses the events.
+		eventClient, err := kubernetes.NewForConfig(eventRESTConfig(nodeRESTConfig(c, n)))
+		if err != nil {
+			return fmt.Errorf("event client of node %s: %w", n.Name, err)
+		}
 		broadcaster := record.NewBroadcaster(record.WithContext(ctx))
-		broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+		broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: eventClient.CoreV1().Events("")})
 		defer broadcaster.Shutdown()
 		recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: n.Name})
 		agent := newNodeAgent(n, c, client, recorder, kernel)
@@ -75,6 +87,14 @@ func nodeRESTConfig(c Config, n NodeConfig) *rest.Config {
 		Burst:           nodeBurst,
 		UserAgent:       fmt.Sprintf("kubelet/%s (%s/%s) kubectl-chain-lab", KubeletVersion, runtime.GOOS, runtime.GOARCH),
 	}
+}
+
+// eventRESTConfig is the node's config with the kubelet's event limits
+// (eventRecordQPS, eventBurst).
+func eventRESTConfig(node *rest.Config) *rest.Config {
+	c := rest.CopyConfig(node)
+	c.QPS, c.Burst = eventQPS, eventBurst
+	return c
 }
 
 // podInformer watches the pods bound to one node, the way the kubelet does
