@@ -106,6 +106,9 @@ type Bundle struct {
 	// nodesListed says the paste holds kubectl get nodes: its nodes are
 	// all there are.
 	nodesListed bool
+	// servicesNotFound are the Services ("namespace/name") the paste
+	// says kubectl found missing: absent, not left out.
+	servicesNotFound []string
 
 	ix *index
 }
@@ -375,6 +378,7 @@ func (b *Bundle) Merge(o *Bundle) {
 	b.pasted = b.pasted || o.pasted
 	b.described = b.described || o.described
 	b.nodesListed = b.nodesListed || o.nodesListed
+	b.servicesNotFound = append(b.servicesNotFound, o.servicesNotFound...)
 	if b.Target.Name == "" {
 		b.Target = o.Target
 	}

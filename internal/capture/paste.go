@@ -55,6 +55,7 @@ func loadPaste(data []byte) (*Bundle, error) {
 	b.ServicesRead = b.ServicesRead || len(r.Services) > 0
 	b.EndpointSlices = append(b.EndpointSlices, r.EndpointSlices...)
 	b.Ingresses = append(b.Ingresses, r.Ingresses...)
+	b.IngressClasses = append(b.IngressClasses, r.IngressClasses...)
 	for _, obj := range pastedOthers(r) {
 		b.addOther(obj)
 	}
@@ -76,6 +77,7 @@ func loadPaste(data []byte) (*Bundle, error) {
 	b.pasted = len(r.Forms) > 0
 	b.described = rebuilt(r) > 0
 	b.nodesListed = slices.Contains(r.Forms, "kubectl get nodes")
+	b.servicesNotFound = append(b.servicesNotFound, r.ServicesNotFound...)
 	if len(b.Workloads("")) == 0 && b.Target.Name == "" && len(r.Pods) > 0 {
 		pod := pickPod(r)
 		b.Target = chain.Ref{Kind: chain.KindPod, Name: pod}
@@ -186,7 +188,9 @@ func (b *Bundle) pasteGaps(s *chain.Snapshot) {
 	}
 	if in := s.Ingress; in != nil {
 		for _, name := range backendServices(in) {
-			if find(b.Services, in.Namespace, name) == nil {
+			// A backend describe ingress printed "<error: services
+			// "NAME" not found>" after is missing, not left out.
+			if find(b.Services, in.Namespace, name) == nil && !slices.Contains(b.servicesNotFound, in.Namespace+"/"+name) {
 				s.Gaps = append(s.Gaps, chain.Gap{Resource: chain.ResourceServices, Verb: "get",
 					Message: "the paste shows no Service " + name, Check: "paste kubectl describe svc " + name + " -n " + in.Namespace + " too"})
 				break

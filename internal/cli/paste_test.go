@@ -156,6 +156,16 @@ func TestGenericDescribePastes(t *testing.T) {
 		// what the Shop owns is not in the text; its own conditions judge
 		// it.
 		{[]string{"operator-claim-refused.txt"}, "shop/web", chain.Progressing, chain.LinkStatus, "ResourceInProgress"},
+		// Built-in kinds the lab's scenarios walk as their captures do:
+		// the IngressClasses described beside the Ingress judge its class
+		// link; a backend describe ingress printed "<error: services ...
+		// not found>" after is missing, not left out; an init container
+		// crash-looping beside a running app container is a sidecar; a
+		// CronJob's "Created job NAME-MINUTES" event dates the paste.
+		{[]string{"ing-class-no-controller.txt"}, "ingress/web", chain.Progressing, chain.LinkClass, "IngressClassNoController"},
+		{[]string{"ing-backend-missing.txt"}, "ingress/web", chain.Broken, chain.LinkBackends, "IngressBackendNotFound"},
+		{[]string{"sidecar-crashloop.txt"}, "deployment/web", chain.Broken, chain.LinkContainers, "CrashLoopBackOff"},
+		{[]string{"cj-forbid-blocked.txt"}, "cronjob/web", chain.Broken, chain.LinkSchedule, "ConcurrencyForbidBlocked"},
 	} {
 		var text strings.Builder
 		for _, f := range c.files {

@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -16,7 +19,11 @@ import (
 // describe prints, by kubectl's own describers (k8s.io/kubectl v0.37.2
 // pkg/describe) over chosen objects whose messages are real; how they
 // were printed, and the source of each message, is in
-// testdata/describe/gen/main.go.
+// testdata/describe/gen/main.go. Two are printed by the same describers
+// from the lab's captures instead (testdata/generic/gen, whose stub API
+// serves the captured object): ingressclasses.txt, the IngressClasses of
+// testdata/captures/ing-backend-missing.yaml, and sidecar-pod.txt, the
+// first pod of sidecar-crashloop.yaml.
 
 func readDescribe(t *testing.T, names ...string) string {
 	t.Helper()
@@ -97,6 +104,9 @@ func sumOf(r *Result) []string {
 		out = append(out, fmt.Sprintf("Ingress %s/%s class=%s address=%s rules=%v", in.Namespace, in.Name, *in.Spec.IngressClassName,
 			in.Status.LoadBalancer.Ingress[0].IP, rules))
 	}
+	for _, ic := range r.IngressClasses {
+		out = append(out, fmt.Sprintf("IngressClass %s controller=%s default=%s", ic.Name, ic.Spec.Controller, ic.Annotations["ingressclass.kubernetes.io/is-default-class"]))
+	}
 	for _, n := range r.Nodes {
 		var conds, taints []string
 		for _, c := range n.Status.Conditions {
@@ -173,6 +183,17 @@ func TestDescribeKinds(t *testing.T) {
 		file: "ingress.txt",
 		want: []string{"Ingress shop/web class=nginx address=172.18.0.240 rules=[shop.example.com/->web:80]"},
 	}, {
+		// Every class there is: kubectl describe ingressclass lists them
+		// all (cluster-scoped).
+		file: "ingressclasses.txt",
+		want: []string{"IngressClass sc-ing-backend-missing-traefik controller=traefik.io/ingress-controller default=",
+			"IngressClass sc-ing-class-no-controller-lab controller=lab.kubectl-chain.io/no-such-controller default=",
+			"IngressClass traefik controller=traefik.io/ingress-controller default="},
+	}, {
+		// kubectl 1.32's against the lab (testdata/get/README.md).
+		file: "ingressclass-default.txt",
+		want: []string{"IngressClass traefik controller=traefik.io/ingress-controller default=true"},
+	}, {
 		file: "node-unknown.txt",
 		want: []string{`Node node-2 unschedulable=false taints=[node.kubernetes.io/unreachable:NoExecute node.kubernetes.io/unreachable:NoSchedule] allocatable=4/16393152Ki/110 kubelet=v1.37.2 conditions=[MemoryPressure=Unknown NodeStatusUnknown "Kubelet stopped posting node status." DiskPressure=Unknown NodeStatusUnknown "Kubelet stopped posting node status." PIDPressure=Unknown NodeStatusUnknown "Kubelet stopped posting node status." Ready=Unknown NodeStatusUnknown "Kubelet stopped posting node status."]`},
 	}, {
@@ -200,12 +221,87 @@ func TestDescribeKinds(t *testing.T) {
 	}
 }
 
+// TestDescribeSidecar: describe pod does not print an init container's
+// restartPolicy; one that crash-loops while the app container runs is a
+// native sidecar (a classic init container that fails holds the app
+// containers back), and a completed one beside it is not.
+func TestDescribeSidecar(t *testing.T) {
+	text := readDescribe(t, "sidecar-pod.txt")
+	r := Parse(text)
+	if len(r.Pods) != 1 || len(r.Pods[0].Spec.InitContainers) != 1 {
+		t.Fatalf("pods %v", r.Pods)
+	}
+	if rp := r.Pods[0].Spec.InitContainers[0].RestartPolicy; rp == nil || *rp != "Always" {
+		t.Errorf("init container proxy, crash-looping beside a running app container: restartPolicy %v, want Always", rp)
+	}
+	// The same pod with its init container completed: a classic one.
+	done := strings.Replace(text, "    State:          Terminated\n      Reason:       Error\n      Exit Code:    1",
+		"    State:          Terminated\n      Reason:       Completed\n      Exit Code:    0", 1)
+	done = strings.Replace(done, "    Restart Count:  3", "    Restart Count:  0", 1)
+	if done == text {
+		t.Fatal("the fixture no longer has the init container's State and Restart Count lines this test rewrites")
+	}
+	r = Parse(done)
+	if rp := r.Pods[0].Spec.InitContainers[0].RestartPolicy; rp != nil {
+		t.Errorf("init container completed with exit code 0 and no restart: restartPolicy %v, want none (a classic init container)", *rp)
+	}
+	// Waiting app containers (the pod initializing): nothing is inferred.
+	waiting := strings.Replace(text, "    State:          Running\n      Started:      Sat, 05 Dec 2026 02:40:02 +0000",
+		"    State:          Waiting\n      Reason:       PodInitializing", 1)
+	if waiting == text {
+		t.Fatal("the fixture no longer has the app container's Running state this test rewrites")
+	}
+	if rp := Parse(waiting).Pods[0].Spec.InitContainers[0].RestartPolicy; rp != nil {
+		t.Errorf("no app container runs: restartPolicy %v, want none", *rp)
+	}
+}
+
+// TestGetIngressClasses reads kubectl get ingressclass: each class's
+// controller, and "(default)" after the default one's name. The text is
+// kubectl 1.32's against the lab (testdata/get/README.md).
+func TestGetIngressClasses(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "get", "ingressclasses.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Parse(string(data))
+	var got []string
+	for _, ic := range r.IngressClasses {
+		got = append(got, ic.Name+" "+ic.Spec.Controller+" default="+ic.Annotations[networkingv1.AnnotationIsDefaultIngressClass])
+	}
+	want := []string{"ing-class-no-controller-lab lab.kubectl-chain.io/no-such-controller default=", "traefik traefik.io/ingress-controller default=true"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("classes (-want +got):\n%s\nnotes %q", diff, r.Notes)
+	}
+	if !slices.Contains(r.Forms, "kubectl get ingressclasses") {
+		t.Errorf("forms %q, want kubectl get ingressclasses", r.Forms)
+	}
+}
+
 // TestDescribeNodeListsPods: a pod of a get pods row, whose node the row
 // does not show, is on the node whose describe lists it.
 func TestDescribeNodeListsPods(t *testing.T) {
 	r := Parse("NAME                  READY   STATUS    RESTARTS   AGE\nweb-7c9d8f6b5-x2x7q   0/1     Running   0          90m\n\n" + readDescribe(t, "node-unknown.txt"))
 	if len(r.Pods) != 1 || r.Pods[0].Spec.NodeName != "node-2" || hasNote(r, "runs on a node the paste does not show") {
 		t.Errorf("pods %v, notes %q", r.Pods, r.Notes)
+	}
+}
+
+// TestScheduleAnchor: a paste's ages count back from its newest absolute
+// time, unless a CronJob's "Created job NAME-MINUTES" event says more: the
+// Job is named for the minute it was scheduled, and the event, seen an
+// age ago, came at or after it. cronjob.txt's Job is renamed for the
+// minute of its Last Schedule Time, 19:04; its creation event is 50m old.
+func TestScheduleAnchor(t *testing.T) {
+	text := readDescribe(t, "cronjob.txt")
+	r := Parse(text)
+	if want := time.Date(2026, 12, 6, 19, 4, 38, 0, time.UTC); !r.Now.Equal(want) {
+		t.Fatalf("now %v, want the Last Schedule Time %v (the Job's name is no minute near it)", r.Now, want)
+	}
+	minute := time.Date(2026, 12, 6, 19, 4, 0, 0, time.UTC).Unix() / 60
+	r = Parse(strings.ReplaceAll(text, "nightly-29262360", fmt.Sprintf("nightly-%d", minute)))
+	if want := time.Date(2026, 12, 6, 19, 54, 0, 0, time.UTC); !r.Now.Equal(want) {
+		t.Errorf("now %v, want %v: the Job of 19:04 was created 50m ago", r.Now, want)
 	}
 }
 
@@ -218,6 +314,11 @@ func TestDescribeKindsCut(t *testing.T) {
 	}
 	for _, f := range files {
 		name := filepath.Base(f)
+		if strings.HasPrefix(name, "ingressclass") {
+			// Five lines a class: cut in half, Name, Labels and
+			// Annotations say nothing of the kind.
+			continue
+		}
 		t.Run(name, func(t *testing.T) {
 			text := readDescribe(t, name)
 			// The first describe only, cut after its first half.

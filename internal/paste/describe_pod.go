@@ -64,6 +64,7 @@ func (p *parser) describePod(b block) {
 	if f, ok := b.get("Containers"); ok {
 		pod.Spec.Containers, pod.Status.ContainerStatuses = p.containersOf(f)
 	}
+	markSidecars(pod)
 	if f, ok := b.get("Conditions"); ok {
 		pod.Status.Conditions = podConditionsOf(f)
 	}
@@ -102,6 +103,34 @@ func (p *parser) describePod(b block) {
 	p.res.Forms = append(p.res.Forms, "kubectl describe pod "+key(ns, pod.Name))
 	p.blockEvents(b, "Pod", ns, pod.Name)
 	p.cutAt(b, "pod "+key(ns, pod.Name))
+}
+
+// markSidecars gives restartPolicy Always to the init containers the
+// states show are native sidecars, which describe does not say: while an
+// app container runs, every classic init container has completed (one
+// that fails holds the app containers back, and a new sandbox runs them
+// all again before any app container), so an init container that runs,
+// waits or has stopped other than by completing is kept going beside
+// them.
+func markSidecars(pod *corev1.Pod) {
+	appRuns := false
+	for _, st := range pod.Status.ContainerStatuses {
+		appRuns = appRuns || st.State.Running != nil
+	}
+	if !appRuns {
+		return
+	}
+	always := corev1.ContainerRestartPolicyAlways
+	for _, st := range pod.Status.InitContainerStatuses {
+		if t := st.State.Terminated; t != nil && t.ExitCode == 0 && st.RestartCount == 0 {
+			continue // completed, as a classic init container does
+		}
+		for i := range pod.Spec.InitContainers {
+			if c := &pod.Spec.InitContainers[i]; c.Name == st.Name && c.RestartPolicy == nil {
+				c.RestartPolicy = &always
+			}
+		}
+	}
 }
 
 // lastsOf reads "(lasts 3m)" of a terminating pod.

@@ -190,6 +190,7 @@ func (p *parser) describeIngress(b block) {
 	}
 	if d := b.value("Default backend"); d != "" && d != "<default>" {
 		in.Spec.DefaultBackend = backendOf(d)
+		p.notFoundBackends(in.Namespace, d)
 	}
 	if f, ok := b.get("Rules"); ok {
 		var rule *networkingv1.IngressRule
@@ -217,6 +218,7 @@ func (p *parser) describeIngress(b block) {
 			if len(c) > 1 {
 				path = c[0]
 			}
+			p.notFoundBackends(in.Namespace, be)
 			if bk := backendOf(be); bk != nil {
 				rule.HTTP.Paths = append(rule.HTTP.Paths, networkingv1.HTTPIngressPath{Path: path, Backend: *bk})
 			}
@@ -224,6 +226,53 @@ func (p *parser) describeIngress(b block) {
 	}
 	p.res.Ingresses = append(p.res.Ingresses, *in)
 	p.read(b, "Ingress", in.ObjectMeta)
+}
+
+// describeIngressClass rebuilds an IngressClass from kubectl describe
+// ingressclass (describeIngressClassV1): its controller, and whether it
+// is the default (its annotation).
+func (p *parser) describeIngressClass(b block) {
+	ic := &networkingv1.IngressClass{TypeMeta: metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "IngressClass"}, ObjectMeta: p.objectMeta(b, "IngressClass")}
+	ic.Spec.Controller = b.value("Controller")
+	p.res.IngressClasses = append(p.res.IngressClasses, *ic)
+	p.read(b, "IngressClass", ic.ObjectMeta)
+}
+
+// ingressClassRow reads a row of kubectl get ingressclass: NAME (with
+// " (default)" after the default class's, as kubectl 1.32 prints it),
+// CONTROLLER, PARAMETERS, AGE.
+func (p *parser) ingressClassRow(t table, raw string) bool {
+	cells, ok := t.cells(raw)
+	if !ok {
+		cells = columns(raw)
+	}
+	name, controller := t.cell(cells, "NAME"), t.cell(cells, "CONTROLLER")
+	if name == "" || controller == "" {
+		return false
+	}
+	var meta metav1.ObjectMeta
+	if n, ok := strings.CutSuffix(name, " (default)"); ok {
+		name, meta.Annotations = n, map[string]string{networkingv1.AnnotationIsDefaultIngressClass: "true"}
+	}
+	meta.Name, meta.UID = name, UID("IngressClass", "", name)
+	p.res.IngressClasses = append(p.res.IngressClasses, networkingv1.IngressClass{
+		TypeMeta: metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "IngressClass"}, ObjectMeta: meta,
+		Spec: networkingv1.IngressClassSpec{Controller: controller}})
+	return true
+}
+
+// serviceNotFoundRe is the error describe ingress prints after a backend
+// whose Service it could not get: the API server's NotFound.
+var serviceNotFoundRe = regexp.MustCompile(`^<error: services "([^"]+)" not found>$`)
+
+// notFoundBackends records the backends of a describe ingress line whose
+// Service kubectl found missing.
+func (p *parser) notFoundBackends(namespace, v string) {
+	if m := backendRe.FindStringSubmatch(strings.TrimSpace(v)); m != nil {
+		if nf := serviceNotFoundRe.FindStringSubmatch(m[3]); nf != nil {
+			p.res.ServicesNotFound = append(p.res.ServicesNotFound, namespace+"/"+nf[1])
+		}
+	}
 }
 
 // backendOf reads one backend, nil when it is no Service's.

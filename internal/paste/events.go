@@ -66,12 +66,7 @@ func describeEvents(body []line) ([]eventRow, bool) {
 // that lost its alignment, by the layout since 1.10.
 func describeEventRow(t table, raw string) (eventRow, bool) {
 	if cells, ok := t.cells(raw); ok && t.col("REASON") >= 0 && t.col("MESSAGE") >= 0 {
-		get := func(n string) string {
-			if i := t.col(n); i >= 0 && i < len(cells) {
-				return cells[i]
-			}
-			return ""
-		}
+		get := func(n string) string { return t.cell(cells, n) }
 		ev := eventRow{typ: get("TYPE"), reason: get("REASON"), message: get("MESSAGE"), source: get("FROM"), fieldPath: get("SUBOBJECTPATH")}
 		if ev.reason == "" || strings.ContainsAny(ev.reason, " ") {
 			return eventRow{}, false
@@ -190,12 +185,7 @@ func getEventsRow(t table, raw string) (eventRow, bool) {
 	if !ok {
 		return headerlessEvent(raw)
 	}
-	get := func(n string) string {
-		if i := t.col(n); i >= 0 && i < len(cells) {
-			return cells[i]
-		}
-		return ""
-	}
+	get := func(n string) string { return t.cell(cells, n) }
 	ev := eventRow{typ: get("TYPE"), reason: get("REASON"), message: get("MESSAGE"), namespace: get("NAMESPACE"), fieldPath: get("SUBOBJECT"), source: cleanSource(get("SOURCE")), host: hostOf(get("SOURCE"))}
 	if ev.typ != "Normal" && ev.typ != "Warning" || ev.reason == "" {
 		return headerlessEvent(raw)

@@ -3,6 +3,7 @@ package paste
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,7 +32,7 @@ func (p *parser) finish() *Result {
 	}
 	p.res.Now = Epoch
 	first := true
-	for _, t := range p.abs {
+	for _, t := range append(p.abs, p.scheduleAnchors()...) {
 		if first || t.After(p.res.Now) {
 			p.res.Now, first = t, false
 		}
@@ -204,6 +205,37 @@ func (p *parser) event(e *eventText) *corev1.Event {
 		p.abs = append(p.abs, r.absLast)
 	}
 	return ev
+}
+
+// createdJobRe is the CronJob controller's event on creating a Job
+// ("Created job %v", pkg/controller/cronjob/cronjob_controllerv2.go),
+// whose name is the CronJob's and its scheduled time in minutes since
+// the epoch (getJobName, getTimeHashInMinutes: Unix()/60).
+var createdJobRe = regexp.MustCompile(`^Created job \S+-(\d{8,10})$`)
+
+// scheduleAnchors are moments the paste was printed no earlier than: a
+// Job a CronJob created names the minute it was scheduled for, and the
+// event of its creation, seen an age ago, came at or after that minute.
+// Where a paste's newest absolute time is its last schedule, the ages of
+// those events say how long ago that was.
+func (p *parser) scheduleAnchors() []time.Time {
+	var out []time.Time
+	for _, e := range p.events {
+		r := e.row
+		if !r.aged || r.reason != "SuccessfulCreate" {
+			continue
+		}
+		m := createdJobRe.FindStringSubmatch(r.message)
+		if m == nil {
+			continue
+		}
+		minutes, err := strconv.ParseInt(m[1], 10, 64)
+		if err != nil {
+			continue
+		}
+		out = append(out, time.Unix(minutes*60, 0).UTC().Add(r.last))
+	}
+	return out
 }
 
 // created gives a pod its creation time when the paste printed none

@@ -60,15 +60,19 @@ func (p *parser) table(lines []line, i int, kind string) int {
 			if !p.nodeRow(t, raw) {
 				return i
 			}
+		case "ingressclasses":
+			if !p.ingressClassRow(t, raw) {
+				return i
+			}
 		}
 		rows++
 	}
 	switch kind {
-	case "events", "pods", "nodes":
+	case "events", "pods", "nodes", "ingressclasses":
 		p.res.Forms = append(p.res.Forms, "kubectl get "+kind)
 	case "other":
 		p.res.Forms = append(p.res.Forms, "a kubectl get table (not read)")
-		p.note("a kubectl get table of columns " + strings.Join(t.names, ", ") + " is not read: kubectl chain reads kubectl get pods, events and nodes, and kubectl describe of workloads, pods, Services, Ingresses, nodes, claims, quotas and namespaces")
+		p.note("a kubectl get table of columns " + strings.Join(t.names, ", ") + " is not read: kubectl chain reads kubectl get pods, events, nodes and ingressclasses, and kubectl describe of workloads, pods, Services, Ingresses, nodes, claims, quotas and namespaces")
 	default:
 		p.res.Forms = append(p.res.Forms, "kubectl get "+kind+" (not read)")
 		p.note("kubectl get " + kind + " rows are not read: they show no pod template or selector; paste kubectl describe " + strings.TrimSuffix(kind, "s") + " NAME for them")
@@ -92,12 +96,7 @@ func (p *parser) podRow(t table, raw string) bool {
 		// fixed columns from the left.
 		cells = fixRow(t, cells)
 	}
-	get := func(n string) string {
-		if i := t.col(n); i >= 0 && i < len(cells) {
-			return cells[i]
-		}
-		return ""
-	}
+	get := func(n string) string { return t.cell(cells, n) }
 	name := get("NAME")
 	ready := readyRe.FindStringSubmatch(get("READY"))
 	if name == "" || ready == nil {
@@ -292,12 +291,7 @@ func (p *parser) nodeRow(t table, raw string) bool {
 	if !ok {
 		cells = columns(raw)
 	}
-	get := func(n string) string {
-		if i := t.col(n); i >= 0 && i < len(cells) {
-			return cells[i]
-		}
-		return ""
-	}
+	get := func(n string) string { return t.cell(cells, n) }
 	name, status := get("NAME"), get("STATUS")
 	if name == "" || status == "" {
 		return false

@@ -188,13 +188,16 @@ var describers = []describer{
 	{"DaemonSet", func(b block) bool { return b.has("Desired Number of Nodes Scheduled") }, (*parser).describeDaemonSet},
 	{"CronJob", func(b block) bool { return b.has("Schedule") && b.has("Concurrency Policy") }, (*parser).describeCronJob},
 	{"Job", func(b block) bool { return b.has("Pod Template") && b.has("Pods Statuses", "Completions") }, (*parser).describeJob},
-	{"Pod", func(b block) bool { return b.has("Containers") && !b.has("Pod Template") }, (*parser).describePod},
+	{"Pod", func(b block) bool { return b.has("Containers", "Init Containers") && !b.has("Pod Template") }, (*parser).describePod},
 	{"Service", func(b block) bool {
 		return b.has("Type") && (b.has("Session Affinity", "TargetPort", "IP Families") || b.has("IP") && b.has("Selector"))
 	}, (*parser).describeService},
 	{"Endpoints", func(b block) bool { return b.has("Subsets") }, (*parser).describeEndpoints},
 	{"EndpointSlice", func(b block) bool { return b.has("AddressType") }, (*parser).describeEndpointSlice},
 	{"Ingress", func(b block) bool { return b.has("Rules") && b.has("Default backend", "Address") }, (*parser).describeIngress},
+	{"IngressClass", func(b block) bool {
+		return b.has("Controller") && !b.has("Namespace", "Containers", "Pod Template", "Rules", "Kind")
+	}, (*parser).describeIngressClass},
 	{"Node", func(b block) bool { return b.has("Unschedulable", "System Info", "Non-terminated Pods") }, (*parser).describeNode},
 	{"PersistentVolumeClaim", func(b block) bool {
 		return b.has("StorageClass") && b.has("Volume") && b.has("Access Modes") && !b.has("Reclaim Policy")

@@ -28,6 +28,13 @@ type Result struct {
 	// the Endpoints) when no slice of that Service is described.
 	EndpointSlices []discoveryv1.EndpointSlice
 	Ingresses      []networkingv1.Ingress
+	// ServicesNotFound are the Services ("namespace/name") a describe
+	// says kubectl looked up and did not find: describe ingress's
+	// backend "web:80 (<error: services "web" not found>)".
+	ServicesNotFound []string
+	// IngressClasses are those of kubectl describe ingressclass and
+	// kubectl get ingressclass (cluster-scoped: every class there is).
+	IngressClasses []networkingv1.IngressClass
 	Claims         []corev1.PersistentVolumeClaim
 	// Quotas are those of kubectl describe resourcequota and of the
 	// Resource Quotas section of kubectl describe namespace.

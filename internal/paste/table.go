@@ -54,6 +54,15 @@ func (t table) col(name string) int {
 	return -1
 }
 
+// cell is the cell of column n in a row's cells, "" when the table has
+// no such column or the row is short.
+func (t table) cell(cells []string, n string) string {
+	if i := t.col(n); i >= 0 && i < len(cells) {
+		return cells[i]
+	}
+	return ""
+}
+
 // cells cuts a row by the header's column starts; ok is false when the
 // row is not aligned with them (a paste that lost its spacing), and
 // the caller splits on blanks instead.
@@ -123,6 +132,8 @@ func tableKind(l line) string {
 		return "deployments"
 	case has("NAME", "DESIRED", "CURRENT", "READY") || has("NAME", "DESIRED", "CURRENT", "AGE"):
 		return "replicasets"
+	case has("NAME", "CONTROLLER", "PARAMETERS", "AGE"):
+		return "ingressclasses"
 	case has("NAME", "STATUS", "ROLES", "AGE", "VERSION") || has("NAME", "STATUS", "AGE", "VERSION"):
 		return "nodes"
 	case has("NAME", "AGE") && len(strings.Fields(t)) >= 3 && strings.ToUpper(t) == t:

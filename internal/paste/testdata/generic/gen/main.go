@@ -1,8 +1,8 @@
-// Command gen prints what kubectl's generic describer (k8s.io/kubectl
-// v0.37.2 pkg/describe GenericDescriberFor, the code kubectl 1.37 runs for
-// a kind without a describer of its own) prints for the objects of the
-// given kinds in a YAML file, each served by a stub API server (no
-// events). It made the *-generated.txt fixtures beside it from the lab's
+// Command gen prints what kubectl's describers (k8s.io/kubectl v0.37.2
+// pkg/describe: DescriberFor for a kind with a describer of its own,
+// GenericDescriberFor, the code kubectl 1.37 runs for any other) print for
+// the objects of the given kinds in a YAML file, each served by a stub API
+// server (no events). It made the *-generated.txt fixtures beside it from the lab's
 // captures (testdata/captures at the repository's root):
 //
 //	cd internal/paste/testdata/generic/gen
@@ -65,7 +65,12 @@ func main() {
 				scope = meta.RESTScopeRoot
 			}
 			mapping := &meta.RESTMapping{Resource: gv.WithResource(strings.ToLower(u.GetKind()) + "s"), GroupVersionKind: gv.WithKind(u.GetKind()), Scope: scope}
-			d, _ := describe.GenericDescriberFor(mapping, &rest.Config{Host: srv.URL})
+			// A kind with a describer of its own (IngressClass, Pod) is
+			// described by it, as kubectl does; any other generically.
+			d, ok := describe.DescriberFor(mapping.GroupVersionKind.GroupKind(), &rest.Config{Host: srv.URL})
+			if !ok {
+				d, _ = describe.GenericDescriberFor(mapping, &rest.Config{Host: srv.URL})
+			}
 			out, err := d.Describe(u.GetNamespace(), u.GetName(), describe.DescriberSettings{ShowEvents: true, ChunkSize: 500})
 			srv.Close()
 			if err != nil {
