@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -22,7 +23,8 @@ func (w *walker) servicePorts(c *collector, svc *corev1.Service, tmpl *corev1.Po
 	declared := declaredPorts(&tmpl.Spec)
 	// kubectl describe prints no container port's name: a named
 	// targetPort cannot be matched from pasted text (the paste's note says
-	// so), and is not judged.
+	// so), and is judged only by the EndpointSlice controller's own
+	// answer (leftOut).
 	pastedNames := strings.HasPrefix(string(svc.UID), "paste:") && !declared.named()
 	obj := objectName("service", svc.Name)
 	for i, p := range svc.Spec.Ports {
@@ -35,7 +37,22 @@ func (w *walker) servicePorts(c *collector, svc *corev1.Service, tmpl *corev1.Po
 			w.probedElsewhere(c, svc, i, tmpl, declared)
 			continue
 		}
-		if !pastedNames {
+		if pastedNames {
+			if sl := w.leftOut(svc, p); sl != nil {
+				sobj := objectName("endpointslice", sl.Name)
+				c.add(sighting{
+					d: decode.Decoded{Cause: decode.ServiceTargetPortNotFound,
+						Summary: fmt.Sprintf("Service %s port %s: targetPort %q is no %s port of the pods: the EndpointSlice controller left the port out of %s, which holds %d of their endpoints",
+							svc.Name, portLabel(p), p.TargetPort.StrVal, proto, sl.Name, len(sl.Endpoints)),
+						NextStep: serviceStep(decode.ServiceTargetPortNotFound, svc.Name)},
+					object: obj, since: w.later(svc.CreationTimestamp.Time),
+					evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: sobj, Field: "ports",
+						Message: fmt.Sprintf("%d endpoints, no port %s (the Service's %s targets %q)", len(sl.Endpoints), orUnnamed(p.Name), field, p.TargetPort.StrVal)}},
+				})
+			}
+			continue
+		}
+		{
 			name := p.TargetPort.StrVal
 			if declared.byName(name, proto) {
 				continue
@@ -50,6 +67,38 @@ func (w *walker) servicePorts(c *collector, svc *corev1.Service, tmpl *corev1.Po
 			})
 		}
 	}
+}
+
+// leftOut is an EndpointSlice of svc that holds endpoints but not its
+// port p: the EndpointSlice controller gives each endpoint the ports
+// FindPort resolves on its pod and groups endpoints by those ports, so a
+// slice with endpoints and without p is of pods where p's named
+// targetPort names no port (kubectl describe endpointslice prints
+// "Ports: <unset>" for one with none). nil when every slice has it.
+func (w *walker) leftOut(svc *corev1.Service, p corev1.ServicePort) *discoveryv1.EndpointSlice {
+	for _, sl := range w.slicesOf(svc) {
+		if len(sl.Endpoints) == 0 {
+			continue
+		}
+		has := false
+		for _, sp := range sl.Ports {
+			if sp.Name != nil && *sp.Name == p.Name || sp.Name == nil && p.Name == "" {
+				has = true
+			}
+		}
+		if !has {
+			return sl
+		}
+	}
+	return nil
+}
+
+// orUnnamed is a Service port's name, or "(unnamed)".
+func orUnnamed(name string) string {
+	if name == "" {
+		return "(unnamed)"
+	}
+	return name
 }
 
 // probedElsewhere judges a numbered targetPort that no container declares

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -67,9 +69,12 @@ func loadPaste(data []byte) (*Bundle, error) {
 	}
 	b.Undecoded = append(b.Undecoded, r.Notes...)
 	for _, svc := range r.Services {
+		if slicesPasted(r, svc) {
+			continue // the slices say whether the name resolved
+		}
 		for _, port := range svc.Spec.Ports {
 			if port.TargetPort.Type == intstr.String && port.TargetPort.StrVal != "" {
-				b.Undecoded = append(b.Undecoded, fmt.Sprintf("service/%s targets port %q by name, and kubectl describe prints no container port's name: that it names a port of the pods is not checked; paste kubectl get pods -n %s -o yaml too to check it", svc.Name, port.TargetPort.StrVal, svc.Namespace))
+				b.Undecoded = append(b.Undecoded, fmt.Sprintf("service/%s targets port %q by name, and kubectl describe prints no container port's name: that it names a port of the pods is not checked; paste kubectl describe endpointslices -n %s -l %s=%s (or kubectl get pods -n %s -o yaml) too to check it", svc.Name, port.TargetPort.StrVal, svc.Namespace, discoveryv1.LabelServiceName, svc.Name, svc.Namespace))
 				break
 			}
 		}
@@ -292,4 +297,15 @@ func unreadable(data []byte, err error) error {
 		return err
 	}
 	return errNothing
+}
+
+// slicesPasted says the paste shows an EndpointSlice of svc that holds
+// endpoints: which ports the EndpointSlice controller resolved on them.
+func slicesPasted(r *paste.Result, svc corev1.Service) bool {
+	for _, sl := range r.EndpointSlices {
+		if sl.Namespace == svc.Namespace && sl.Labels[discoveryv1.LabelServiceName] == svc.Name && len(sl.Endpoints) > 0 {
+			return true
+		}
+	}
+	return false
 }

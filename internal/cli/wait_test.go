@@ -125,6 +125,12 @@ func TestWaitSurvivesAFailedRead(t *testing.T) {
 }
 
 func pauseAfter(t *testing.T, c *fake.Clientset, d time.Duration) {
+	// The wait's first read is done when it starts watching (or tries
+	// to): a pause written before it would be the first verdict, on a
+	// machine busy enough to take longer than d to get there.
+	for start := time.Now(); !watched(c) && time.Since(start) < 10*time.Second; {
+		time.Sleep(10 * time.Millisecond)
+	}
 	time.Sleep(d)
 	ctx := context.Background()
 	dep, err := c.AppsV1().Deployments("shop").Get(ctx, "web", metav1.GetOptions{})
@@ -136,4 +142,14 @@ func pauseAfter(t *testing.T, c *fake.Clientset, d time.Duration) {
 	if _, err := c.AppsV1().Deployments("shop").Update(ctx, dep, metav1.UpdateOptions{}); err != nil {
 		t.Error(err)
 	}
+}
+
+// watched says the fake client has been asked for a watch.
+func watched(c *fake.Clientset) bool {
+	for _, a := range c.Actions() {
+		if a.GetVerb() == "watch" {
+			return true
+		}
+	}
+	return false
 }

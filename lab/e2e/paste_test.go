@@ -37,7 +37,6 @@ var pasteLacks = map[string]string{
 	// Facts kubectl's human output does not print.
 	"sts-rollback-trap":            "the StatefulSet's ControllerRevisions: describe prints no revision history",
 	"sts-headless-service-missing": "that no Service of the StatefulSet's serviceName exists: kubectl describe prints nothing for what is absent",
-	"svc-target-port-missing":      "the containers' port names: describe prints none, so a named targetPort cannot be matched (not judged, and the note says so)",
 }
 
 // parityRow is one scenario walked from its text.
