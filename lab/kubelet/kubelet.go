@@ -10,13 +10,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"runtime"
 	"sync"
 
 	"golang.org/x/sys/unix"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -58,11 +61,14 @@ func Run(ctx context.Context, c Config) error {
 		if err != nil {
 			return fmt.Errorf("event client of node %s: %w", n.Name, err)
 		}
-		broadcaster := record.NewBroadcaster(record.WithContext(ctx))
-		broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: eventClient.CoreV1().Events("")})
-		defer broadcaster.Shutdown()
-		recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: n.Name})
-		agent := newNodeAgent(n, c, client, recorder, kernel)
+		sink := &shardedSink{}
+		for range eventShards {
+			broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+			broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: eventClient.CoreV1().Events("")})
+			defer broadcaster.Shutdown()
+			sink.shards = append(sink.shards, broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: n.Name}))
+		}
+		agent := newNodeAgent(n, c, client, sink, kernel)
 		agent.progress, agent.status.progress = p, p
 		wg.Add(1)
 		go func() {
@@ -87,6 +93,31 @@ func nodeRESTConfig(c Config, n NodeConfig) *rest.Config {
 		Burst:           nodeBurst,
 		UserAgent:       fmt.Sprintf("kubelet/%s (%s/%s) kubectl-chain-lab", KubeletVersion, runtime.GOOS, runtime.GOARCH),
 	}
+}
+
+// eventShards is how many recorders write each node's events. A kubelet
+// writes its events one at a time (client-go's broadcaster posts each
+// before the next, from a queue of 1,000 that drops what overflows); a
+// lab node carries tens of pods that all start in the same second, and
+// one writer queued their events for tens of seconds on a busy machine (a
+// readiness probe's Unhealthy event 53 s late, Evicted events late or
+// lost). Events are sharded by the object they are about, so per object
+// the order, the aggregation and the spam filter are the kubelet's.
+const eventShards = 4
+
+// shardedSink sends each object's events to one of its recorders.
+type shardedSink struct{ shards []record.EventRecorder }
+
+func (s *shardedSink) Event(object kruntime.Object, eventtype, reason, message string) {
+	key := ""
+	if ref, ok := object.(*corev1.ObjectReference); ok {
+		key = ref.Kind + "/" + ref.Namespace + "/" + ref.Name
+	} else if m, err := meta.Accessor(object); err == nil {
+		key = m.GetNamespace() + "/" + m.GetName()
+	}
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	s.shards[h.Sum32()%uint32(len(s.shards))].Event(object, eventtype, reason, message)
 }
 
 // eventRESTConfig is the node's config with the kubelet's event limits
