@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,35 +38,31 @@ func (w *walker) servicePorts(c *collector, svc *corev1.Service, tmpl *corev1.Po
 			w.probedElsewhere(c, svc, i, tmpl, declared)
 			continue
 		}
-		if pastedNames {
-			if sl := w.leftOut(svc, p); sl != nil {
-				sobj := objectName("endpointslice", sl.Name)
-				c.add(sighting{
-					d: decode.Decoded{Cause: decode.ServiceTargetPortNotFound,
-						Summary: fmt.Sprintf("Service %s port %s: targetPort %q is no %s port of the pods: the EndpointSlice controller left the port out of %s, which holds %d of their endpoints",
-							svc.Name, portLabel(p), p.TargetPort.StrVal, proto, sl.Name, len(sl.Endpoints)),
-						NextStep: serviceStep(decode.ServiceTargetPortNotFound, svc.Name)},
-					object: obj, since: w.later(svc.CreationTimestamp.Time),
-					evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: sobj, Field: "ports",
-						Message: fmt.Sprintf("%d endpoints, no port %s (the Service's %s targets %q)", len(sl.Endpoints), orUnnamed(p.Name), field, p.TargetPort.StrVal)}},
-				})
-			}
+		name := p.TargetPort.StrVal
+		var summary string
+		var ev chain.Evidence
+		switch {
+		case !pastedNames && declared.byName(name, proto):
 			continue
-		}
-		{
-			name := p.TargetPort.StrVal
-			if declared.byName(name, proto) {
+		case !pastedNames:
+			summary = fmt.Sprintf("Service %s port %s: targetPort %q is no %s port of the pods (they declare %s)", svc.Name, portLabel(p), name, proto, declared)
+			ev = chain.Evidence{Source: chain.SourceObjectStatus, Object: obj, Field: field,
+				Message: fmt.Sprintf("targetPort %s (%s); declared container ports: %s", name, proto, declared)}
+		default:
+			sl := w.leftOut(svc, p)
+			if sl == nil {
 				continue
 			}
-			c.add(sighting{
-				d: decode.Decoded{Cause: decode.ServiceTargetPortNotFound,
-					Summary:  fmt.Sprintf("Service %s port %s: targetPort %q is no %s port of the pods (they declare %s)", svc.Name, portLabel(p), name, proto, declared),
-					NextStep: serviceStep(decode.ServiceTargetPortNotFound, svc.Name)},
-				object: obj, since: w.later(svc.CreationTimestamp.Time),
-				evidence: []chain.Evidence{{Source: chain.SourceObjectStatus, Object: obj, Field: field,
-					Message: fmt.Sprintf("targetPort %s (%s); declared container ports: %s", name, proto, declared)}},
-			})
+			summary = fmt.Sprintf("Service %s port %s: targetPort %q is no %s port of the pods: the EndpointSlice controller left the port out of %s, which holds %d of their endpoints",
+				svc.Name, portLabel(p), name, proto, sl.Name, len(sl.Endpoints))
+			ev = chain.Evidence{Source: chain.SourceObjectStatus, Object: objectName("endpointslice", sl.Name), Field: "ports",
+				Message: fmt.Sprintf("%d endpoints, no port %s (the Service's %s targets %q)", len(sl.Endpoints), orUnnamed(p.Name), field, name)}
 		}
+		c.add(sighting{
+			d: decode.Decoded{Cause: decode.ServiceTargetPortNotFound, Summary: summary,
+				NextStep: serviceStep(decode.ServiceTargetPortNotFound, svc.Name)},
+			object: obj, since: w.later(svc.CreationTimestamp.Time), evidence: []chain.Evidence{ev},
+		})
 	}
 }
 
@@ -80,13 +77,9 @@ func (w *walker) leftOut(svc *corev1.Service, p corev1.ServicePort) *discoveryv1
 		if len(sl.Endpoints) == 0 {
 			continue
 		}
-		has := false
-		for _, sp := range sl.Ports {
-			if sp.Name != nil && *sp.Name == p.Name || sp.Name == nil && p.Name == "" {
-				has = true
-			}
-		}
-		if !has {
+		if !slices.ContainsFunc(sl.Ports, func(sp discoveryv1.EndpointPort) bool {
+			return sp.Name != nil && *sp.Name == p.Name || sp.Name == nil && p.Name == ""
+		}) {
 			return sl
 		}
 	}

@@ -228,11 +228,14 @@ func (p *parser) describeIngress(b block) {
 	p.read(b, "Ingress", in.ObjectMeta)
 }
 
+// ingressClassType is what a rebuilt IngressClass is.
+var ingressClassType = metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "IngressClass"}
+
 // describeIngressClass rebuilds an IngressClass from kubectl describe
 // ingressclass (describeIngressClassV1): its controller, and whether it
 // is the default (its annotation).
 func (p *parser) describeIngressClass(b block) {
-	ic := &networkingv1.IngressClass{TypeMeta: metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "IngressClass"}, ObjectMeta: p.objectMeta(b, "IngressClass")}
+	ic := &networkingv1.IngressClass{TypeMeta: ingressClassType, ObjectMeta: p.objectMeta(b, "IngressClass")}
 	ic.Spec.Controller = b.value("Controller")
 	p.res.IngressClasses = append(p.res.IngressClasses, *ic)
 	p.read(b, "IngressClass", ic.ObjectMeta)
@@ -256,7 +259,7 @@ func (p *parser) ingressClassRow(t table, raw string) bool {
 	}
 	meta.Name, meta.UID = name, UID("IngressClass", "", name)
 	p.res.IngressClasses = append(p.res.IngressClasses, networkingv1.IngressClass{
-		TypeMeta: metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "IngressClass"}, ObjectMeta: meta,
+		TypeMeta: ingressClassType, ObjectMeta: meta,
 		Spec: networkingv1.IngressClassSpec{Controller: controller}})
 	return true
 }

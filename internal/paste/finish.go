@@ -3,6 +3,7 @@ package paste
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,7 +33,7 @@ func (p *parser) finish() *Result {
 	}
 	p.res.Now = Epoch
 	first := true
-	for _, t := range append(p.abs, p.scheduleAnchors()...) {
+	for _, t := range slices.Concat(p.abs, p.scheduleAnchors()) {
 		if first || t.After(p.res.Now) {
 			p.res.Now, first = t, false
 		}
