@@ -139,11 +139,20 @@ func decided(r *chain.Report) *chain.Report {
 }
 
 // brief is r as a listing holds it: its verdict, the link that decided it
-// with the evidence that decided (decided), what changed, and no other
-// link (diagnose gives the whole chain of one).
+// with the evidence that decided (decided) but not its details (they
+// restate the evidence's fields), what changed when there is something to
+// compare, and no other link (diagnose gives the whole chain of one).
 func brief(r *chain.Report) *chain.Report {
 	out := decided(r)
 	out.Links = slices.DeleteFunc(out.Links, func(l chain.Link) bool { return l.ID != r.Verdict.Link })
+	for i := range out.Links {
+		for j := range out.Links[i].Findings {
+			out.Links[i].Findings[j].Details = nil
+		}
+	}
+	if out.Change != nil && out.Change.Kind == chain.ChangeFirstRevision {
+		out.Change = nil
+	}
 	out.ReplicaSets = nil
 	return out
 }

@@ -373,6 +373,11 @@ func TestBoundedAnswers(t *testing.T) {
 	}
 	if l := p.Items[0].Links; len(l) != 1 || l[0].ID != p.Items[0].Verdict.Link {
 		t.Errorf("a listing's report holds links %+v; want only the one that decided", l)
+	} else if f := l[0].Findings; len(f) == 0 || len(f[0].Evidence) == 0 || f[0].Details != nil {
+		t.Errorf("a listing's deciding finding %+v; want its evidence without the details that restate it", f)
+	}
+	if c := p.Items[0].Change; c != nil && c.Kind == chain.ChangeFirstRevision {
+		t.Errorf("a listing's report holds %+v: a first revision has nothing to compare", c)
 	}
 	first := p.Items[0].Namespace
 	next := p.NextCursor
