@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"slices"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +20,11 @@ import (
 type store struct {
 	keys []string
 	vals map[string]any
+	// ver counts the changes; memo is the values as a slice (values,
+	// objects), made at memoVer: a bundle made anew after a change
+	// elsewhere shares this store's slice instead of copying it again.
+	ver, memoVer int
+	memo         any
 }
 
 func newStore() *store { return &store{vals: map[string]any{}} }
@@ -28,9 +34,21 @@ func (s *store) put(k string, v any) {
 		s.keys = append(s.keys, k)
 	}
 	s.vals[k] = v
+	s.ver++
 }
 
-func (s *store) remove(k string) { delete(s.vals, k) }
+func (s *store) remove(k string) {
+	delete(s.vals, k)
+	s.ver++
+}
+
+// memoized is the store's slice of type S made since the last change.
+func memoized[S any](s *store) (S, bool) {
+	v, ok := s.memo.(S)
+	return v, ok && s.memoVer == s.ver
+}
+
+func (s *store) remember(v any) { s.memo, s.memoVer = v, s.ver }
 
 // merge puts o's values after s's.
 func (s *store) merge(o *store) {
@@ -99,6 +117,8 @@ func slim(o runtime.Object) (any, bool) {
 		// Data (the revision's template) is kept for the change report.
 	case *corev1.Node:
 		v.Status.Images = nil
+	case *corev1.Pod:
+		slimPod(v)
 	case *corev1.Event:
 		if !relevantKinds[v.InvolvedObject.Kind] {
 			return nil, false
@@ -106,6 +126,37 @@ func slim(o runtime.Object) (any, bool) {
 		return chain.EventFromCore(v), true
 	}
 	return o, true
+}
+
+// slimPod drops what a pod holds that no walk reads, a fifth of what
+// 20,000 pods keep: the service account's projected token volume the
+// API server adds to every pod, and the status's per-container runtime
+// fields (IDs, users, resources, mounts) and its IP lists (PodIP and
+// HostIP stay).
+func slimPod(p *corev1.Pod) {
+	var gone []string
+	p.Spec.Volumes = slices.DeleteFunc(p.Spec.Volumes, func(v corev1.Volume) bool {
+		if v.Projected != nil && strings.HasPrefix(v.Name, "kube-api-access-") {
+			gone = append(gone, v.Name)
+			return true
+		}
+		return false
+	})
+	unmount := func(cs []corev1.Container) {
+		for i := range cs {
+			cs[i].VolumeMounts = slices.DeleteFunc(cs[i].VolumeMounts, func(m corev1.VolumeMount) bool { return slices.Contains(gone, m.Name) })
+		}
+	}
+	unmount(p.Spec.InitContainers)
+	unmount(p.Spec.Containers)
+	p.Status.PodIPs, p.Status.HostIPs = nil, nil
+	for _, ss := range [][]corev1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses, p.Status.EphemeralContainerStatuses} {
+		for i := range ss {
+			c := &ss[i]
+			c.ImageID, c.ContainerID = "", ""
+			c.VolumeMounts, c.User, c.AllocatedResources, c.Resources, c.AllocatedResourcesStatus = nil, nil, nil, nil, nil
+		}
+	}
 }
 
 func keyOf(o runtime.Object) string {
