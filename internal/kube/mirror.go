@@ -97,8 +97,16 @@ func (r *Reader) Mirror(ctx context.Context, namespace, selector string, follow 
 	if namespace == "" {
 		scope = "all namespaces"
 	}
+	// The first page of the events goes with the first read: a scope
+	// that holds more has its busiest namespaces read whole while the
+	// workloads' pods are read (speculate).
+	evs := r.eventSource(namespace)
+	var probe pageOf
+	probed := make(chan struct{})
+	go func() { probe = probeEvents(ctx, evs); close(probed) }()
 	first := append(r.workloadSources(namespace, selector), r.trafficSources(namespace, selector)...)
 	if err := m.read(ctx, r, first, follow, changed, scope, namespace); err != nil {
+		<-probed
 		return nil, err
 	}
 	m.mu.Lock()
@@ -110,19 +118,24 @@ func (r *Reader) Mirror(ctx context.Context, namespace, selector string, follow 
 		traffic = traffic || n(k.Plural())
 	}
 	m.mu.Unlock()
-	// The objects the workloads own, and the first page of the events.
+	// The objects the workloads own, and beside them the busy namespaces'
+	// events.
 	var (
 		wg    sync.WaitGroup
-		probe pageOf
-		evs   = r.eventSource(namespace)
+		early map[string]wholeRead
 	)
-	wg.Go(func() { probe = probeEvents(ctx, evs) })
+	wg.Go(func() {
+		<-probed
+		if probe.err == nil && probe.partial {
+			early = r.speculate(ctx, m.busyNamespaces())
+		}
+	})
 	err := m.read(ctx, r, r.ownedSources(namespace, func(k chain.Kind) bool { return n(k.Plural()) }, traffic), follow, changed, scope, namespace)
 	wg.Wait()
 	if err != nil {
 		return nil, err
 	}
-	if err := m.events(ctx, r, evs, probe, follow, changed, namespace); err != nil {
+	if err := m.events(ctx, r, evs, probe, early, follow, changed, namespace); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -225,22 +238,30 @@ func objects(st *store) []metav1.Object {
 	if st == nil {
 		return nil
 	}
+	if out, ok := memoized[[]metav1.Object](st); ok {
+		return out
+	}
 	var out []metav1.Object
 	st.each(func(v any) {
 		if o, ok := v.(metav1.Object); ok {
 			out = append(out, o)
 		}
 	})
+	st.remember(out)
 	return out
 }
 
 // values are a store's values in order, as T (the store holds *T, or T
 // for events); nil for a store that is empty or was never read.
-func values[T any](st *store) []T {
+func values[T any](st *store) (out []T) {
 	if st == nil || len(st.vals) == 0 {
 		return nil
 	}
-	out := make([]T, 0, len(st.vals))
+	if out, ok := memoized[[]T](st); ok {
+		return out
+	}
+	defer func() { st.remember(out) }()
+	out = make([]T, 0, len(st.vals))
 	st.each(func(v any) {
 		switch o := v.(type) {
 		case *T:

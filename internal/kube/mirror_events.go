@@ -1,12 +1,17 @@
 package kube
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"slices"
 
 	"golang.org/x/sync/errgroup"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
@@ -41,7 +46,7 @@ func probeEvents(ctx context.Context, s source) pageOf {
 // workload's chain.EventTargets read (none for a workload whose pods are
 // all ready), namespace by namespace (namespaceEvents). Followed, a watch
 // from the first page's version brings the new ones.
-func (m *Mirror) events(ctx context.Context, r *Reader, s source, p pageOf, follow bool, changed chan<- struct{}, ns string) error {
+func (m *Mirror) events(ctx context.Context, r *Reader, s source, p pageOf, early map[string]wholeRead, follow bool, changed chan<- struct{}, ns string) error {
 	m.Requests++
 	switch {
 	case p.err != nil && apierrors.IsForbidden(p.err):
@@ -58,6 +63,9 @@ func (m *Mirror) events(ctx context.Context, r *Reader, s source, p pageOf, foll
 		byNS := map[string][]chain.ObjectRef{}
 		b := m.Bundle()
 		for _, w := range b.Workloads("") {
+			if _, read := early[w.Namespace]; read {
+				continue
+			}
 			if snap, err := b.Read(w.Namespace, w.Ref); err == nil {
 				if targets := chain.EventTargets(snap); len(targets) > 0 {
 					byNS[w.Namespace] = append(byNS[w.Namespace], targets...)
@@ -81,6 +89,14 @@ func (m *Mirror) events(ctx context.Context, r *Reader, s source, p pageOf, foll
 			m.Requests += spent[i]
 			if parts[i] != nil {
 				st.merge(parts[i])
+			}
+		}
+		for _, ns := range slices.Sorted(maps.Keys(early)) {
+			w := early[ns]
+			m.Requests += w.requests
+			err = cmp.Or(err, w.err)
+			if w.st != nil {
+				st.merge(w.st)
 			}
 		}
 		if err != nil {
@@ -131,4 +147,83 @@ func settleEvents(m *Mirror, err error) error {
 	m.touched("")
 	m.mu.Unlock()
 	return nil
+}
+
+// wholeRead is a namespace's events read whole.
+type wholeRead struct {
+	st       *store
+	requests int
+	err      error
+}
+
+// busyNamespaces are the namespaces where more than
+// maxTargetsPerNamespace workloads say by their own status that they are
+// not all ready or not done: those whose events would be read whole
+// anyway once their pods are read, unless their pods say otherwise.
+func (m *Mirror) busyNamespaces() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	count := map[string]int{}
+	for _, row := range chain.KindTable() {
+		if row.Class != chain.ClassWorkload {
+			continue
+		}
+		for _, o := range objects(m.stores[row.Kind.Plural()]) {
+			if unsettled(o) {
+				count[o.GetNamespace()]++
+			}
+		}
+	}
+	var out []string
+	for ns, n := range count {
+		if n > maxTargetsPerNamespace {
+			out = append(out, ns)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// unsettled says a workload's status shows pods not ready, not updated or
+// failed, or a spec its controller has not seen yet. Kinds it does not
+// know are settled: it only chooses what to read early.
+func unsettled(o metav1.Object) bool {
+	behind := o.GetGeneration() > 0
+	switch w := o.(type) {
+	case *appsv1.Deployment:
+		want := ptr.Deref(w.Spec.Replicas, 1)
+		return behind && w.Status.ObservedGeneration < w.Generation || w.Status.AvailableReplicas < want || w.Status.UpdatedReplicas < want || w.Status.UnavailableReplicas > 0
+	case *appsv1.StatefulSet:
+		want := ptr.Deref(w.Spec.Replicas, 1)
+		return behind && w.Status.ObservedGeneration < w.Generation || w.Status.ReadyReplicas < want || w.Status.UpdatedReplicas < want
+	case *appsv1.DaemonSet:
+		return behind && w.Status.ObservedGeneration < w.Generation || w.Status.NumberUnavailable > 0 || w.Status.NumberReady < w.Status.DesiredNumberScheduled
+	case *batchv1.Job:
+		return w.Status.Failed > 0
+	}
+	return false
+}
+
+// speculate reads the events of namespaces whole, in parallel (at most 16
+// at a time), while the pods are read.
+func (r *Reader) speculate(ctx context.Context, namespaces []string) map[string]wholeRead {
+	if len(namespaces) == 0 {
+		return nil
+	}
+	out := make([]wholeRead, len(namespaces))
+	var g errgroup.Group
+	g.SetLimit(16)
+	for i, ns := range namespaces {
+		g.Go(func() error {
+			w := &out[i]
+			w.st, _, _, w.requests, w.err = r.initial(ctx, r.eventSource(ns), false)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	m := make(map[string]wholeRead, len(namespaces))
+	for i, ns := range namespaces {
+		m[ns] = out[i]
+	}
+	return m
 }
