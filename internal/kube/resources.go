@@ -88,12 +88,12 @@ var resourceTable = []resourceRow{
 	{Permission{Group: "", Resource: "pods", Verbs: []string{"get", "list", "watch"}, Why: "every workload's pods; pod/NAME"},
 		func(r *Reader, ns string) (lister, watcher) {
 			c := r.Client.CoreV1().Pods(ns)
-			return typed(c.List, func(l *corev1.PodList) []corev1.Pod { return l.Items }), c.Watch
+			return typed(c.List, func(l *corev1.PodList) []corev1.Pod { return l.Items }), watchOf[corev1.Pod](r.Client.CoreV1(), "pods", ns, c.Watch)
 		}},
 	{Permission{Group: "", Resource: "events", Verbs: []string{"list", "watch"}, Why: "the scheduler's, kubelet's and controllers' events"},
 		func(r *Reader, ns string) (lister, watcher) {
 			c := r.Client.CoreV1().Events(ns)
-			return typed(c.List, func(l *corev1.EventList) []corev1.Event { return l.Items }), c.Watch
+			return typed(c.List, func(l *corev1.EventList) []corev1.Event { return l.Items }), watchOf[corev1.Event](r.Client.CoreV1(), "events", ns, c.Watch)
 		}},
 	{Permission{Group: "", Resource: "persistentvolumeclaims", Verbs: []string{"get", "list", "watch"}, Why: "a StatefulSet's claims; the claims of pods waiting to be scheduled (why they wait); pvc/NAME; the claims a capture adds"},
 		func(r *Reader, ns string) (lister, watcher) {
