@@ -204,6 +204,9 @@ type Finding struct {
 	Progressing bool `json:"progressing,omitempty"`
 	// Objects are the objects it was seen on ("pod/web-6d4-x2x").
 	Objects []string `json:"objects,omitempty"`
+	// MoreObjects is how many more it was seen on than Objects names: an
+	// answer bounded for an assistant (MCP) names the first few.
+	MoreObjects int `json:"moreObjects,omitempty"`
 	// Of is the number of objects of that kind looked at, so "3/3 pods".
 	Of int `json:"of,omitempty"`
 	// Evidence is what the finding was decoded from, verbatim.

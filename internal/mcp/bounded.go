@@ -117,7 +117,9 @@ func page(all *chain.ReportList, cursor string, limit int, includeHealthy bool) 
 
 // decided is r with the evidence that decided its verdict and no more:
 // the deciding link's first finding keeps its evidence (at most
-// maxEvidence), every other finding its cause, summary and next step.
+// maxEvidence), every other finding its cause, summary and next step;
+// each names at most maxEvidence of the objects it was seen on, and
+// counts the others (50 crash-looping pods are 5 names and 45).
 func decided(r *chain.Report) *chain.Report {
 	out := *r
 	out.Links = slices.Clone(r.Links)
@@ -126,6 +128,9 @@ func decided(r *chain.Report) *chain.Report {
 		l.Findings = slices.Clone(l.Findings)
 		for j := range l.Findings {
 			f := &l.Findings[j]
+			if n := len(f.Objects); n > maxEvidence {
+				f.Objects, f.MoreObjects = f.Objects[:maxEvidence], f.MoreObjects+n-maxEvidence
+			}
 			if l.ID == r.Verdict.Link && j == 0 {
 				if len(f.Evidence) > maxEvidence {
 					f.Evidence = f.Evidence[:maxEvidence]

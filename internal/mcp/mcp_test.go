@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -376,6 +377,13 @@ func TestBoundedAnswers(t *testing.T) {
 	} else if f := l[0].Findings; len(f) == 0 || len(f[0].Evidence) == 0 || f[0].Details != nil {
 		t.Errorf("a listing's deciding finding %+v; want its evidence without the details that restate it", f)
 	}
+	for _, l := range p.Items[0].Links {
+		for _, f := range l.Findings {
+			if len(f.Objects) > maxEvidence {
+				t.Errorf("a listing's finding names %d objects, want at most %d and the others counted", len(f.Objects), maxEvidence)
+			}
+		}
+	}
 	if c := p.Items[0].Change; c != nil && c.Kind == chain.ChangeFirstRevision {
 		t.Errorf("a listing's report holds %+v: a first revision has nothing to compare", c)
 	}
@@ -435,4 +443,23 @@ func inNamespace(objs []runtime.Object, ns string) []runtime.Object {
 		}
 	}
 	return objs
+}
+
+// TestDecidedNamesFewObjects: a bounded answer names at most maxEvidence
+// of the objects a finding was seen on and counts the rest, and leaves the
+// report it was made from as it was.
+func TestDecidedNamesFewObjects(t *testing.T) {
+	var pods []string
+	for i := range 8 {
+		pods = append(pods, fmt.Sprintf("pod/web-6d4b9-%d", i))
+	}
+	r := &chain.Report{Verdict: chain.Verdict{Link: chain.LinkContainers}, Links: []chain.Link{{ID: chain.LinkContainers,
+		Findings: []chain.Finding{{Cause: "CrashLoopBackOff", Objects: pods, Of: 8}}}}}
+	f := decided(r).Links[0].Findings[0]
+	if len(f.Objects) != maxEvidence || f.MoreObjects != 8-maxEvidence || f.Objects[0] != pods[0] {
+		t.Errorf("decided names %v and %d more; want the first %d and %d more", f.Objects, f.MoreObjects, maxEvidence, 8-maxEvidence)
+	}
+	if got := r.Links[0].Findings[0]; len(got.Objects) != 8 || got.MoreObjects != 0 {
+		t.Errorf("the report itself changed: %v, %d more", got.Objects, got.MoreObjects)
+	}
 }
