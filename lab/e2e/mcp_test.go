@@ -20,7 +20,7 @@ import (
 // it). It returns the directory to run it from: the CLI reads its own
 // package.json relative to the working directory, so it runs from its
 // node_modules.
-func inspector(t *testing.T) (bin, dir string) {
+func inspector(t testing.TB) (bin, dir string) {
 	t.Helper()
 	root := os.Getenv("MCP_INSPECTOR")
 	if root == "" {
@@ -42,10 +42,17 @@ func inspector(t *testing.T) (bin, dir string) {
 
 // inspect runs one MCP method through the Inspector against `kubectl-chain
 // mcp` on the lab and decodes its JSON answer.
-func inspect(t *testing.T, ctx context.Context, out any, args ...string) {
+func inspect(t testing.TB, ctx context.Context, out any, args ...string) {
+	t.Helper()
+	inspectAt(t, ctx, kubeconfig, out, args...)
+}
+
+// inspectAt is inspect against the cluster of kubeconfig kc; it returns
+// the answer's bytes.
+func inspectAt(t testing.TB, ctx context.Context, kc string, out any, args ...string) []byte {
 	t.Helper()
 	bin, dir := inspector(t)
-	cmd := exec.CommandContext(ctx, bin, append([]string{"--cli", chainBin, "mcp", "--kubeconfig", kubeconfig}, args...)...)
+	cmd := exec.CommandContext(ctx, bin, append([]string{"--cli", chainBin, "mcp", "--kubeconfig", kc}, args...)...)
 	cmd.Dir = dir
 	stdout, err := cmd.Output()
 	if err != nil {
@@ -58,6 +65,7 @@ func inspect(t *testing.T, ctx context.Context, out any, args ...string) {
 	if err := json.Unmarshal(stdout, out); err != nil {
 		t.Fatalf("mcp-inspector-cli %s: %v\n%s", strings.Join(args, " "), err, stdout)
 	}
+	return stdout
 }
 
 // TestMCPInspector: a real MCP client nobody here wrote lists the tools of
