@@ -26,6 +26,10 @@ type index struct {
 	// and Service name ("ns\x00name").
 	services map[string][]corev1.Service
 	slices   map[string][]int
+	// servicesBy are the positions in services[ns] by namespace and
+	// selector pair ("ns\x00key=value") and by namespace and name
+	// ("ns\x00\x00name").
+	servicesBy map[string][]int
 }
 
 // labelIndex holds a list's positions by namespace ("ns") and by
@@ -77,9 +81,18 @@ func (b *Bundle) indexed() *index {
 			b.ix.events[k] = append(b.ix.events[k], i)
 		}
 		b.ix.services, b.ix.slices = map[string][]corev1.Service{}, map[string][]int{}
+		b.ix.servicesBy = map[string][]int{}
 		for i := range b.Services {
-			ns := b.Services[i].Namespace
-			b.ix.services[ns] = append(b.ix.services[ns], b.Services[i])
+			svc := &b.Services[i]
+			ns := svc.Namespace
+			at := len(b.ix.services[ns])
+			b.ix.services[ns] = append(b.ix.services[ns], *svc)
+			for k, v := range svc.Spec.Selector {
+				key := ns + "\x00" + k + "=" + v
+				b.ix.servicesBy[key] = append(b.ix.servicesBy[key], at)
+			}
+			key := ns + "\x00\x00" + svc.Name
+			b.ix.servicesBy[key] = append(b.ix.servicesBy[key], at)
 		}
 		for i := range b.EndpointSlices {
 			sl := &b.EndpointSlices[i]
@@ -164,6 +177,32 @@ func (b *Bundle) eventsAbout(s *chain.Snapshot) []chain.Event {
 
 // servicesIn are the Services of namespace, with those that name none (a
 // capture's objects may not), in the bundle's order.
+// servicesFor are the Services of namespace that may be related to pods
+// labelled podLabels (chain.RelationOf) or are named one of names, in
+// servicesIn's order: those whose selector holds one of the labels, and
+// the named. Any other is Unrelated to them: its selector is empty or
+// holds none of the labels, so it neither selects the pods nor misses
+// them by one label. Namespace-less Services (a capture's) are all kept.
+func (b *Bundle) servicesFor(namespace string, podLabels map[string]string, names ...string) []corev1.Service {
+	ix := b.indexed()
+	if namespace == "" {
+		return ix.services[""]
+	}
+	var at []int
+	for k, v := range podLabels {
+		at = append(at, ix.servicesBy[namespace+"\x00"+k+"="+v]...)
+	}
+	for _, n := range names {
+		at = append(at, ix.servicesBy[namespace+"\x00\x00"+n]...)
+	}
+	slices.Sort(at)
+	var out []corev1.Service
+	for _, i := range slices.Compact(at) {
+		out = append(out, ix.services[namespace][i])
+	}
+	return append(out, ix.services[""]...)
+}
+
 func (b *Bundle) servicesIn(namespace string) []corev1.Service {
 	ix := b.indexed()
 	if namespace == "" || len(ix.services[""]) == 0 {
