@@ -188,16 +188,15 @@ func (m *Mirror) busyNamespaces() []string {
 // failed, or a spec its controller has not seen yet. Kinds it does not
 // know are settled: it only chooses what to read early.
 func unsettled(o metav1.Object) bool {
-	behind := o.GetGeneration() > 0
 	switch w := o.(type) {
 	case *appsv1.Deployment:
 		want := ptr.Deref(w.Spec.Replicas, 1)
-		return behind && w.Status.ObservedGeneration < w.Generation || w.Status.AvailableReplicas < want || w.Status.UpdatedReplicas < want || w.Status.UnavailableReplicas > 0
+		return w.Status.ObservedGeneration < w.Generation || w.Status.AvailableReplicas < want || w.Status.UpdatedReplicas < want || w.Status.UnavailableReplicas > 0
 	case *appsv1.StatefulSet:
 		want := ptr.Deref(w.Spec.Replicas, 1)
-		return behind && w.Status.ObservedGeneration < w.Generation || w.Status.ReadyReplicas < want || w.Status.UpdatedReplicas < want
+		return w.Status.ObservedGeneration < w.Generation || w.Status.ReadyReplicas < want || w.Status.UpdatedReplicas < want
 	case *appsv1.DaemonSet:
-		return behind && w.Status.ObservedGeneration < w.Generation || w.Status.NumberUnavailable > 0 || w.Status.NumberReady < w.Status.DesiredNumberScheduled
+		return w.Status.ObservedGeneration < w.Generation || w.Status.NumberUnavailable > 0 || w.Status.NumberReady < w.Status.DesiredNumberScheduled
 	case *batchv1.Job:
 		return w.Status.Failed > 0
 	}
