@@ -57,10 +57,7 @@ func (s *Snapshot) ServingServices(all []corev1.Service) []corev1.Service {
 	if tmpl == nil {
 		return nil
 	}
-	governing := ""
-	if s.StatefulSet != nil {
-		governing = s.StatefulSet.Spec.ServiceName
-	}
+	governing := s.GoverningService()
 	var out []corev1.Service
 	for i := range all {
 		if all[i].Name == governing || RelationOf(&all[i], tmpl.Labels, s.Name) != Unrelated {
@@ -68,6 +65,15 @@ func (s *Snapshot) ServingServices(all []corev1.Service) []corev1.Service {
 		}
 	}
 	return out
+}
+
+// GoverningService is the Service a StatefulSet's spec.serviceName names,
+// "" for any other kind.
+func (s *Snapshot) GoverningService() string {
+	if s.StatefulSet == nil {
+		return ""
+	}
+	return s.StatefulSet.Spec.ServiceName
 }
 
 // EndpointSliceOwners are the names of the Services whose EndpointSlices

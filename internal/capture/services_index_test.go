@@ -40,12 +40,8 @@ func TestServicesFor(t *testing.T) {
 		{Kind: chain.KindStatefulSet, Namespace: "shop", Name: "web", StatefulSet: &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "web"},
 			Spec: appsv1.StatefulSetSpec{ServiceName: "web-headless", Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}}}}},
 	} {
-		governing := ""
-		if s.StatefulSet != nil {
-			governing = s.StatefulSet.Spec.ServiceName
-		}
 		want := s.ServingServices(b.servicesIn("shop"))
-		got := s.ServingServices(b.servicesFor("shop", s.PodTemplate().Labels, s.Name, governing))
+		got := s.ServingServices(b.servicesFor("shop", s.PodTemplate().Labels, s.Name, s.GoverningService()))
 		if diff := cmp.Diff(want, got); diff != "" || len(want) < 4 {
 			t.Errorf("%s: the index's Services differ from the scan's (-scan +index):\n%s", s.KindOf(), diff)
 		}

@@ -303,15 +303,9 @@ func (b *Bundle) serving(s *chain.Snapshot) {
 		return
 	}
 	s.ServicesRead = b.ServicesRead
-	all := b.servicesIn(s.Namespace)
 	if tmpl := s.PodTemplate(); tmpl != nil {
-		governing := ""
-		if s.StatefulSet != nil {
-			governing = s.StatefulSet.Spec.ServiceName
-		}
-		all = b.servicesFor(s.Namespace, tmpl.Labels, s.Name, governing)
+		s.Services = s.ServingServices(b.servicesFor(s.Namespace, tmpl.Labels, s.Name, s.GoverningService()))
 	}
-	s.Services = s.ServingServices(all)
 	var at []int
 	for _, n := range s.EndpointSliceOwners() {
 		at = append(at, b.slicesOf(s.Namespace, n)...)

@@ -253,15 +253,14 @@ func objects(st *store) []metav1.Object {
 
 // values are a store's values in order, as T (the store holds *T, or T
 // for events); nil for a store that is empty or was never read.
-func values[T any](st *store) (out []T) {
+func values[T any](st *store) []T {
 	if st == nil || len(st.vals) == 0 {
 		return nil
 	}
 	if out, ok := memoized[[]T](st); ok {
 		return out
 	}
-	defer func() { st.remember(out) }()
-	out = make([]T, 0, len(st.vals))
+	out := make([]T, 0, len(st.vals))
 	st.each(func(v any) {
 		switch o := v.(type) {
 		case *T:
@@ -270,5 +269,6 @@ func values[T any](st *store) (out []T) {
 			out = append(out, o)
 		}
 	})
+	st.remember(out)
 	return out
 }
