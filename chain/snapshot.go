@@ -200,6 +200,19 @@ type Gap struct {
 	Check string `json:"check,omitempty"`
 }
 
+// Shed is the snapshot without its evidence: what it is of (its kind, name
+// and the object itself) and when, as kept after its walk by those that
+// judge thousands of workloads and only need to name them afterwards.
+func (s *Snapshot) Shed() *Snapshot {
+	return &Snapshot{
+		Kind: s.Kind, Alone: s.Alone, Now: s.Now, Namespace: s.Namespace, Name: s.Name, Via: s.Via,
+		Deployment: s.Deployment, StatefulSet: s.StatefulSet, DaemonSet: s.DaemonSet, Job: s.Job,
+		CronJob: s.CronJob, Rollout: s.Rollout, CloneSet: s.CloneSet,
+		Service: s.Service, Ingress: s.Ingress, Gateway: s.Gateway, Route: s.Route,
+		Object: s.Object, API: s.API,
+	}
+}
+
 // Gap returns the gap recorded for a resource, if any.
 func (s *Snapshot) Gap(r Resource) *Gap {
 	for i := range s.Gaps {

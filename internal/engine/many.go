@@ -22,21 +22,60 @@ func (e *Engine) many() bool {
 
 // targets is one read of every workload judged, from any source.
 type targets struct {
-	snaps    []*chain.Snapshot
+	snaps []*chain.Snapshot
+	// cuts are workloads of bundle, each cut into its snapshot only when
+	// it is walked and dropped after: the pods of a cluster are then
+	// copied for one workload at a time, not for all of them at once.
+	// walked are the last walk's cuts, Shed of their evidence.
+	bundle   *capture.Bundle
+	cuts     []capture.Workload
+	gaps     []chain.Gap
+	walked   []*chain.Snapshot
 	requests int
 }
 
 // walk judges every snapshot against now, or, when now is zero, at the
 // snapshot's own time (a capture's).
-func (t *targets) walk(now time.Time, opts diagnose.Options) *chain.ReportList {
-	reports := make([]chain.Report, 0, len(t.snaps))
-	for _, s := range t.snaps {
+func (t *targets) walk(now time.Time, opts diagnose.Options) (*chain.ReportList, error) {
+	reports := make([]chain.Report, 0, len(t.snaps)+len(t.cuts))
+	judge := func(s *chain.Snapshot) {
 		if !now.IsZero() {
 			s.Now = now
 		}
 		reports = append(reports, *diagnose.Walk(s, opts))
 	}
-	return chain.NewReportList(reports, t.requests)
+	for _, s := range t.snaps {
+		judge(s)
+	}
+	t.walked = t.walked[:0]
+	for _, w := range t.cuts {
+		s, err := t.cut(w)
+		if err != nil {
+			return nil, err
+		}
+		judge(s)
+		t.walked = append(t.walked, s.Shed())
+	}
+	return chain.NewReportList(reports, t.requests), nil
+}
+
+// cut is a workload's snapshot from the bundle, with the bundle's gaps.
+func (t *targets) cut(w capture.Workload) (*chain.Snapshot, error) {
+	snap, err := t.bundle.Read(w.Namespace, w.Ref)
+	if err != nil {
+		return nil, err
+	}
+	snap.Gaps = append(snap.Gaps, t.gaps...)
+	if t.bundle.EventsTargeted {
+		snap.EventsOf = chain.EventTargets(snap)
+	}
+	return snap, nil
+}
+
+// all are the snapshots walked: those read whole and the last walk's
+// cuts.
+func (t *targets) all() []*chain.Snapshot {
+	return append(slices.Clip(t.snaps), t.walked...)
 }
 
 // readTargets reads every target. Named targets cost 4 requests each; a
@@ -75,7 +114,7 @@ func (e *Engine) targetsOf(bundle *capture.Bundle, gaps []chain.Gap, requests in
 // targetsWhere is targetsOf of the workloads keep keeps (all when nil):
 // serve judges again only those whose objects changed.
 func (e *Engine) targetsWhere(bundle *capture.Bundle, gaps []chain.Gap, requests int, keep func(capture.Workload) bool) (*targets, error) {
-	t := &targets{requests: requests}
+	t := &targets{bundle: bundle, gaps: gaps, requests: requests}
 	// Namespace, kind, then name, whatever order the API server listed
 	// them in.
 	for _, w := range sortedWorkloads(bundle, "", bundle.Traffic("")...) {
@@ -85,20 +124,12 @@ func (e *Engine) targetsWhere(bundle *capture.Bundle, gaps []chain.Gap, requests
 		if chain.IsTraffic(w.Kind) && !e.selects(w.Object.GetLabels()) {
 			continue // Gateways and Services are listed whole
 		}
-		snap, err := bundle.Read(w.Namespace, w.Ref)
-		if err != nil {
-			return nil, err
-		}
-		if w.Kind == chain.KindJob && !e.selects(snap.Job.Labels) {
+		if w.Kind == chain.KindJob && !e.selects(w.Object.GetLabels()) {
 			continue // Jobs are listed whole, for the CronJobs' sake
 		}
-		snap.Gaps = append(snap.Gaps, gaps...)
-		if bundle.EventsTargeted {
-			snap.EventsOf = chain.EventTargets(snap)
-		}
-		t.snaps = append(t.snaps, snap)
+		t.cuts = append(t.cuts, w)
 	}
-	if len(t.snaps) == 0 {
+	if len(t.cuts) == 0 {
 		where := "namespace " + e.Namespace
 		if e.AllNamespaces {
 			where = "any namespace"

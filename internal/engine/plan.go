@@ -50,7 +50,10 @@ func (e *Engine) judge(ctx context.Context, p plan, reader *kube.Reader, t *targ
 		if p.source == sourceFiles {
 			now = time.Time{} // a capture is judged at its own time
 		}
-		l := t.walk(now, e.walkOptions())
+		l, err := t.walk(now, e.walkOptions())
+		if err != nil {
+			return err
+		}
 		if !p.single && p.source != sourceFiles {
 			e.readOwners(ctx, reader, l)
 		}

@@ -51,7 +51,11 @@ type manyWaiter struct {
 }
 
 func (m *manyWaiter) walk(_ context.Context, now time.Time, _ bool) (bool, error) {
-	m.list = m.targets.walk(now, m.e.walkOptions())
+	l, err := m.targets.walk(now, m.e.walkOptions())
+	if err != nil {
+		return false, err
+	}
+	m.list = l
 	if allDone(m.list) || anyHopeless(m.list) {
 		return true, nil
 	}

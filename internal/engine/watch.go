@@ -155,10 +155,14 @@ func (w *watcher) judge(ctx context.Context, now time.Time) error {
 		if err != nil {
 			return err
 		}
-		for _, r := range t.walk(now, w.e.walkOptions()).Items {
+		l, err := t.walk(now, w.e.walkOptions())
+		if err != nil {
+			return err
+		}
+		for _, r := range l.Items {
 			w.reports[keyOf(r.Namespace, r.Kind, r.Name)] = r
 		}
-		snaps = append(snaps, t.snaps...)
+		snaps = append(snaps, t.all()...)
 	}
 	if n, _ := w.reader.Conn().Ended(); n > w.outages {
 		for ; w.outages < n; w.outages++ {
