@@ -27,10 +27,9 @@ func (b *Bundle) otherPods(s *chain.Snapshot) []corev1.Pod {
 	var out []corev1.Pod
 	for _, svc := range s.NearMisses() {
 		sel := labels.SelectorFromSet(svc.Spec.Selector)
-		for i := range b.Pods {
-			p := &b.Pods[i]
-			if p.Namespace == s.Namespace && !mine[p.Name] && sel.Matches(labels.Set(p.Labels)) {
-				out = append(out, *p)
+		for i := range b.podCount() {
+			if ns, name, set := b.podAt(i); ns == s.Namespace && !mine[name] && sel.Matches(labels.Set(set)) {
+				out = append(out, b.pod(i))
 				break
 			}
 		}

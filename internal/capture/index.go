@@ -30,6 +30,12 @@ type index struct {
 	// selector pair ("ns\x00key=value") and by namespace and name
 	// ("ns\x00\x00name").
 	servicesBy map[string][]int
+	// nsPods are the packed pods of the namespace podsIn decoded last.
+	nsPods struct {
+		sync.Mutex
+		namespace string
+		pods      []corev1.Pod
+	}
 }
 
 // labelIndex holds a list's positions by namespace ("ns") and by
@@ -43,14 +49,18 @@ func newLabelIndex[T any, P interface {
 	ix := labelIndex{}
 	for i := range list {
 		m := P(&list[i])
-		ns := m.GetNamespace()
-		ix[ns] = append(ix[ns], i)
-		for k, v := range m.GetLabels() {
-			key := ns + "\x00" + k + "=" + v
-			ix[key] = append(ix[key], i)
-		}
+		ix.add(i, m.GetNamespace(), m.GetLabels())
 	}
 	return ix
+}
+
+// add puts position i of an object of namespace ns with labels set.
+func (ix labelIndex) add(i int, ns string, set map[string]string) {
+	ix[ns] = append(ix[ns], i)
+	for k, v := range set {
+		key := ns + "\x00" + k + "=" + v
+		ix[key] = append(ix[key], i)
+	}
 }
 
 // candidates are the positions of the objects of namespace the selector
@@ -73,7 +83,11 @@ func (b *Bundle) indexed() *index {
 		b.ix = &index{}
 	}
 	b.ix.once.Do(func() {
-		b.ix.pods = newLabelIndex(b.Pods)
+		b.ix.pods = labelIndex{}
+		for i := range b.podCount() {
+			ns, _, set := b.podAt(i)
+			b.ix.pods.add(i, ns, set)
+		}
 		b.ix.rss = newLabelIndex(b.ReplicaSets)
 		b.ix.events = map[chain.ObjectRef][]int{}
 		for i, e := range b.Events {
@@ -114,24 +128,62 @@ func matchingIn[T any, P interface {
 	if err != nil || ls == nil || sel.Empty() {
 		return nil
 	}
-	var out []T
+	// The positions first, then one slice of the size: appending whole
+	// pods would copy each several times as the slice grows.
+	var at []int
 	for _, i := range cand {
 		if m := P(&list[i]); m.GetNamespace() == namespace && sel.Matches(labels.Set(m.GetLabels())) {
-			out = append(out, list[i])
+			at = append(at, i)
 		}
+	}
+	if len(at) == 0 {
+		return nil
+	}
+	out := make([]T, len(at))
+	for j, i := range at {
+		out[j] = list[i]
 	}
 	return out
 }
 
 func (b *Bundle) podsMatching(namespace string, ls *metav1.LabelSelector) []corev1.Pod {
-	return matchingIn(b.Pods, b.indexed().pods.candidates(namespace, ls), namespace, ls)
+	sel, err := metav1.LabelSelectorAsSelector(ls)
+	if err != nil || ls == nil || sel.Empty() {
+		return nil
+	}
+	var at []int
+	for _, i := range b.indexed().pods.candidates(namespace, ls) {
+		if ns, _, set := b.podAt(i); ns == namespace && sel.Matches(labels.Set(set)) {
+			at = append(at, i)
+		}
+	}
+	return b.podsAt(at)
 }
 
-// podsIn are the pods of a namespace.
+// podsIn are the pods of a namespace. Packed pods are decoded once for
+// the namespace last asked for: the targets are walked namespace by
+// namespace, and each CronJob, Ingress or Service of it asks for them all.
 func (b *Bundle) podsIn(namespace string) []corev1.Pod {
-	var out []corev1.Pod
-	for _, i := range b.indexed().pods[namespace] {
-		out = append(out, b.Pods[i])
+	if b.Packed == nil {
+		return b.podsAt(b.indexed().pods[namespace])
+	}
+	ix := b.indexed()
+	ix.nsPods.Lock()
+	defer ix.nsPods.Unlock()
+	if ix.nsPods.pods == nil || ix.nsPods.namespace != namespace {
+		ix.nsPods.namespace, ix.nsPods.pods = namespace, b.podsAt(ix.pods[namespace])
+	}
+	return slices.Clone(ix.nsPods.pods)
+}
+
+// podsAt are the pods at positions at, in one slice of the size.
+func (b *Bundle) podsAt(at []int) []corev1.Pod {
+	if len(at) == 0 {
+		return nil
+	}
+	out := make([]corev1.Pod, len(at))
+	for j, i := range at {
+		out[j] = b.pod(i)
 	}
 	return out
 }

@@ -40,7 +40,10 @@ type Bundle struct {
 	Claims       []corev1.PersistentVolumeClaim
 	Nodes        []corev1.Node
 	Pods         []corev1.Pod
-	Events       []chain.Event
+	// Packed, when set, holds the pods instead of Pods: a mirror's
+	// bundle, whose pods are decoded for the snapshot that needs them.
+	Packed []PackedPod
+	Events []chain.Event
 	// Services and EndpointSlices are the serving link's evidence.
 	// ServicesRead says the input holds Services or is a capture whose
 	// reader read them (ServicesComment): without either, "no Service"

@@ -277,9 +277,13 @@ func newest(s *chain.Snapshot) time.Time {
 
 // Pod finds a pod by name, in namespace (any namespace when empty).
 func (b *Bundle) Pod(namespace, name string) (*corev1.Pod, bool) {
-	for i := range b.Pods {
-		if p := &b.Pods[i]; p.Name == name && (namespace == "" || p.Namespace == namespace) {
-			return p, true
+	for i := range b.podCount() {
+		if ns, n, _ := b.podAt(i); n == name && (namespace == "" || ns == namespace) {
+			if b.Packed != nil {
+				p := b.pod(i)
+				return &p, true
+			}
+			return &b.Pods[i], true
 		}
 	}
 	return nil, false

@@ -24,8 +24,8 @@ func TestManyOneListPerKind(t *testing.T) {
 	if n != 13 || len(cs.Actions()) != 13 || len(gaps) != 0 {
 		t.Errorf("requests %d, actions %d, gaps %v; want 13, 13, none", n, len(cs.Actions()), gaps)
 	}
-	if len(b.Deployments) != 2 || len(b.Pods) != 3 {
-		t.Errorf("%d deployments, %d pods; want 2 and 3 (prod only)", len(b.Deployments), len(b.Pods))
+	if len(b.Deployments) != 2 || len(b.Packed) != 3 {
+		t.Errorf("%d deployments, %d pods; want 2 and 3 (prod only)", len(b.Deployments), len(b.Packed))
 	}
 	s, err := b.Snapshot("prod", "web")
 	if err != nil || len(s.Pods) != 2 {

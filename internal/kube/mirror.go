@@ -210,7 +210,7 @@ func (m *Mirror) Bundle() *capture.Bundle {
 		Revisions:      values[appsv1.ControllerRevision](st["controllerrevisions"]),
 		Claims:         values[corev1.PersistentVolumeClaim](st["persistentvolumeclaims"]),
 		Nodes:          values[corev1.Node](st["nodes"]),
-		Pods:           values[corev1.Pod](st["pods"]),
+		Packed:         values[capture.PackedPod](st["pods"]),
 		Events:         values[chain.Event](st["events"]),
 		Services:       values[corev1.Service](st["services"]),
 		EndpointSlices: values[discoveryv1.EndpointSlice](st["endpointslices"]),
@@ -242,7 +242,7 @@ func objects(st *store) []metav1.Object {
 		return out
 	}
 	var out []metav1.Object
-	st.each(func(v any) {
+	st.each(func(_ string, v any) {
 		if o, ok := v.(metav1.Object); ok {
 			out = append(out, o)
 		}
@@ -253,6 +253,12 @@ func objects(st *store) []metav1.Object {
 
 // values are a store's values in order, as T (the store holds *T, or T
 // for events); nil for a store that is empty or was never read.
+//
+// The store then holds each value as a pointer into the slice: the
+// slice is the only copy of each object, not a second one beside the
+// store's (20,000 pods' worth in a cluster), and the objects the store
+// held before are garbage. A value put after points elsewhere until the
+// next slice is made.
 func values[T any](st *store) []T {
 	if st == nil || len(st.vals) == 0 {
 		return nil
@@ -261,14 +267,21 @@ func values[T any](st *store) []T {
 		return out
 	}
 	out := make([]T, 0, len(st.vals))
-	st.each(func(v any) {
+	var keys []string
+	st.each(func(k string, v any) {
 		switch o := v.(type) {
 		case *T:
 			out = append(out, *o)
 		case T:
 			out = append(out, o)
+		default:
+			return
 		}
+		keys = append(keys, k)
 	})
+	for i, k := range keys {
+		st.vals[k] = &out[i]
+	}
 	st.remember(out)
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
+	"github.com/kubectl-chain/kubectl-chain/internal/capture"
 )
 
 // store is one resource's objects in the order they came.
@@ -60,12 +62,12 @@ func (s *store) merge(o *store) {
 }
 
 // each visits the values in order, compacting deleted keys away.
-func (s *store) each(f func(any)) {
+func (s *store) each(f func(k string, v any)) {
 	kept := s.keys[:0]
 	for _, k := range s.keys {
 		if v, ok := s.vals[k]; ok {
 			kept = append(kept, k)
-			f(v)
+			f(k, v)
 		}
 	}
 	s.keys = kept
@@ -159,6 +161,30 @@ func slimPod(p *corev1.Pod) {
 	}
 }
 
+// packing keeps each pod slimmed and packed (capture.PackedPod): of the
+// 20,000 pods of a big cluster, what the mirror holds is their encoding,
+// not their Go types.
+func packing() func(runtime.Object) (any, bool) {
+	var (
+		mu     sync.Mutex
+		shared capture.Labels
+	)
+	return func(o runtime.Object) (any, bool) {
+		v, ok := slim(o)
+		p, isPod := v.(*corev1.Pod)
+		if !ok || !isPod {
+			return v, ok
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		packed, err := capture.Pack(p, &shared)
+		if err != nil {
+			return nil, false // a pod decoded from the API always encodes
+		}
+		return &packed, true
+	}
+}
+
 func keyOf(o runtime.Object) string {
 	m, err := meta.Accessor(o)
 	if err != nil {
@@ -216,7 +242,9 @@ func (r *Reader) workloadSources(ns, selector string) []source {
 // held says the mirror holds objects of a kind.
 func (r *Reader) ownedSources(ns string, held func(chain.Kind) bool, traffic bool) []source {
 	all := metav1.ListOptions{}
-	out := []source{r.sourceOf(chain.ResourcePods, ns, all)}
+	pods := r.sourceOf(chain.ResourcePods, ns, all)
+	pods.keep = packing()
+	out := []source{pods}
 	var want []chain.Resource
 	serves := traffic
 	for _, row := range chain.KindTable() {
