@@ -50,6 +50,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(spawnEnv) == "1" {
+		os.Exit(spawn(os.Args[1:]))
+	}
 	flag.Parse()
 	raiseParallel()
 	os.Exit(run(m))

@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -191,19 +190,22 @@ func (c *bigCluster) measure(ctx context.Context, tb testing.TB, agent string, c
 	c.proxy.down.Store(0)
 	var u cost
 	for _, args := range cmds {
-		cmd := exec.CommandContext(ctx, args[0], append(args[1:], "--kubeconfig", c.kubeconfig)...)
-		start := time.Now()
+		// Started by a small process, so that its peak RSS is its own
+		// (spawn).
+		cmd, report := spawned(ctx, append(args, "--kubeconfig", c.kubeconfig))
 		out, err := cmd.Output()
-		u.wall += time.Since(start)
 		u.out = append(u.out, out...)
 		if ee, ok := err.(*exec.ExitError); ok {
 			u.code = ee.ExitCode()
 		} else if err != nil {
 			tb.Fatalf("%v: %v", args, err)
 		}
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			u.rssMB = max(u.rssMB, float64(ru.Maxrss)/1024)
+		rss, wall, err := report()
+		if err != nil {
+			tb.Fatalf("%v: %v", args, err)
 		}
+		u.wall += wall
+		u.rssMB = max(u.rssMB, rss)
 	}
 	u.bytes = c.proxy.down.Load()
 	time.Sleep(time.Second) // the last watches' lines
