@@ -124,18 +124,10 @@ func matchingIn[T any, P interface {
 	*T
 	metav1.Object
 }](list []T, cand []int, namespace string, ls *metav1.LabelSelector) []T {
-	sel, err := metav1.LabelSelectorAsSelector(ls)
-	if err != nil || ls == nil || sel.Empty() {
-		return nil
-	}
-	// The positions first, then one slice of the size: appending whole
-	// pods would copy each several times as the slice grows.
-	var at []int
-	for _, i := range cand {
-		if m := P(&list[i]); m.GetNamespace() == namespace && sel.Matches(labels.Set(m.GetLabels())) {
-			at = append(at, i)
-		}
-	}
+	at := selected(cand, namespace, ls, func(i int) (string, map[string]string) {
+		m := P(&list[i])
+		return m.GetNamespace(), m.GetLabels()
+	})
 	if len(at) == 0 {
 		return nil
 	}
@@ -146,18 +138,29 @@ func matchingIn[T any, P interface {
 	return out
 }
 
-func (b *Bundle) podsMatching(namespace string, ls *metav1.LabelSelector) []corev1.Pod {
+// selected are the positions of cand whose object (where and how it is
+// labelled, by of) is in namespace and matches the selector; none for a
+// nil or empty selector. The positions come first, then one slice of the
+// size: appending whole pods would copy each several times as it grows.
+func selected(cand []int, namespace string, ls *metav1.LabelSelector, of func(int) (string, map[string]string)) []int {
 	sel, err := metav1.LabelSelectorAsSelector(ls)
 	if err != nil || ls == nil || sel.Empty() {
 		return nil
 	}
 	var at []int
-	for _, i := range b.indexed().pods.candidates(namespace, ls) {
-		if ns, _, set := b.podAt(i); ns == namespace && sel.Matches(labels.Set(set)) {
+	for _, i := range cand {
+		if ns, set := of(i); ns == namespace && sel.Matches(labels.Set(set)) {
 			at = append(at, i)
 		}
 	}
-	return b.podsAt(at)
+	return at
+}
+
+func (b *Bundle) podsMatching(namespace string, ls *metav1.LabelSelector) []corev1.Pod {
+	return b.podsAt(selected(b.indexed().pods.candidates(namespace, ls), namespace, ls, func(i int) (string, map[string]string) {
+		ns, _, set := b.podAt(i)
+		return ns, set
+	}))
 }
 
 // podsIn are the pods of a namespace. Packed pods are decoded once for

@@ -2,7 +2,6 @@ package capture
 
 import (
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -58,7 +57,7 @@ func (l *Labels) of(set map[string]string) map[string]string {
 	if s, ok := l.sets[k]; ok {
 		return s
 	}
-	l.sets[strings.Clone(k)] = set
+	l.sets[k] = set
 	return set
 }
 
