@@ -177,6 +177,15 @@ func imagePullError(img, message string) Decoded {
 	return imageDecoded(cause, kind, img, rtOneLine(tail))
 }
 
+// PullAmbiguous says a pull error is Docker's answer for a repository
+// that either does not exist or is private to a pull without credentials
+// ("pull access denied for NAME, repository does not exist or may require
+// 'docker login'"): read as ImageNotFound alone, it yields to an
+// unambiguous credentials error about the same container.
+func PullAmbiguous(message string) bool {
+	return strings.Contains(message, "repository does not exist or may require 'docker login'")
+}
+
 // deniedForRe is the repository Docker's daemon names when it refuses a
 // pull ("pull access denied for NAME, repository does not exist ..."):
 // the image, when the message quotes no other.

@@ -245,7 +245,7 @@ func (pc *podCtx) container(st corev1.ContainerStatus, init bool) bool {
 	case st.State.Running != nil:
 		if t := st.LastTerminationState.Terminated; t != nil && pc.betweenCrashes(st, *t) {
 			pc.crashed(st, *t, field+".lastState.terminated")
-		} else if pc.probeKills(st, init) || pc.probeRestarts(st, init) {
+		} else if pc.probeKills(st, init, recentCrash) || pc.probeRestarts(st, init) {
 			return false
 		}
 		return true
@@ -260,7 +260,7 @@ func (pc *podCtx) container(st corev1.ContainerStatus, init bool) bool {
 		case "CrashLoopBackOff":
 			if t := st.LastTerminationState.Terminated; t != nil {
 				pc.crashed(st, *t, field+".lastState.terminated", ev)
-			} else if pc.fromEvents(st, init, ev) {
+			} else if pc.fromEvents(st, init, ev) || pc.probeKills(st, init, 0, ev) {
 				// The last run's state is gone; the events still say why.
 			} else if d, ok := decode.BackOff(wt.Reason, wt.Message); ok {
 				pc.add(d, time.Time{}, st.RestartCount, ev)
@@ -295,6 +295,10 @@ func (pc *podCtx) waiting(st corev1.ContainerStatus, init bool, wt *corev1.Conta
 	}
 	var since time.Time
 	var repeats int32
+	// Docker's "repository does not exist or may require 'docker login'"
+	// is either cause; the kubelet's "unauthorized" about the same
+	// container says which.
+	ambiguous := d.Cause == decode.ImageNotFound && decode.PullAmbiguous(wt.Message)
 	for _, e := range pc.containerEvents(name, init) {
 		if e.Type != corev1.EventTypeWarning {
 			continue
@@ -303,9 +307,13 @@ func (pc *podCtx) waiting(st corev1.ContainerStatus, init bool, wt *corev1.Conta
 		if !ok {
 			continue
 		}
-		if ed.Cause == d.Cause || (isGeneric(d.Cause) && !isGeneric(ed.Cause) && family(ed.Cause) == family(d.Cause)) {
+		settles := ambiguous && ed.Cause == decode.ImagePullUnauthorized
+		if ed.Cause == d.Cause || settles || (isGeneric(d.Cause) && !isGeneric(ed.Cause) && family(ed.Cause) == family(d.Cause)) {
 			if ed.Cause != d.Cause {
 				d = ed
+				ambiguous = d.Cause == decode.ImageNotFound && decode.PullAmbiguous(eventMessage(e))
+			} else if settles {
+				ambiguous = false
 			}
 			evidence = append(evidence, eventEvidence(e))
 			if e.Count > repeats {

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -114,15 +115,18 @@ func (pc *podCtx) fromEvents(st corev1.ContainerStatus, init bool, ev ...chain.E
 
 // probeKills says a running container is being restarted by its liveness
 // (or startup) probe: the kubelet's Killing event "failed liveness probe,
-// will be restarted" more than once and recently, even when the capture
-// caught it between two restarts with its last state gone.
-func (pc *podCtx) probeKills(st corev1.ContainerStatus, init bool) bool {
+// will be restarted" more than once and within the last `within` (any
+// time when 0), even when the capture caught it between two restarts with
+// its last state gone. A container backing off with no last state in the
+// input (a pasted describe's Events, a pod known only by them) takes
+// kills of any age: they are the only restarts the input explains.
+func (pc *podCtx) probeKills(st corev1.ContainerStatus, init bool, within time.Duration, extra ...chain.Evidence) bool {
 	for _, e := range pc.containerEvents(st.Name, init) {
 		d, ok := decode.Probe(e.Reason, eventMessage(e))
-		if !ok || e.Reason != reasonKilling || e.Count < 2 || pc.w.s.Now.Sub(e.Last) > recentCrash {
+		if !ok || e.Reason != reasonKilling || e.Count < 2 || within > 0 && pc.w.s.Now.Sub(e.Last) > within {
 			continue
 		}
-		ev := []chain.Evidence{eventEvidence(e)}
+		ev := append(slices.Clone(extra), eventEvidence(e))
 		for _, u := range pc.containerEvents(st.Name, init) {
 			if pd, ok := decode.Probe(u.Reason, eventMessage(u)); ok && u.Reason == reasonUnhealthy && pd.Cause == d.Cause {
 				d = pd

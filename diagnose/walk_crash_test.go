@@ -62,3 +62,96 @@ func TestWalkHookKilledCompleted(t *testing.T) {
 		}
 	}
 }
+
+// TestWalkBackOffOldProbeKills: a container backing off whose last state
+// the input does not hold (a pasted describe's Events, cut above them:
+// ingress-nginx#8790) is restarted by its liveness probe when the
+// kubelet's Killing event says so more than once, however long ago: the
+// 5-minute window is for running containers caught between restarts.
+// The Killing message is the kubelet's ("Container %s failed %s probe,
+// will be restarted", pkg/kubelet/kuberuntime), as that thread quotes it.
+func TestWalkBackOffOldProbeKills(t *testing.T) {
+	now := walkT0.Add(20 * time.Minute)
+	yes, one := true, int32(1)
+	pod := corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-5d8f9c7b6-hfdmm", UID: "pod-uid",
+			CreationTimestamp: metav1.NewTime(walkT0),
+			OwnerReferences:   []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-5d8f9c7b6", UID: "rs-uid", Controller: &yes}}},
+		Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{Name: "web"}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{
+			Name: "web", RestartCount: 2,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}},
+		}}},
+	}
+	killing := func(count int32) chain.Event {
+		return chain.Event{Type: corev1.EventTypeNormal, Reason: "Killing", Source: "kubelet", Count: count,
+			Message:   "Container web failed liveness probe, will be restarted",
+			FieldPath: "spec.containers{web}", Object: chain.ObjectRef{Kind: "Pod", Name: pod.Name, UID: pod.UID},
+			First: walkT0.Add(time.Minute), Last: walkT0.Add(2 * time.Minute)}
+	}
+	for _, tt := range []struct {
+		name string
+		evs  []chain.Event
+		want chain.CauseID
+	}{
+		{"killed twice 18 minutes ago", []chain.Event{killing(2)}, decode.LivenessProbeFailed},
+		{"killed once", []chain.Event{killing(1)}, decode.CrashLoopBackOff},
+		{"no kill", nil, decode.CrashLoopBackOff},
+	} {
+		s := walkSnapshot(tt.evs...)
+		s.Now = now
+		s.Deployment.Spec.Replicas, s.ReplicaSets[0].Spec.Replicas = &one, &one
+		s.ReplicaSets[0].Status = appsv1.ReplicaSetStatus{Replicas: 1}
+		s.Pods = []corev1.Pod{pod}
+		if r := Walk(s, Options{}); r.Verdict.Cause != tt.want || r.Verdict.Link != chain.LinkContainers {
+			t.Errorf("%s: verdict %+v, want containers %s", tt.name, r.Verdict, tt.want)
+		}
+	}
+}
+
+// TestWalkPullAmbiguousSettled: Docker's "pull access denied ...,
+// repository does not exist or may require 'docker login'" is either a
+// missing repository or a private one; an "unauthorized: authentication
+// required" about the same container says which. Both messages are
+// octarine-operator#15's (the images were private).
+func TestWalkPullAmbiguousSettled(t *testing.T) {
+	now := walkT0.Add(10 * time.Minute)
+	yes, one := true, int32(1)
+	pod := corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-5d8f9c7b6-hfdmm", UID: "pod-uid",
+			CreationTimestamp: metav1.NewTime(walkT0),
+			OwnerReferences:   []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-5d8f9c7b6", UID: "rs-uid", Controller: &yes}}},
+		Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{Name: "web", Image: "octarinesec/guardrails-enforcer:20.7"}}},
+		Status: corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{
+			Name: "web", Image: "octarinesec/guardrails-enforcer:20.7",
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff",
+				Message: `Back-off pulling image "octarinesec/guardrails-enforcer:20.7"`}},
+		}}},
+	}
+	failed := func(at time.Duration, msg string) chain.Event {
+		return chain.Event{Type: corev1.EventTypeWarning, Reason: "Failed", Source: "kubelet", Count: 1,
+			Message:   `Failed to pull image "octarinesec/guardrails-enforcer:20.7": rpc error: code = Unknown desc = Error response from daemon: ` + msg,
+			FieldPath: "spec.containers{web}", Object: chain.ObjectRef{Kind: "Pod", Name: pod.Name, UID: pod.UID},
+			First: walkT0.Add(at), Last: walkT0.Add(at)}
+	}
+	denied := failed(2*time.Minute, "pull access denied for octarinesec/guardrails-enforcer, repository does not exist or may require 'docker login': denied: requested access to the resource is denied")
+	unauthorized := failed(time.Minute, "unauthorized: authentication required")
+	for _, tt := range []struct {
+		name string
+		evs  []chain.Event
+		want chain.CauseID
+	}{
+		{"denied, then unauthorized before it", []chain.Event{denied, unauthorized}, decode.ImagePullUnauthorized},
+		{"unauthorized, then denied", []chain.Event{unauthorized, denied}, decode.ImagePullUnauthorized},
+		{"denied alone", []chain.Event{denied}, decode.ImageNotFound},
+	} {
+		s := walkSnapshot(tt.evs...)
+		s.Now = now
+		s.Deployment.Spec.Replicas, s.ReplicaSets[0].Spec.Replicas = &one, &one
+		s.ReplicaSets[0].Status = appsv1.ReplicaSetStatus{Replicas: 1}
+		s.Pods = []corev1.Pod{pod}
+		if r := Walk(s, Options{}); r.Verdict.Cause != tt.want || r.Verdict.Link != chain.LinkContainers {
+			t.Errorf("%s: verdict %+v, want containers %s", tt.name, r.Verdict, tt.want)
+		}
+	}
+}
