@@ -103,3 +103,37 @@ func TestBarePodClaimFromSnapshot(t *testing.T) {
 		t.Errorf("summary %q does not name the snapshot", f.Summary)
 	}
 }
+
+// TestWalkClaimNoClass: a StatefulSet's claim that says it has no class
+// (storageClassName "", what kubectl prints as an empty StorageClass) and
+// stays Pending with no event is ClaimNoStorageClass once its grace is
+// past; a claim whose class the input leaves unset is only Pending, the
+// PersistentVolume controller's event deciding (k3s#85,
+// local-path-provisioner#35: claims without a class, no default class).
+func TestWalkClaimNoClass(t *testing.T) {
+	set := statefulSet(0, appsv1.OrderedReadyPodManagement)
+	set.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data"}}}
+	set.Status.UpdateRevision, set.Status.CurrentRevision = "web-new", "web-new"
+	rev := map[string]string{appsv1.ControllerRevisionHashLabelKey: "web-new"}
+	pod := kindPod("web-0", set, "StatefulSet", corev1.PodPending, false, rev)
+	pod.Spec.NodeName = ""
+	none := ""
+	for _, tc := range []struct {
+		class *string
+		want  chain.CauseID
+	}{
+		{&none, decode.ClaimNoStorageClass},
+		{nil, decode.ClaimPending},
+	} {
+		pvc := corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "data-web-0", UID: "pvc-uid",
+			CreationTimestamp: metav1.NewTime(walkT0)}, Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: tc.class},
+			Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}}
+		s := &chain.Snapshot{Kind: chain.KindStatefulSet, Namespace: "shop", Name: "web", Now: walkT0.Add(10 * time.Minute),
+			StatefulSet: set, Claims: []corev1.PersistentVolumeClaim{pvc}}
+		s.Assemble(nil, []corev1.Pod{pod}, nil)
+		r := Walk(s, Options{})
+		if r.Verdict.Link != chain.LinkClaims || r.Verdict.Cause != tc.want {
+			t.Errorf("class %v: verdict %s at %s (%s), want at claims (%s)\n%s", tc.class, r.Verdict.Health, r.Verdict.Link, r.Verdict.Cause, tc.want, linkLines(r))
+		}
+	}
+}

@@ -243,16 +243,43 @@ func (w *walker) unboundClaim(c *collector, pvc *corev1.PersistentVolumeClaim, p
 		c.add(*waiting)
 		return
 	}
+	if pvc.Status.Phase == corev1.ClaimPending && pvc.Spec.VolumeName == "" && pvc.Spec.StorageClassName != nil && *pvc.Spec.StorageClassName == "" {
+		// No class (storageClassName "", and what kubectl get pvc and
+		// describe pvc print for a claim without one): no provisioner
+		// will make its volume, and only a volume with no class binds
+		// it. Said without the PersistentVolume controller's
+		// FailedBinding event, which expires after an hour and is not in
+		// every paste. A claim whose class is unset (nil) is left to
+		// that event: an input that does not show the class (a thread's
+		// incident) leaves it unset too.
+		class := chain.Evidence{Source: chain.SourceObjectStatus, Object: obj, Field: "spec.storageClassName", Message: "not set"}
+		c.add(sighting{d: decode.Decoded{Cause: decode.ClaimNoStorageClass,
+			Summary: fmt.Sprintf("claim %s names no StorageClass and no PersistentVolume binds it", pvc.Name)},
+			object: obj, since: pvc.CreationTimestamp.Time, evidence: []chain.Evidence{class, phase}})
+		return
+	}
 	c.add(sighting{d: decode.Decoded{Cause: decode.ClaimPending, Progressing: true, Summary: fmt.Sprintf("claim %s is %s", pvc.Name, pvc.Status.Phase),
-		NextStep: fmt.Sprintf("kubectl describe pvc %s -n %s", pvc.Name, pvc.Namespace)},
+		NextStep: "kubectl describe pvc " + pvc.Name + inNamespace(pvc.Namespace)},
 		object: obj, since: pvc.CreationTimestamp.Time, evidence: []chain.Evidence{phase}})
 }
 
-func storageClassOf(pvc *corev1.PersistentVolumeClaim) string {
-	if pvc.Spec.StorageClassName != nil {
-		return *pvc.Spec.StorageClassName
+// inNamespace is kubectl's " -n NAMESPACE", or nothing when the input
+// does not say the namespace (a pasted table).
+func inNamespace(ns string) string {
+	if ns == "" {
+		return ""
 	}
-	return "(default)"
+	return " -n " + ns
+}
+
+func storageClassOf(pvc *corev1.PersistentVolumeClaim) string {
+	switch {
+	case pvc.Spec.StorageClassName == nil:
+		return "(default)"
+	case *pvc.Spec.StorageClassName == "":
+		return `""`
+	}
+	return *pvc.Spec.StorageClassName
 }
 
 func firstLine(s string) string {

@@ -83,6 +83,16 @@ func loadPaste(data []byte) (*Bundle, error) {
 	b.described = rebuilt(r) > 0
 	b.nodesListed = slices.Contains(r.Forms, "kubectl get nodes")
 	b.servicesNotFound = append(b.servicesNotFound, r.ServicesNotFound...)
+	if len(b.Workloads("")) == 0 && b.Target.Name == "" {
+		if claim := loneClaim(r); claim != "" {
+			// A claim that waits, beside pods that are well and do not
+			// use it (the provisioner's, say): the claim is the question.
+			b.Target = chain.Ref{Kind: "PersistentVolumeClaim", Name: claim}
+			if len(r.Pods) > 0 {
+				b.Undecoded = append(b.Undecoded, fmt.Sprintf("the paste shows claim %s not bound, no workload, and no pod that uses the claim: pvc/%s is walked; name a pod (pod/NAME) to walk it instead", claim, claim))
+			}
+		}
+	}
 	if len(b.Workloads("")) == 0 && b.Target.Name == "" && len(r.Pods) > 0 {
 		pod := pickPod(r)
 		b.Target = chain.Ref{Kind: chain.KindPod, Name: pod}
@@ -136,6 +146,39 @@ func pastedOthers(r *paste.Result) []*unstructured.Unstructured {
 	return out
 }
 
+// loneClaim is the first pasted claim that is not bound when no pasted
+// pod uses it and every pasted pod is ready: the paste's question, not
+// one of the pods. "" when there is none.
+func loneClaim(r *paste.Result) string {
+	used := map[string]bool{}
+	for _, p := range r.Pods {
+		if !podReady(&p) {
+			return ""
+		}
+		for _, v := range p.Spec.Volumes {
+			if v.PersistentVolumeClaim != nil {
+				used[v.PersistentVolumeClaim.ClaimName] = true
+			}
+		}
+	}
+	for _, c := range r.Claims {
+		if c.Status.Phase != corev1.ClaimBound && !used[c.Name] {
+			return c.Name
+		}
+	}
+	return ""
+}
+
+// podReady says the pod's Ready condition is True.
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
 // pickPod is the pod a paste of pods is walked from: the first
 // described, else the first listed that is not running ready.
 func pickPod(r *paste.Result) string {
@@ -149,13 +192,9 @@ func pickPod(r *paste.Result) string {
 		}
 	}
 	for _, p := range r.Pods {
-		for _, c := range p.Status.Conditions {
-			if c.Type == "Ready" && c.Status == "True" {
-				goto next
-			}
+		if !podReady(&p) {
+			return p.Name
 		}
-		return p.Name
-	next:
 	}
 	return r.Pods[0].Name
 }

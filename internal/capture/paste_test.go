@@ -138,3 +138,35 @@ func TestLoadPasteGeneric(t *testing.T) {
 		t.Errorf("the route alone: routes %d, alone %v", len(alone.Routes), alone.Lone != nil)
 	}
 }
+
+// TestLoadPasteLoneClaim: a claim not bound beside a pod that is ready
+// and does not use it (local-path-provisioner#35: the provisioner's own
+// pod) is what the paste asks about: the claim is walked, a note says
+// so. A pod that is not ready keeps the walk.
+func TestLoadPasteLoneClaim(t *testing.T) {
+	claim := pasteFile(t, "local-path-provisioner-35-get-pvc.txt")
+	b, err := Load(strings.NewReader(claim + "\n" + pasteFile(t, "local-path-provisioner-35-get-pod.txt")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (chain.Ref{Kind: "PersistentVolumeClaim", Name: "data-redis-core-redis-ha-server-0"}); b.Target != want {
+		t.Fatalf("target %v, want %v", b.Target, want)
+	}
+	if !strings.Contains(strings.Join(b.Undecoded, "\n"), "pvc/data-redis-core-redis-ha-server-0 is walked") {
+		t.Errorf("notes %q", b.Undecoded)
+	}
+	s, err := b.Read("", chain.Ref{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.API == nil || !s.API.Namespaced {
+		t.Errorf("a pasted claim's API %+v: a claim is namespaced", s.API)
+	}
+	b, err = Load(strings.NewReader(claim + "\n" + pasteFile(t, "k3s-85-get-pods.txt")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Target.Kind != chain.KindPod {
+		t.Errorf("beside a pod that is not ready, target %v, want the pod", b.Target)
+	}
+}

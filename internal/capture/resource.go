@@ -56,9 +56,15 @@ func (b *Bundle) apiOf(gvk schema.GroupVersionKind, namespaced bool) chain.APIRe
 	if b.API != nil && b.API.Kind == gvk.Kind && b.API.Group == gvk.Group {
 		return *b.API
 	}
-	return chain.APIResource{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespaced: namespaced,
+	return chain.APIResource{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespaced: namespaced || gvk.Group == "" && coreNamespaced[gvk.Kind],
 		Resource: chain.Kind(gvk.Kind).Plural()}
 }
+
+// coreNamespaced are core kinds an input can hold without their
+// namespace (a pasted kubectl get table without -A) that are namespaced
+// all the same.
+var coreNamespaced = map[string]bool{"PersistentVolumeClaim": true, "ResourceQuota": true, "LimitRange": true,
+	"ConfigMap": true, "Secret": true, "ServiceAccount": true}
 
 // maxOwnedPods bounds the pods an object controls itself whose chains
 // are walked, as the live read's maxOwned does.

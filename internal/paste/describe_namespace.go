@@ -13,7 +13,10 @@ import (
 // capacity, access modes, conditions and events. Used By names its pods.
 func (p *parser) describeClaim(b block) {
 	c := &corev1.PersistentVolumeClaim{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"}, ObjectMeta: p.objectMeta(b, "PersistentVolumeClaim")}
-	if sc := b.value("StorageClass"); sc != "" {
+	if b.has("StorageClass") {
+		// An empty StorageClass line is a claim without one (kubectl
+		// prints "" for nil and "" alike).
+		sc := b.value("StorageClass")
 		c.Spec.StorageClassName = &sc
 	}
 	status := b.value("Status")

@@ -75,6 +75,9 @@ func (p *parser) finish() *Result {
 	for _, n := range p.nodes {
 		p.res.Nodes = append(p.res.Nodes, *n)
 	}
+	for _, c := range p.claimRows {
+		p.res.Claims = append(p.res.Claims, *c)
+	}
 	for _, j := range p.jobs {
 		jobConditions(j, built)
 		p.res.Jobs = append(p.res.Jobs, *j)

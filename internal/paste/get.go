@@ -64,15 +64,19 @@ func (p *parser) table(lines []line, i int, kind string) int {
 			if !p.ingressClassRow(t, raw) {
 				return i
 			}
+		case "persistentvolumeclaims":
+			if !p.claimRow(t, raw) {
+				return i
+			}
 		}
 		rows++
 	}
 	switch kind {
-	case "events", "pods", "nodes", "ingressclasses":
+	case "events", "pods", "nodes", "ingressclasses", "persistentvolumeclaims":
 		p.res.Forms = append(p.res.Forms, "kubectl get "+kind)
 	case "other":
 		p.res.Forms = append(p.res.Forms, "a kubectl get table (not read)")
-		p.note("a kubectl get table of columns " + strings.Join(t.names, ", ") + " is not read: kubectl chain reads kubectl get pods, events, nodes and ingressclasses, and kubectl describe of workloads, pods, Services, Ingresses, nodes, claims, quotas and namespaces")
+		p.note("a kubectl get table of columns " + strings.Join(t.names, ", ") + " is not read: kubectl chain reads kubectl get pods, events, nodes, ingressclasses and pvc, and kubectl describe of workloads, pods, Services, Ingresses, nodes, claims, quotas and namespaces")
 	default:
 		p.res.Forms = append(p.res.Forms, "kubectl get "+kind+" (not read)")
 		p.note("kubectl get " + kind + " rows are not read: they show no pod template or selector; paste kubectl describe " + strings.TrimSuffix(kind, "s") + " NAME for them")
@@ -314,6 +318,42 @@ func (p *parser) nodeRow(t table, raw string) bool {
 		p.rel = append(p.rel, relTime{at: &n.CreationTimestamp, age: age})
 	}
 	p.nodes = append(p.nodes, n)
+	return true
+}
+
+// claimRow reads a row of kubectl get pvc (-o wide, -A): NAME, STATUS,
+// VOLUME, CAPACITY, ACCESS MODES, STORAGECLASS, VOLUMEATTRIBUTESCLASS
+// (1.29+), AGE, VOLUMEMODE. A claim's empty cells (no volume, no class)
+// are told only by the header's column starts: a row that lost its
+// spacing is not read.
+func (p *parser) claimRow(t table, raw string) bool {
+	cells, ok := t.cells(raw)
+	if !ok {
+		if cells = columns(raw); len(cells) != len(t.names) {
+			return false
+		}
+	}
+	get := func(n string) string { return t.cell(cells, n) }
+	name, status := get("NAME"), get("STATUS")
+	if name == "" || status == "" {
+		return false
+	}
+	ns := cmp.Or(get("NAMESPACE"), p.ns)
+	c := &corev1.PersistentVolumeClaim{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: UID("PersistentVolumeClaim", ns, name)}}
+	c.Status.Phase = corev1.PersistentVolumeClaimPhase(status)
+	// kubectl prints "" for a claim with no class, set or not: either
+	// way it binds only a volume with no class.
+	class := get("STORAGECLASS")
+	c.Spec.StorageClassName = &class
+	if v := get("VOLUME"); !none(v) {
+		c.Spec.VolumeName = v
+	}
+	c.Status.AccessModes = accessModesOf(get("ACCESS MODES"))
+	if age, ok := parseAge(get("AGE")); ok {
+		p.rel = append(p.rel, relTime{at: &c.CreationTimestamp, age: age})
+	}
+	p.claimRows = append(p.claimRows, c)
 	return true
 }
 

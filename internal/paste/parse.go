@@ -27,7 +27,10 @@ type parser struct {
 	rss   []*appsv1.ReplicaSet
 	deps  []*appsv1.Deployment
 	nodes []*corev1.Node
-	jobs  []*batchv1.Job
+	// claimRows are kubectl get pvc's rows, kept until their ages are
+	// times.
+	claimRows []*corev1.PersistentVolumeClaim
+	jobs      []*batchv1.Job
 	// endpoints are kubectl describe endpoints, read as slices.
 	endpoints []discoveryv1.EndpointSlice
 	// onNode are the pods a described node lists.
@@ -200,7 +203,9 @@ var describers = []describer{
 	}, (*parser).describeIngressClass},
 	{"Node", func(b block) bool { return b.has("Unschedulable", "System Info", "Non-terminated Pods") }, (*parser).describeNode},
 	{"PersistentVolumeClaim", func(b block) bool {
-		return b.has("StorageClass") && b.has("Volume") && b.has("Access Modes") && !b.has("Reclaim Policy")
+		// A describe cut after its Volume line (k3s#85) is still a
+		// claim's: a PersistentVolume's has no Namespace.
+		return b.has("StorageClass") && b.has("Volume") && (b.has("Access Modes") || b.has("Namespace") && b.has("Status")) && !b.has("Reclaim Policy")
 	}, (*parser).describeClaim},
 	{"ResourceQuota", func(b block) bool { return b.has("Resource Used Hard") }, (*parser).describeQuota},
 	{"Namespace", func(b block) bool {

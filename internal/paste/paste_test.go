@@ -523,3 +523,34 @@ func TestCommandNamespace(t *testing.T) {
 		}
 	}
 }
+
+// TestGetClaims: kubectl get pvc rows, a claim's empty VOLUME, CAPACITY
+// and STORAGECLASS cells told by the header's column starts, the
+// namespace from the command line above the table (radius#8241,
+// local-path-provisioner#35), and describe pvc's empty StorageClass line,
+// cut after Volume, read as no class (k3s#85).
+func TestGetClaims(t *testing.T) {
+	var got []string
+	for _, f := range []string{"radius-8241-get-pvc.txt", "local-path-provisioner-35-get-pvc.txt", "k3s-85-describe-pvc.txt"} {
+		r := Parse(readPaste(t, f))
+		for _, c := range r.Claims {
+			class := "<nil>"
+			if c.Spec.StorageClassName != nil {
+				class = fmt.Sprintf("%q", *c.Spec.StorageClassName)
+			}
+			age := "none"
+			if !c.CreationTimestamp.IsZero() {
+				age = r.Now.Sub(c.CreationTimestamp.Time).String()
+			}
+			got = append(got, fmt.Sprintf("%s/%s %s class=%s volume=%q age=%s", c.Namespace, c.Name, c.Status.Phase, class, c.Spec.VolumeName, age))
+		}
+	}
+	want := []string{
+		`radius-system/database-database-0 Pending class="standard" volume="" age=83h0m0s`,
+		`/data-redis-core-redis-ha-server-0 Pending class="" volume="" age=2m30s`,
+		`default/busyboxpv Pending class="" volume="" age=none`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("claims (-want +got):\n%s", diff)
+	}
+}

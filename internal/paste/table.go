@@ -42,7 +42,7 @@ func newTable(header string) table {
 // multiWord are the column names kubectl writes with a space.
 var multiWord = map[string]bool{
 	"LAST SEEN": true, "FIRST SEEN": true, "NOMINATED NODE": true, "READINESS GATES": true,
-	"UP-TO-DATE": true, "RESTART COUNT": true,
+	"UP-TO-DATE": true, "RESTART COUNT": true, "ACCESS MODES": true,
 }
 
 func (t table) col(name string) int {
@@ -132,6 +132,8 @@ func tableKind(l line) string {
 		return "deployments"
 	case has("NAME", "DESIRED", "CURRENT", "READY") || has("NAME", "DESIRED", "CURRENT", "AGE"):
 		return "replicasets"
+	case has("NAME", "STATUS", "VOLUME", "CAPACITY"):
+		return "persistentvolumeclaims"
 	case has("NAME", "CONTROLLER", "PARAMETERS", "AGE"):
 		return "ingressclasses"
 	case has("NAME", "STATUS", "ROLES", "AGE", "VERSION") || has("NAME", "STATUS", "AGE", "VERSION"):
