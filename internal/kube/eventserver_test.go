@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -76,7 +77,14 @@ func (s *eventServer) respond(q url.Values) cached {
 			match = append(match, s.events[i])
 		}
 	}
-	start, _ := strconv.Atoi(q.Get("continue"))
+	start := 0
+	if tok := q.Get("continue"); tok != "" {
+		key, err := continueFrom(tok)
+		if err != nil {
+			return statusBody(apierrors.NewBadRequest(err.Error()))
+		}
+		start, _ = slices.BinarySearchFunc(match, key, func(e corev1.Event, k string) int { return strings.Compare(e.Name, k) })
+	}
 	limit, _ := strconv.Atoi(q.Get("limit"))
 	end := len(match)
 	if limit > 0 {
@@ -89,10 +97,30 @@ func (s *eventServer) respond(q url.Values) cached {
 	}
 	if end < len(match) {
 		left := int64(len(match) - end)
-		list.Continue, list.RemainingItemCount = strconv.Itoa(end), &left
+		list.Continue, list.RemainingItemCount = startAt(match[end-1].Name+"\x00", 4821377), &left
 	}
 	body, _ := json.Marshal(&list)
 	return cached{status: http.StatusOK, body: body}
+}
+
+// continueFrom is the key a continue token starts the list at, as the API
+// server reads its tokens (k8s.io/apiserver@v0.37.2 pkg/storage
+// continue.go DecodeContinue: base64 of {"v":"meta.k8s.io/v1","rv":N,
+// "start":KEY}, KEY relative to the list's prefix).
+func continueFrom(tok string) (string, error) {
+	data, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return "", fmt.Errorf("continue key is not valid: %v", err)
+	}
+	var c struct {
+		V     string `json:"v"`
+		RV    int64  `json:"rv"`
+		Start string `json:"start"`
+	}
+	if err := json.Unmarshal(data, &c); err != nil || c.V != "meta.k8s.io/v1" || c.RV == 0 || c.Start == "" {
+		return "", fmt.Errorf("continue key is not valid")
+	}
+	return strings.TrimPrefix(c.Start, "/"), nil
 }
 
 func statusBody(err *apierrors.StatusError) cached {

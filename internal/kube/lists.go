@@ -29,9 +29,9 @@ type listed[T any] struct {
 
 // eventsProbe is how many events one read takes. A namespace that holds
 // more (a busy one holds tens of thousands) is not listed whole: only the
-// events of the objects that can change the verdict are read, each with a
-// field selector (chain.EventTargets), and a workload whose pods are all
-// ready needs none.
+// events of the objects that can change the verdict are read, each sought
+// by its name (seekEvents) or else with a field selector
+// (chain.EventTargets), and a workload whose pods are all ready needs none.
 const eventsProbe = 500
 
 // selectorOf is a Deployment's (or Rollout's) label selector, refusing the nil and empty
@@ -107,23 +107,34 @@ func (r *Reader) listEvents(ctx context.Context, ns string, base metav1.ListOpti
 }
 
 // targetedEvents reads the events of each of the snapshot's
-// chain.EventTargets; the snapshot's objects must be assembled. It records
-// the targets on the snapshot.
-func (r *Reader) targetedEvents(ctx context.Context, snap *chain.Snapshot) listed[chain.Event] {
+// chain.EventTargets, sought from the namespace's events at revision rv
+// (that of their first page); the snapshot's objects must be assembled. It
+// records the targets on the snapshot.
+func (r *Reader) targetedEvents(ctx context.Context, snap *chain.Snapshot, rv string) listed[chain.Event] {
 	targets := chain.EventTargets(snap)
 	snap.EventsOf = targets
-	evs, err := r.eventsOf(ctx, snap.Namespace, targets)
-	return listed[chain.Event]{items: appendRelevantKinds(nil, evs), requests: len(targets), err: err}
+	evs, n, err := r.eventsOf(ctx, snap.Namespace, targets, rv)
+	return listed[chain.Event]{items: appendRelevantKinds(nil, evs), requests: n, err: err}
 }
 
 // eventsOf reads, in parallel, the events about each of objs in namespace
-// ns, one field-selected request each; the error is the first that failed.
-func (r *Reader) eventsOf(ctx context.Context, ns string, objs []chain.ObjectRef) ([]corev1.Event, error) {
-	lists, errs := make([][]corev1.Event, len(objs)), make([]error, len(objs))
+// ns: sought by name at revision rv (seekEvents) when rv is one, else (or
+// when the server does not seek) one field-selected request each. It
+// returns the requests it spent; the error is the first that failed.
+func (r *Reader) eventsOf(ctx context.Context, ns string, objs []chain.ObjectRef, rv string) ([]corev1.Event, int, error) {
+	lists, errs, spent := make([][]corev1.Event, len(objs)), make([]error, len(objs)), make([]int, len(objs))
+	at := revisionOf(rv)
 	var wg sync.WaitGroup
 	for i, o := range objs {
 		wg.Go(func() {
+			if at > 0 {
+				var ok bool
+				if lists[i], spent[i], ok = r.seekEvents(ctx, ns, o, at); ok {
+					return
+				}
+			}
 			l, err := r.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: eventsAbout(o)})
+			spent[i]++
 			if errs[i] = err; err == nil {
 				lists[i] = l.Items
 			}
@@ -131,15 +142,17 @@ func (r *Reader) eventsOf(ctx context.Context, ns string, objs []chain.ObjectRef
 	}
 	wg.Wait()
 	var out []corev1.Event
-	for _, l := range lists {
+	n := 0
+	for i, l := range lists {
 		out = append(out, l...)
+		n += spent[i]
 	}
 	for _, err := range errs {
 		if err != nil {
-			return out, err
+			return out, n, err
 		}
 	}
-	return out, nil
+	return out, n, nil
 }
 
 // eventsAbout is the field selector of the events about o.

@@ -98,12 +98,17 @@ func (r *Reader) Mirror(ctx context.Context, namespace, selector string, follow 
 		scope = "all namespaces"
 	}
 	// The first page of the events goes with the first read: a scope
-	// that holds more has its busiest namespaces read whole while the
+	// that holds more has its busiest namespaces read whole (the most
+	// troubled, when the server seeks: canSeek) while the
 	// workloads' pods are read (speculate).
 	evs := r.eventSource(namespace)
 	var probe pageOf
 	probed := make(chan struct{})
-	go func() { probe = probeEvents(ctx, evs); close(probed) }()
+	go func() {
+		probe = probeEvents(ctx, evs)
+		probe.seeks = r.canSeek(ctx, probe)
+		close(probed)
+	}()
 	first := append(r.workloadSources(namespace, selector), r.trafficSources(namespace, selector)...)
 	if err := m.read(ctx, r, first, follow, changed, scope, namespace); err != nil {
 		<-probed
@@ -127,7 +132,11 @@ func (r *Reader) Mirror(ctx context.Context, namespace, selector string, follow 
 	wg.Go(func() {
 		<-probed
 		if probe.err == nil && probe.partial {
-			early = r.speculate(ctx, m.busyNamespaces())
+			most := maxTargetsPerNamespace
+			if probe.seeks {
+				most = maxSoughtPerNamespace / 4 // each workload a few targets
+			}
+			early = r.speculate(ctx, m.busyNamespaces(most))
 		}
 	})
 	err := m.read(ctx, r, r.ownedSources(namespace, func(k chain.Kind) bool { return n(k.Plural()) }, traffic), follow, changed, scope, namespace)

@@ -10,15 +10,23 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
 // maxTargetsPerNamespace is how many objects' events a namespace too busy
-// to list whole has read one by one; past it, the namespace is read whole.
-const maxTargetsPerNamespace = 2
+// to list whole has read one by one by field selector (each read scans the
+// namespace on the server); past it, the namespace is read whole.
+// maxSoughtPerNamespace is the same when the server seeks (seekEvents),
+// each read then costing what the object's own events do.
+const (
+	maxTargetsPerNamespace = 2
+	maxSoughtPerNamespace  = 256
+)
 
 // pageOf is the first page of a list.
 type pageOf struct {
@@ -26,6 +34,10 @@ type pageOf struct {
 	rv      string
 	partial bool
 	err     error
+	// first is the page's first event; seeks says the server found it
+	// again by its name (canSeek).
+	first types.NamespacedName
+	seeks bool
 }
 
 func probeEvents(ctx context.Context, s source) pageOf {
@@ -33,6 +45,11 @@ func probeEvents(ctx context.Context, s source) pageOf {
 	o.Limit = eventsProbe
 	items, next, rv, err := s.list(ctx, o)
 	p := pageOf{st: newStore(), rv: rv, partial: next != "", err: err}
+	if len(items) > 0 {
+		if m, err := meta.Accessor(items[0]); err == nil {
+			p.first = types.NamespacedName{Namespace: m.GetNamespace(), Name: m.GetName()}
+		}
+	}
 	for _, it := range items {
 		if v, ok := s.keep(it); ok {
 			p.st.put(keyOf(it), v)
@@ -79,7 +96,7 @@ func (m *Mirror) events(ctx context.Context, r *Reader, s source, p pageOf, earl
 		for i, ns := range namespaces {
 			g.Go(func() error {
 				var err error
-				parts[i], spent[i], err = r.namespaceEvents(gctx, s, ns, byNS[ns])
+				parts[i], spent[i], err = r.namespaceEvents(gctx, s, ns, byNS[ns], p)
 				return err
 			})
 		}
@@ -115,25 +132,30 @@ func (m *Mirror) events(ctx context.Context, r *Reader, s source, p pageOf, earl
 	return nil
 }
 
-// namespaceEvents reads the events about objs in namespace ns. Every
-// events read scans its namespace on the server (the API server keeps no
-// watch cache for events), a field-selected one as much as a whole one: a
-// namespace with more than maxTargetsPerNamespace objects to read about is
-// read whole, as one watch-list, the others object by object. It returns
-// what it kept and how many requests it spent.
-func (r *Reader) namespaceEvents(ctx context.Context, s source, ns string, objs []chain.ObjectRef) (*store, int, error) {
-	if len(objs) > maxTargetsPerNamespace {
+// namespaceEvents reads the events about objs in namespace ns. When the
+// server seeks (p.seeks), each object's events are sought by name, up to
+// maxSoughtPerNamespace objects. Else every events read scans its
+// namespace on the server (the API server keeps no watch cache for
+// events), a field-selected one as much as a whole one, and past
+// maxTargetsPerNamespace objects the namespace is read whole, as one
+// watch-list. It returns what it kept and how many requests it spent.
+func (r *Reader) namespaceEvents(ctx context.Context, s source, ns string, objs []chain.ObjectRef, p pageOf) (*store, int, error) {
+	rv, most := "", maxTargetsPerNamespace
+	if p.seeks {
+		rv, most = p.rv, maxSoughtPerNamespace
+	}
+	if len(objs) > most {
 		st, _, _, n, err := r.initial(ctx, r.eventSource(ns), false)
 		return st, n, err
 	}
-	evs, err := r.eventsOf(ctx, ns, objs)
+	evs, n, err := r.eventsOf(ctx, ns, objs, rv)
 	st := newStore()
 	for i := range evs {
 		if v, ok := s.keep(&evs[i]); ok {
 			st.put(keyOf(&evs[i]), v)
 		}
 	}
-	return st, len(objs), err
+	return st, n, err
 }
 
 // settleEvents makes a failed events read a gap, as the other reads do.
@@ -156,11 +178,10 @@ type wholeRead struct {
 	err      error
 }
 
-// busyNamespaces are the namespaces where more than
-// maxTargetsPerNamespace workloads say by their own status that they are
+// busyNamespaces are the namespaces where more than most workloads say by their own status that they are
 // not all ready or not done: those whose events would be read whole
 // anyway once their pods are read, unless their pods say otherwise.
-func (m *Mirror) busyNamespaces() []string {
+func (m *Mirror) busyNamespaces(most int) []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	count := map[string]int{}
@@ -176,7 +197,7 @@ func (m *Mirror) busyNamespaces() []string {
 	}
 	var out []string
 	for ns, n := range count {
-		if n > maxTargetsPerNamespace {
+		if n > most {
 			out = append(out, ns)
 		}
 	}
@@ -201,6 +222,18 @@ func unsettled(o metav1.Object) bool {
 		return w.Status.Failed > 0
 	}
 	return false
+}
+
+// canSeek says the server seeks a namespace's events by name at the
+// probe's revision (seekEvents): one request, for the probe's first event,
+// which must come back first.
+func (r *Reader) canSeek(ctx context.Context, p pageOf) bool {
+	if !p.partial || p.first.Name == "" || revisionOf(p.rv) == 0 {
+		return false
+	}
+	opts := metav1.ListOptions{Limit: 1, Continue: startAt(p.first.Name, revisionOf(p.rv))}
+	l, err := r.Client.CoreV1().Events(p.first.Namespace).List(ctx, opts)
+	return err == nil && len(l.Items) == 1 && l.Items[0].Name == p.first.Name
 }
 
 // speculate reads the events of namespaces whole, in parallel (at most 16

@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -21,7 +23,15 @@ import (
 // pagedEvents makes the fake clientset page and field-select events lists
 // as the API server does (the fake ignores limit, continue and field
 // selectors): a namespace of more events than the first page is then busy.
-func pagedEvents(cs *fake.Clientset, evs []corev1.Event) {
+// Events are listed in the order of their keys (namespace/name), as etcd
+// keeps them; with seeks, a continue token is the API server's
+// (continueFrom), so a list can start at a name; without, a token is the
+// fake's own position and any other is refused, as a server that cannot
+// seek refuses a token it did not make.
+func pagedEvents(cs *fake.Clientset, evs []corev1.Event, seeks bool) {
+	evs = slices.Clone(evs)
+	key := func(e corev1.Event) string { return e.Namespace + "/" + e.Name }
+	slices.SortFunc(evs, func(a, b corev1.Event) int { return strings.Compare(key(a), key(b)) })
 	cs.PrependReactor("list", "events", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		l := a.(clienttesting.ListActionImpl)
 		sel, err := fields.ParseSelector(l.ListOptions.FieldSelector)
@@ -34,7 +44,24 @@ func pagedEvents(cs *fake.Clientset, evs []corev1.Event) {
 				in = append(in, e)
 			}
 		}
-		start, _ := strconv.Atoi(l.ListOptions.Continue)
+		keyIn := func(e corev1.Event) string { // relative to the list's prefix
+			if l.Namespace != "" {
+				return e.Name
+			}
+			return key(e)
+		}
+		start := 0
+		if tok := l.ListOptions.Continue; tok != "" {
+			if seeks {
+				from, err := continueFrom(tok)
+				if err != nil {
+					return true, nil, apierrors.NewBadRequest(err.Error())
+				}
+				start, _ = slices.BinarySearchFunc(in, from, func(e corev1.Event, k string) int { return strings.Compare(keyIn(e), k) })
+			} else if start, err = strconv.Atoi(tok); err != nil {
+				return true, nil, apierrors.NewBadRequest("continue key is not valid")
+			}
+		}
 		end := len(in)
 		if n := int(l.ListOptions.Limit); n > 0 {
 			end = min(start+n, len(in))
@@ -42,6 +69,9 @@ func pagedEvents(cs *fake.Clientset, evs []corev1.Event) {
 		out := &corev1.EventList{ListMeta: metav1.ListMeta{ResourceVersion: "7"}, Items: in[start:end]}
 		if end < len(in) {
 			out.Continue = strconv.Itoa(end)
+			if seeks {
+				out.Continue = startAt(keyIn(in[end-1])+"\x00", 7)
+			}
 		}
 		return true, out, nil
 	})
@@ -76,12 +106,12 @@ func TestMirrorReadsBusyNamespacesEarly(t *testing.T) {
 			InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: ns, Name: fmt.Sprintf("%s-gone-%d", ns, i)}, Reason: "Pulling"})
 	}
 	cs := fake.NewClientset(objs...)
-	pagedEvents(cs, evs)
+	pagedEvents(cs, evs, false)
 	m, err := newReader(cs, 0).Mirror(context.Background(), "", "", false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := m.busyNamespaces(); len(got) != 1 || got[0] != "busy" {
+	if got := m.busyNamespaces(maxTargetsPerNamespace); len(got) != 1 || got[0] != "busy" {
 		t.Errorf("busy namespaces %v, want busy alone (read beside the pods)", got)
 	}
 	byNS := map[string]int{}

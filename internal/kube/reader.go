@@ -140,7 +140,7 @@ func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot, selec
 	if evs.partial && rss.err == nil && pods.err == nil {
 		probe := evs
 		snap.Assemble(rss.items, pods.items, nil)
-		evs = r.targetedEvents(ctx, snap)
+		evs = r.targetedEvents(ctx, snap, probe.rv)
 		evs.requests += probe.requests
 		evs.rv = probe.rv
 	}

@@ -51,7 +51,7 @@ func (r *Reader) readResource(ctx context.Context, namespace string, ref chain.R
 	}
 	if api.Namespaced {
 		wg.Go(func() {
-			evs, eErr = r.eventsOf(ctx, namespace, []chain.ObjectRef{{Kind: api.Kind, Name: ref.Name}})
+			evs, _, eErr = r.eventsOf(ctx, namespace, []chain.ObjectRef{{Kind: api.Kind, Name: ref.Name}}, "")
 		})
 	}
 	var obj *unstructured.Unstructured

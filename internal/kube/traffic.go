@@ -98,13 +98,13 @@ func (r *Reader) readTraffic(ctx context.Context, namespace string, ref chain.Re
 	obj.SetManagedFields(nil)
 	r.read.note(resourceOf(ref.Kind), obj.GetResourceVersion())
 	if evs.partial {
-		// A busy namespace: the object's own events, by field selector.
+		// A busy namespace: the object's own events, sought by name.
 		probe := evs
 		target := chain.ObjectRef{Kind: string(ref.Kind), Name: ref.Name, UID: obj.GetUID()}
 		snap.EventsOf = []chain.ObjectRef{target}
-		items, err := r.eventsOf(ctx, namespace, snap.EventsOf)
-		evs = listed[chain.Event]{items: appendRelevantKinds(nil, items), requests: 1, err: err, rv: probe.rv}
-		snap.Requests++
+		items, n, err := r.eventsOf(ctx, namespace, snap.EventsOf, probe.rv)
+		evs = listed[chain.Event]{items: appendRelevantKinds(nil, items), requests: n, err: err, rv: probe.rv}
+		snap.Requests += n
 	}
 	of := fmt.Sprintf("of %s %s/%s", ref.Kind.Resource(), namespace, ref.Name)
 	errs := []error{settle(snap, chain.ResourceEvents, of, evs.err)}

@@ -145,7 +145,7 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, rec recipe
 		probe := evs
 		snap.Revisions, snap.Claims, snap.Nodes = ownedRevisions(revs.items, obj), claims.items, nodes.items
 		snap.Assemble(nil, pods.items, nil)
-		evs = r.targetedEvents(ctx, snap)
+		evs = r.targetedEvents(ctx, snap, probe.rv)
 		evs.requests += probe.requests
 		evs.rv = probe.rv
 	}

@@ -1,0 +1,101 @@
+package kube
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// An object's events in a busy namespace are sought by their names, not
+// selected by a field. The API server keeps no watch cache for events
+// (kube-apiserver's DefaultWatchCacheSizes sets events to 0), so a
+// field-selected list reads every event of the namespace from etcd and
+// filters it: 20,000 events cost the same for one pod's four. But every
+// event a client-go recorder writes (tools/record and tools/events: the
+// kubelet, the controllers, the scheduler, most operators) is named
+// NAME.TIMESTAMP after the object it is about, and etcd keeps a
+// namespace's events in the order of their names. A list that starts at
+// "NAME." and stops at the first name past it reads that object's events
+// and little else.
+//
+// The list starts there through its continue token, the API server's
+// {"v":"meta.k8s.io/v1","rv":REVISION,"start":KEY} (k8s.io/apiserver
+// pkg/storage continue.go, the same from 1.8 to 1.37), at the revision of
+// the namespace's first events page: what it returns is what that page's
+// list would have held. A server that answers otherwise (it does not keep
+// the order, it ignores the limit, it refuses the token, the revision was
+// compacted) has the object's events field-selected instead.
+
+// seekPage is how many events one sought page asks for: an object's events
+// are few, the recorder counting a repeated event on one object.
+const seekPage = 50
+
+// seekEvents reads the events named after o (NAME.TIMESTAMP) about o, from
+// the namespace's events at revision rv. ok is false when the server did
+// not seek (the caller selects by field then); requests counts the pages.
+func (r *Reader) seekEvents(ctx context.Context, ns string, o chain.ObjectRef, rv int64) (out []corev1.Event, requests int, ok bool) {
+	prefix := o.Name + "."
+	opts := metav1.ListOptions{Limit: seekPage, Continue: startAt(prefix, rv)}
+	last := prefix
+	for {
+		l, err := r.Client.CoreV1().Events(ns).List(ctx, opts)
+		requests++
+		if err != nil || int64(len(l.Items)) > seekPage {
+			return nil, requests, false
+		}
+		for i := range l.Items {
+			e := &l.Items[i]
+			if e.Name < last {
+				return nil, requests, false // not in the order of their names: no seek
+			}
+			last = e.Name
+			if !strings.HasPrefix(e.Name, prefix) {
+				return out, requests, true
+			}
+			if eventAbout(e, o) {
+				out = append(out, *e)
+			}
+		}
+		if l.Continue == "" {
+			return out, requests, true
+		}
+		opts.Continue = l.Continue
+	}
+}
+
+// startAt is the continue token of a list that starts at key, at revision
+// rv.
+func startAt(key string, rv int64) string {
+	data, _ := json.Marshal(struct {
+		V     string `json:"v"`
+		RV    int64  `json:"rv"`
+		Start string `json:"start"`
+	}{"meta.k8s.io/v1", rv, key})
+	return base64.RawURLEncoding.EncodeToString(data)
+}
+
+// eventAbout says e is about o as eventsAbout's field selector does: by
+// UID, else by kind and name.
+func eventAbout(e *corev1.Event, o chain.ObjectRef) bool {
+	if o.UID != "" {
+		return e.InvolvedObject.UID == o.UID
+	}
+	return e.InvolvedObject.Kind == o.Kind && e.InvolvedObject.Name == o.Name
+}
+
+// revisionOf is a list's resource version as the revision a seek reads at;
+// 0 when it is none (a server not backed by etcd's revisions).
+func revisionOf(rv string) int64 {
+	n, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
+}

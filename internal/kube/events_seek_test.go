@@ -1,0 +1,131 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
+)
+
+// names are the events' names, sorted.
+func names(evs []corev1.Event) []string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.Name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestSeekEvents: in the busy namespace (5,000 events named NAME.TIMESTAMP,
+// listed in the order of their names), each of web's objects has by a seek
+// exactly the events a field selector gives, in one request and a small
+// part of the bytes; a server that refuses the token has them
+// field-selected instead.
+func TestSeekEvents(t *testing.T) {
+	srv := &eventServer{ns: "prod", events: busyNamespace("prod", busyEvents, busyPods), cache: map[string]cached{}}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: hs.URL, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Reader{Client: cs}
+	ctx := context.Background()
+	objs := []chain.ObjectRef{{Kind: "Deployment", Name: "web", UID: "uid-web"}, {Kind: "ReplicaSet", Name: "web-7c9d8f6b5"},
+		{Kind: "Pod", Name: "web-7c9d8f6b5-00003", UID: "uid-web-7c9d8f6b5-00003"}}
+	for _, o := range objs {
+		sel, err := cs.CoreV1().Events("prod").List(ctx, metav1.ListOptions{FieldSelector: eventsAbout(o)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := srv.bytes.Load()
+		sought, requests, ok := r.seekEvents(ctx, "prod", o, 4821377)
+		if !ok || requests != 1 {
+			t.Errorf("%s: seek ok %v in %d requests, want one", o.Name, ok, requests)
+		}
+		if got, want := names(sought), names(sel.Items); len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("%s: sought %v, want %v (field-selected)", o.Name, got, want)
+		}
+		if b := srv.bytes.Load() - before; b > 64<<10 {
+			t.Errorf("%s: the seek read %d bytes", o.Name, b)
+		}
+	}
+	// A server that refuses the token: the reader selects by field.
+	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, q *http.Request) {
+		if q.URL.Query().Get("continue") != "" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"continue key is not valid","reason":"BadRequest","code":400}`)
+			return
+		}
+		srv.ServeHTTP(w, q)
+	}))
+	defer refusing.Close()
+	cs2, err := kubernetes.NewForConfig(&rest.Config{Host: refusing.URL, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, requests, err := (&Reader{Client: cs2}).eventsOf(ctx, "prod", objs[2:], "4821377")
+	if err != nil || len(evs) != 3 || requests != 2 {
+		t.Errorf("refused seek: %d events in %d requests (%v), want the pod's 3 in 2 (the seek, then the field selector)", len(evs), requests, err)
+	}
+}
+
+// TestMirrorSeeksBusyNamespaces: when the server seeks, a namespace where
+// several workloads are not ready is not read whole: the events of each
+// one's targets are sought, and the namespace's other events are not read.
+func TestMirrorSeeksBusyNamespaces(t *testing.T) {
+	var objs []runtime.Object
+	var evs []corev1.Event
+	add := func(kind, obj, reason string, i int) {
+		evs = append(evs, corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "busy", Name: fmt.Sprintf("%s.%016x", obj, i)},
+			InvolvedObject: corev1.ObjectReference{Kind: kind, Namespace: "busy", Name: obj, UID: types.UID("uid-" + obj)}, Reason: reason, Type: "Warning"})
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		d := deploymentWith("busy", name, 1, 0)
+		d.UID = types.UID("uid-" + name)
+		rs := replicaSet("busy", name+"-5d4c3b2a1", name)
+		rs.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: name, UID: d.UID, Controller: ptrTrue()}}
+		p := pod("busy", name+"-5d4c3b2a1-x7k2p", name, rs.Name)
+		p.Spec.NodeName = "node-1"
+		objs = append(objs, d, rs, p)
+		add("Pod", p.Name, "BackOff", 1)
+	}
+	for i := range eventsProbe + 100 {
+		add("Pod", fmt.Sprintf("other-%05d", i), "BackOff", i)
+	}
+	cs := fake.NewClientset(objs...)
+	pagedEvents(cs, evs, true)
+	m, err := newReader(cs, 0).Mirror(context.Background(), "", "", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range m.Bundle().Events {
+		got = append(got, e.Object.Name)
+	}
+	slices.Sort(got)
+	if want := []string{"a-5d4c3b2a1-x7k2p", "b-5d4c3b2a1-x7k2p", "c-5d4c3b2a1-x7k2p"}; !slices.Equal(got, want) {
+		t.Errorf("events about %v, want the three pods' (sought, the namespace not read whole)", got)
+	}
+	if !m.Bundle().EventsTargeted || strings.Contains(strings.Join(got, ","), "other") {
+		t.Errorf("targeted %v", m.Bundle().EventsTargeted)
+	}
+}
+
+func ptrTrue() *bool { return ptr.To(true) }
