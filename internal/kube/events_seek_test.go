@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
@@ -129,3 +130,39 @@ func TestMirrorSeeksBusyNamespaces(t *testing.T) {
 }
 
 func ptrTrue() *bool { return ptr.To(true) }
+
+// TestCanSeek: a server that starts a list at the token's key seeks; one
+// that refuses the token, or ignores it and starts again at the first
+// event, does not.
+func TestCanSeek(t *testing.T) {
+	var evs []corev1.Event
+	for i := range eventsProbe + 10 {
+		evs = append(evs, corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "busy", Name: fmt.Sprintf("web-%05d.%016x", i, i)}})
+	}
+	for _, tc := range []struct {
+		name  string
+		react func(*fake.Clientset)
+		want  bool
+	}{
+		{"seeks", func(cs *fake.Clientset) { pagedEvents(cs, evs, true) }, true},
+		{"refuses the token", func(cs *fake.Clientset) { pagedEvents(cs, evs, false) }, false},
+		{"ignores the token", func(cs *fake.Clientset) {
+			pagedEvents(cs, evs, true)
+			cs.PrependReactor("list", "events", func(a clienttesting.Action) (bool, runtime.Object, error) {
+				l := a.(clienttesting.ListActionImpl)
+				if l.ListOptions.Continue == "" {
+					return false, nil, nil
+				}
+				return true, &corev1.EventList{ListMeta: metav1.ListMeta{ResourceVersion: "7"}, Items: evs[:1]}, nil
+			})
+		}, false},
+	} {
+		cs := fake.NewClientset()
+		tc.react(cs)
+		r := newReader(cs, 0)
+		p := probeEvents(context.Background(), r.eventSource(""))
+		if got := r.canSeek(context.Background(), p); got != tc.want || !p.partial {
+			t.Errorf("%s: canSeek %v (partial %v), want %v", tc.name, got, p.partial, tc.want)
+		}
+	}
+}

@@ -34,9 +34,9 @@ type pageOf struct {
 	rv      string
 	partial bool
 	err     error
-	// first is the page's first event; seeks says the server found it
+	// last is the page's last event; seeks says the server found it
 	// again by its name (canSeek).
-	first types.NamespacedName
+	last types.NamespacedName
 	seeks bool
 }
 
@@ -46,8 +46,8 @@ func probeEvents(ctx context.Context, s source) pageOf {
 	items, next, rv, err := s.list(ctx, o)
 	p := pageOf{st: newStore(), rv: rv, partial: next != "", err: err}
 	if len(items) > 0 {
-		if m, err := meta.Accessor(items[0]); err == nil {
-			p.first = types.NamespacedName{Namespace: m.GetNamespace(), Name: m.GetName()}
+		if m, err := meta.Accessor(items[len(items)-1]); err == nil {
+			p.last = types.NamespacedName{Namespace: m.GetNamespace(), Name: m.GetName()}
 		}
 	}
 	for _, it := range items {
@@ -225,15 +225,16 @@ func unsettled(o metav1.Object) bool {
 }
 
 // canSeek says the server seeks a namespace's events by name at the
-// probe's revision (seekEvents): one request, for the probe's first event,
-// which must come back first.
+// probe's revision (seekEvents): one request, for the probe's last event,
+// which must come back first (a server that ignores the token starts
+// again at the page's first).
 func (r *Reader) canSeek(ctx context.Context, p pageOf) bool {
-	if !p.partial || p.first.Name == "" || revisionOf(p.rv) == 0 {
+	if !p.partial || p.last.Name == "" || revisionOf(p.rv) == 0 {
 		return false
 	}
-	opts := metav1.ListOptions{Limit: 1, Continue: startAt(p.first.Name, revisionOf(p.rv))}
-	l, err := r.Client.CoreV1().Events(p.first.Namespace).List(ctx, opts)
-	return err == nil && len(l.Items) == 1 && l.Items[0].Name == p.first.Name
+	opts := metav1.ListOptions{Limit: 1, Continue: startAt(p.last.Name, revisionOf(p.rv))}
+	l, err := r.Client.CoreV1().Events(p.last.Namespace).List(ctx, opts)
+	return err == nil && len(l.Items) == 1 && l.Items[0].Name == p.last.Name
 }
 
 // speculate reads the events of namespaces whole, in parallel (at most 16
