@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
@@ -47,8 +49,32 @@ func (w *walker) alone(links []chain.Link) []chain.Link {
 			}
 		}
 	}
-	st := w.resourceStatus(w.s.Object)
+	st, ok := w.countedDone()
+	if !ok {
+		st = w.resourceStatus(w.s.Object)
+	}
 	kind := w.s.KindOf()
 	st.Notes = append(st.Notes, fmt.Sprintf("the input held the %s alone, so its own status judges it past the links above; for its whole chain give what it leads to as well (%s), or walk it on the cluster", kind, aloneInput[kind]))
 	return append(out, st)
+}
+
+// countedDone judges a Deployment whose input shows no conditions (a
+// kubectl describe cut before its Conditions, pulumi-kubernetes#497) by
+// its replica counts, when they say the rollout is done: every replica
+// wanted is updated and available, none unavailable, none left over. The
+// Deployment controller then holds Available True and Progressing
+// NewReplicaSetAvailable; with no conditions, kstatus would read it as
+// not Available. Counts that say less are left to kstatus.
+func (w *walker) countedDone() (chain.Link, bool) {
+	d := w.s.Deployment
+	if d == nil || len(d.Status.Conditions) > 0 || d.Spec.Paused {
+		return chain.Link{}, false
+	}
+	want := ptr.Deref(d.Spec.Replicas, 1)
+	st := d.Status
+	if st.UpdatedReplicas != want || st.AvailableReplicas != want || st.Replicas != want || st.UnavailableReplicas != 0 {
+		return chain.Link{}, false
+	}
+	return chain.Link{ID: chain.LinkStatus, Status: chain.StatusOK,
+		Summary: fmt.Sprintf("%d/%d replicas updated and available (the input shows no conditions: judged by these counts)", st.AvailableReplicas, want)}, true
 }
