@@ -34,8 +34,10 @@ import (
 // compacted) has the object's events field-selected instead.
 
 // seekPage is how many events one sought page asks for: an object's events
-// are few, the recorder counting a repeated event on one object.
-const seekPage = 50
+// are few, the recorder counting a repeated event on one object, and what
+// the page holds past them is read for nothing (the fill cluster's broken
+// Deployment in its busy namespace: 0.13 s with pages of 50, 0.11 s with 8).
+const seekPage = 8
 
 // seekEvents reads the events named after o (NAME.TIMESTAMP) about o, from
 // the namespace's events at revision rv. ok is false when the server did
