@@ -23,7 +23,7 @@ import (
 const (
 	minPastes       = 106
 	minPasteThreads = 80
-	goalPasteLink   = 0.90
+	goalPasteLink   = 0.95
 	goalPasteShown  = 0.95
 )
 
