@@ -36,7 +36,7 @@ type pageOf struct {
 	err     error
 	// last is the page's last event; seeks says the server found it
 	// again by its name (canSeek).
-	last types.NamespacedName
+	last  types.NamespacedName
 	seeks bool
 }
 
