@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -16,12 +15,7 @@ import (
 // VolumeSnapshot that does not exist is broken at claims with the
 // snapshot named, not as a generic provisioning failure.
 func TestWalkClaimSnapshot(t *testing.T) {
-	set := statefulSet(0, appsv1.OrderedReadyPodManagement)
-	set.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data"}}}
-	set.Status.UpdateRevision, set.Status.CurrentRevision = "web-new", "web-new"
-	rev := map[string]string{appsv1.ControllerRevisionHashLabelKey: "web-new"}
-	pod := kindPod("web-0", set, "StatefulSet", corev1.PodPending, false, rev)
-	pod.Spec.NodeName = ""
+	set, pod := claimedStatefulSet()
 	pvc := corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "data-web-0", UID: "pvc-uid"},
 		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}}
 	// The format of external-provisioner v6.3.0 (controller.go:701,1292).

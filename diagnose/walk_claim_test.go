@@ -16,12 +16,7 @@ import (
 // TestWalkClaimStorageClassNotFound: a StatefulSet's claim whose class does
 // not exist is broken at claims with the class named (ethersphere/helm#143).
 func TestWalkClaimStorageClassNotFound(t *testing.T) {
-	set := statefulSet(0, appsv1.OrderedReadyPodManagement)
-	set.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data"}}}
-	set.Status.UpdateRevision, set.Status.CurrentRevision = "web-new", "web-new"
-	rev := map[string]string{appsv1.ControllerRevisionHashLabelKey: "web-new"}
-	pod := kindPod("web-0", set, "StatefulSet", corev1.PodPending, false, rev)
-	pod.Spec.NodeName = ""
+	set, pod := claimedStatefulSet()
 	pvc := corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "data-web-0", UID: "pvc-uid"},
 		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}}
 	ev := chain.Event{Type: "Warning", Reason: "ProvisioningFailed", Count: 22, First: walkT0, Last: walkT0.Add(5 * time.Minute),
@@ -111,12 +106,7 @@ func TestBarePodClaimFromSnapshot(t *testing.T) {
 // PersistentVolume controller's event deciding (k3s#85,
 // local-path-provisioner#35: claims without a class, no default class).
 func TestWalkClaimNoClass(t *testing.T) {
-	set := statefulSet(0, appsv1.OrderedReadyPodManagement)
-	set.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data"}}}
-	set.Status.UpdateRevision, set.Status.CurrentRevision = "web-new", "web-new"
-	rev := map[string]string{appsv1.ControllerRevisionHashLabelKey: "web-new"}
-	pod := kindPod("web-0", set, "StatefulSet", corev1.PodPending, false, rev)
-	pod.Spec.NodeName = ""
+	set, pod := claimedStatefulSet()
 	none := ""
 	for _, tc := range []struct {
 		class *string
@@ -136,4 +126,17 @@ func TestWalkClaimNoClass(t *testing.T) {
 			t.Errorf("class %v: verdict %s at %s (%s), want at claims (%s)\n%s", tc.class, r.Verdict.Health, r.Verdict.Link, r.Verdict.Cause, tc.want, linkLines(r))
 		}
 	}
+}
+
+// claimedStatefulSet is a StatefulSet of one volume claim template
+// ("data") at its current revision, and its pod web-0, Pending and not
+// yet scheduled.
+func claimedStatefulSet() (*appsv1.StatefulSet, corev1.Pod) {
+	set := statefulSet(0, appsv1.OrderedReadyPodManagement)
+	set.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data"}}}
+	set.Status.UpdateRevision, set.Status.CurrentRevision = "web-new", "web-new"
+	rev := map[string]string{appsv1.ControllerRevisionHashLabelKey: "web-new"}
+	pod := kindPod("web-0", set, "StatefulSet", corev1.PodPending, false, rev)
+	pod.Spec.NodeName = ""
+	return set, pod
 }

@@ -22,11 +22,7 @@ import (
 // event of its own.
 func TestWalkHookKilledCompleted(t *testing.T) {
 	now := walkT0.Add(time.Minute)
-	yes, one := true, int32(1)
-	pod := corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-5d8f9c7b6-hfdmm", UID: "pod-uid",
-			CreationTimestamp: metav1.NewTime(walkT0),
-			OwnerReferences:   []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-5d8f9c7b6", UID: "rs-uid", Controller: &yes}}},
+	pod := webPod(corev1.Pod{
 		Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{Name: "web"}}},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{
 			Name: "web", RestartCount: 2,
@@ -35,7 +31,7 @@ func TestWalkHookKilledCompleted(t *testing.T) {
 			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed",
 				StartedAt: metav1.NewTime(now.Add(-3 * time.Second)), FinishedAt: metav1.NewTime(now.Add(-time.Second))}},
 		}}},
-	}
+	})
 	// pkg/kubelet/kuberuntime/kuberuntime_container.go msgPostStartHookFailed
 	// "PostStartHook failed", handlers.go's exec hook error with the output.
 	hookEvent := func(at time.Duration) chain.Event {
@@ -52,12 +48,7 @@ func TestWalkHookKilledCompleted(t *testing.T) {
 		{"two earlier hook failures", []chain.Event{hookEvent(5 * time.Second), hookEvent(20 * time.Second)}, decode.PostStartHookFailed},
 		{"no hook event", nil, decode.ContainerCompleted},
 	} {
-		s := walkSnapshot(tt.evs...)
-		s.Now = now
-		s.Deployment.Spec.Replicas, s.ReplicaSets[0].Spec.Replicas = &one, &one
-		s.ReplicaSets[0].Status = appsv1.ReplicaSetStatus{Replicas: 1}
-		s.Pods = []corev1.Pod{pod}
-		if r := Walk(s, Options{}); r.Verdict.Cause != tt.want || r.Verdict.Link != chain.LinkContainers {
+		if r := walkOnePod(pod, now, tt.evs...); r.Verdict.Cause != tt.want || r.Verdict.Link != chain.LinkContainers {
 			t.Errorf("%s: verdict %+v, want containers %s", tt.name, r.Verdict, tt.want)
 		}
 	}
@@ -72,17 +63,13 @@ func TestWalkHookKilledCompleted(t *testing.T) {
 // will be restarted", pkg/kubelet/kuberuntime), as that thread quotes it.
 func TestWalkBackOffOldProbeKills(t *testing.T) {
 	now := walkT0.Add(20 * time.Minute)
-	yes, one := true, int32(1)
-	pod := corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-5d8f9c7b6-hfdmm", UID: "pod-uid",
-			CreationTimestamp: metav1.NewTime(walkT0),
-			OwnerReferences:   []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-5d8f9c7b6", UID: "rs-uid", Controller: &yes}}},
+	pod := webPod(corev1.Pod{
 		Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{Name: "web"}}},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{
 			Name: "web", RestartCount: 2,
 			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}},
 		}}},
-	}
+	})
 	killing := func(count int32) chain.Event {
 		return chain.Event{Type: corev1.EventTypeNormal, Reason: "Killing", Source: "kubelet", Count: count,
 			Message:   "Container web failed liveness probe, will be restarted",
@@ -98,12 +85,7 @@ func TestWalkBackOffOldProbeKills(t *testing.T) {
 		{"killed once", []chain.Event{killing(1)}, decode.CrashLoopBackOff},
 		{"no kill", nil, decode.CrashLoopBackOff},
 	} {
-		s := walkSnapshot(tt.evs...)
-		s.Now = now
-		s.Deployment.Spec.Replicas, s.ReplicaSets[0].Spec.Replicas = &one, &one
-		s.ReplicaSets[0].Status = appsv1.ReplicaSetStatus{Replicas: 1}
-		s.Pods = []corev1.Pod{pod}
-		if r := Walk(s, Options{}); r.Verdict.Cause != tt.want || r.Verdict.Link != chain.LinkContainers {
+		if r := walkOnePod(pod, now, tt.evs...); r.Verdict.Cause != tt.want || r.Verdict.Link != chain.LinkContainers {
 			t.Errorf("%s: verdict %+v, want containers %s", tt.name, r.Verdict, tt.want)
 		}
 	}
@@ -116,18 +98,14 @@ func TestWalkBackOffOldProbeKills(t *testing.T) {
 // octarine-operator#15's (the images were private).
 func TestWalkPullAmbiguousSettled(t *testing.T) {
 	now := walkT0.Add(10 * time.Minute)
-	yes, one := true, int32(1)
-	pod := corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-5d8f9c7b6-hfdmm", UID: "pod-uid",
-			CreationTimestamp: metav1.NewTime(walkT0),
-			OwnerReferences:   []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-5d8f9c7b6", UID: "rs-uid", Controller: &yes}}},
+	pod := webPod(corev1.Pod{
 		Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{Name: "web", Image: "octarinesec/guardrails-enforcer:20.7"}}},
 		Status: corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{
 			Name: "web", Image: "octarinesec/guardrails-enforcer:20.7",
 			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff",
 				Message: `Back-off pulling image "octarinesec/guardrails-enforcer:20.7"`}},
 		}}},
-	}
+	})
 	failed := func(at time.Duration, msg string) chain.Event {
 		return chain.Event{Type: corev1.EventTypeWarning, Reason: "Failed", Source: "kubelet", Count: 1,
 			Message:   `Failed to pull image "octarinesec/guardrails-enforcer:20.7": rpc error: code = Unknown desc = Error response from daemon: ` + msg,
@@ -145,13 +123,30 @@ func TestWalkPullAmbiguousSettled(t *testing.T) {
 		{"unauthorized, then denied", []chain.Event{unauthorized, denied}, decode.ImagePullUnauthorized},
 		{"denied alone", []chain.Event{denied}, decode.ImageNotFound},
 	} {
-		s := walkSnapshot(tt.evs...)
-		s.Now = now
-		s.Deployment.Spec.Replicas, s.ReplicaSets[0].Spec.Replicas = &one, &one
-		s.ReplicaSets[0].Status = appsv1.ReplicaSetStatus{Replicas: 1}
-		s.Pods = []corev1.Pod{pod}
-		if r := Walk(s, Options{}); r.Verdict.Cause != tt.want || r.Verdict.Link != chain.LinkContainers {
+		if r := walkOnePod(pod, now, tt.evs...); r.Verdict.Cause != tt.want || r.Verdict.Link != chain.LinkContainers {
 			t.Errorf("%s: verdict %+v, want containers %s", tt.name, r.Verdict, tt.want)
 		}
 	}
+}
+
+// webPod is pod as web's ReplicaSet's only pod in shop (walkSnapshot),
+// created at walkT0.
+func webPod(pod corev1.Pod) corev1.Pod {
+	yes := true
+	pod.ObjectMeta = metav1.ObjectMeta{Namespace: "shop", Name: "web-5d8f9c7b6-hfdmm", UID: "pod-uid",
+		CreationTimestamp: metav1.NewTime(walkT0),
+		OwnerReferences:   []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-5d8f9c7b6", UID: "rs-uid", Controller: &yes}}}
+	return pod
+}
+
+// walkOnePod walks web (walkSnapshot) at now with one replica wanted and
+// pod its only pod.
+func walkOnePod(pod corev1.Pod, now time.Time, evs ...chain.Event) *chain.Report {
+	one := int32(1)
+	s := walkSnapshot(evs...)
+	s.Now = now
+	s.Deployment.Spec.Replicas, s.ReplicaSets[0].Spec.Replicas = &one, &one
+	s.ReplicaSets[0].Status = appsv1.ReplicaSetStatus{Replicas: 1}
+	s.Pods = []corev1.Pod{pod}
+	return Walk(s, Options{})
 }
