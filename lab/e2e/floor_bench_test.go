@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 )
 
 // quietNamespace is where copyQuiet puts a copy of a busy namespace's
@@ -22,7 +23,8 @@ import (
 const quietNamespace = "fill-quiet"
 
 // copyQuiet copies Deployment name of namespace from (its ReplicaSets,
-// pods, statuses and the events about them) into quietNamespace: a frozen
+// pods, statuses, the Services that select it and the events about them)
+// into quietNamespace: a frozen
 // lab has no controller, so the copy is what the fill wrote. It returns
 // the function that deletes the copy (the namespace stays: a frozen lab
 // has no namespace controller to finish deleting it), so a cluster reused
@@ -37,6 +39,7 @@ func copyQuiet(ctx context.Context, tb testing.TB, c *bigCluster, from, name str
 			cl.AppsV1().ReplicaSets(to).DeleteCollection(ctx, now, all),
 			cl.CoreV1().Pods(to).DeleteCollection(ctx, now, all),
 			cl.CoreV1().Events(to).DeleteCollection(ctx, now, all),
+			deleteServices(ctx, cl, to),
 		} {
 			if err != nil {
 				tb.Errorf("deleting the quiet copy: %v", err)
@@ -79,6 +82,20 @@ func copyQuiet(ctx context.Context, tb testing.TB, c *bigCluster, from, name str
 	_, err = cl.AppsV1().Deployments(to).UpdateStatus(ctx, nd, metav1.UpdateOptions{})
 	must(err)
 	sel := labels.SelectorFromSet(d.Spec.Selector.MatchLabels).String()
+	// The Services that select its pods come along, so that both walks
+	// read the same links (the serving link's EndpointSlices and
+	// NetworkPolicies): the namespaces differ, the workload does not.
+	svcs, err := cl.CoreV1().Services(from).List(ctx, metav1.ListOptions{})
+	must(err)
+	for _, svc := range svcs.Items {
+		if len(svc.Spec.Selector) == 0 || !labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(d.Spec.Template.Labels)) {
+			continue
+		}
+		fresh(&svc.ObjectMeta)
+		svc.Spec.ClusterIP, svc.Spec.ClusterIPs = "", nil
+		_, err := cl.CoreV1().Services(to).Create(ctx, &svc, metav1.CreateOptions{})
+		must(err)
+	}
 	rss, err := cl.AppsV1().ReplicaSets(from).List(ctx, metav1.ListOptions{LabelSelector: sel})
 	must(err)
 	for _, rs := range rss.Items {
@@ -114,6 +131,21 @@ func copyQuiet(ctx context.Context, tb testing.TB, c *bigCluster, from, name str
 		must(err)
 	}
 	return drop
+}
+
+// deleteServices deletes the namespace's Services, one by one (the API
+// has no collection delete for them).
+func deleteServices(ctx context.Context, cl kubernetes.Interface, ns string) error {
+	l, err := cl.CoreV1().Services(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, svc := range l.Items {
+		if err := cl.CoreV1().Services(ns).Delete(ctx, svc.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
 }
 
 // median runs measure n times and returns the run of median wall time.
