@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
@@ -117,20 +119,23 @@ func (r *Reader) targetedEvents(ctx context.Context, snap *chain.Snapshot, rv st
 	return listed[chain.Event]{items: appendRelevantKinds(nil, evs), requests: n, err: err}
 }
 
-// eventsOf reads, in parallel, the events about each of objs in namespace
-// ns: sought by name at revision rv (seekEvents) when rv is one, else (or
-// when the server does not seek) one field-selected request each. It
-// returns the requests it spent; the error is the first that failed.
+// eventsOf reads, in parallel (at most 16 objects at a time: -A seeks up
+// to maxSoughtPerNamespace in a namespace), the events about each of objs
+// in namespace ns: sought by name at revision rv (seekEvents) when rv is
+// one, else (or when the server does not seek) one field-selected request
+// each. It returns the requests it spent; the error is the first that
+// failed.
 func (r *Reader) eventsOf(ctx context.Context, ns string, objs []chain.ObjectRef, rv string) ([]corev1.Event, int, error) {
 	lists, errs, spent := make([][]corev1.Event, len(objs)), make([]error, len(objs)), make([]int, len(objs))
 	at := revisionOf(rv)
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(16)
 	for i, o := range objs {
-		wg.Go(func() {
+		g.Go(func() error {
 			if at > 0 {
 				var ok bool
 				if lists[i], spent[i], ok = r.seekEvents(ctx, ns, o, at); ok {
-					return
+					return nil
 				}
 			}
 			l, err := r.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: eventsAbout(o)})
@@ -138,9 +143,10 @@ func (r *Reader) eventsOf(ctx context.Context, ns string, objs []chain.ObjectRef
 			if errs[i] = err; err == nil {
 				lists[i] = l.Items
 			}
+			return nil
 		})
 	}
-	wg.Wait()
+	_ = g.Wait() // each object's error is in errs
 	var out []corev1.Event
 	n := 0
 	for i, l := range lists {
