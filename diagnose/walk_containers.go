@@ -312,8 +312,6 @@ func (pc *podCtx) waiting(st corev1.ContainerStatus, init bool, wt *corev1.Conta
 			if ed.Cause != d.Cause {
 				d = ed
 				ambiguous = d.Cause == decode.ImageNotFound && decode.PullAmbiguous(eventMessage(e))
-			} else if settles {
-				ambiguous = false
 			}
 			evidence = append(evidence, eventEvidence(e))
 			if e.Count > repeats {

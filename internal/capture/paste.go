@@ -84,25 +84,21 @@ func loadPaste(data []byte) (*Bundle, error) {
 	b.nodesListed = slices.Contains(r.Forms, "kubectl get nodes")
 	b.servicesNotFound = append(b.servicesNotFound, r.ServicesNotFound...)
 	if len(b.Workloads("")) == 0 && b.Target.Name == "" {
-		if claim := loneClaim(r); claim != "" {
+		switch claim := loneClaim(r); {
+		case claim != "":
 			// A claim that waits, beside pods that are well and do not
 			// use it (the provisioner's, say): the claim is the question.
 			b.Target = chain.Ref{Kind: "PersistentVolumeClaim", Name: claim}
 			if len(r.Pods) > 0 {
 				b.Undecoded = append(b.Undecoded, fmt.Sprintf("the paste shows claim %s not bound, no workload, and no pod that uses the claim: pvc/%s is walked; name a pod (pod/NAME) to walk it instead", claim, claim))
 			}
-		}
-	}
-	if len(b.Workloads("")) == 0 && b.Target.Name == "" && len(r.Pods) > 0 {
-		pod := pickPod(r)
-		b.Target = chain.Ref{Kind: chain.KindPod, Name: pod}
-		if len(r.Pods) > 1 {
-			b.Undecoded = append(b.Undecoded, fmt.Sprintf("the paste shows %d pods and no workload: pod/%s is walked; name another (pod/NAME) to walk it, or pass --all to judge each owner's pods", len(r.Pods), pod))
-		}
-	}
-	if len(b.Workloads("")) == 0 && b.Target.Name == "" && len(r.Pods) == 0 {
+		case len(r.Pods) > 0:
+			pod := pickPod(r)
+			b.Target = chain.Ref{Kind: chain.KindPod, Name: pod}
+			if len(r.Pods) > 1 {
+				b.Undecoded = append(b.Undecoded, fmt.Sprintf("the paste shows %d pods and no workload: pod/%s is walked; name another (pod/NAME) to walk it, or pass --all to judge each owner's pods", len(r.Pods), pod))
+			}
 		// Traffic alone: walked from the Ingress, else the Service.
-		switch {
 		case len(r.Ingresses) > 0:
 			b.Target = chain.Ref{Kind: chain.KindIngress, Name: r.Ingresses[0].Name}
 		case len(r.Services) > 0:
@@ -152,7 +148,7 @@ func pastedOthers(r *paste.Result) []*unstructured.Unstructured {
 func loneClaim(r *paste.Result) string {
 	used := map[string]bool{}
 	for _, p := range r.Pods {
-		if !podReady(&p) {
+		if !chain.PodReady(&p) {
 			return ""
 		}
 		for _, v := range p.Spec.Volumes {
@@ -169,16 +165,6 @@ func loneClaim(r *paste.Result) string {
 	return ""
 }
 
-// podReady says the pod's Ready condition is True.
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return false
-}
-
 // pickPod is the pod a paste of pods is walked from: the first
 // described, else the first listed that is not running ready.
 func pickPod(r *paste.Result) string {
@@ -192,7 +178,7 @@ func pickPod(r *paste.Result) string {
 		}
 	}
 	for _, p := range r.Pods {
-		if !podReady(&p) {
+		if !chain.PodReady(&p) {
 			return p.Name
 		}
 	}

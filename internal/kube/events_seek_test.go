@@ -101,7 +101,7 @@ func TestMirrorSeeksBusyNamespaces(t *testing.T) {
 		d := deploymentWith("busy", name, 1, 0)
 		d.UID = types.UID("uid-" + name)
 		rs := replicaSet("busy", name+"-5d4c3b2a1", name)
-		rs.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: name, UID: d.UID, Controller: ptrTrue()}}
+		rs.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: name, UID: d.UID, Controller: ptr.To(true)}}
 		p := pod("busy", name+"-5d4c3b2a1-x7k2p", name, rs.Name)
 		p.Spec.NodeName = "node-1"
 		objs = append(objs, d, rs, p)
@@ -128,8 +128,6 @@ func TestMirrorSeeksBusyNamespaces(t *testing.T) {
 		t.Errorf("targeted %v", m.Bundle().EventsTargeted)
 	}
 }
-
-func ptrTrue() *bool { return ptr.To(true) }
 
 // TestCanSeek: a server that starts a list at the token's key seeks; one
 // that refuses the token, or ignores it and starts again at the first

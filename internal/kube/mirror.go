@@ -134,7 +134,7 @@ func (r *Reader) Mirror(ctx context.Context, namespace, selector string, follow 
 		if probe.err == nil && probe.partial {
 			most := maxTargetsPerNamespace
 			if probe.seeks {
-				most = maxSoughtPerNamespace / 4 // each workload a few targets
+				most = maxSoughtWorkloads
 			}
 			early = r.speculate(ctx, m.busyNamespaces(most))
 		}

@@ -22,10 +22,13 @@ import (
 // to list whole has read one by one by field selector (each read scans the
 // namespace on the server); past it, the namespace is read whole.
 // maxSoughtPerNamespace is the same when the server seeks (seekEvents),
-// each read then costing what the object's own events do.
+// each read then costing what the object's own events do; past
+// maxSoughtWorkloads unready workloads (each a few objects), a namespace
+// is read whole beside the pods.
 const (
 	maxTargetsPerNamespace = 2
 	maxSoughtPerNamespace  = 256
+	maxSoughtWorkloads     = maxSoughtPerNamespace / 4
 )
 
 // pageOf is the first page of a list.
@@ -178,9 +181,10 @@ type wholeRead struct {
 	err      error
 }
 
-// busyNamespaces are the namespaces where more than most workloads say by their own status that they are
-// not all ready or not done: those whose events would be read whole
-// anyway once their pods are read, unless their pods say otherwise.
+// busyNamespaces are the namespaces where more than most workloads say
+// by their own status that they are not all ready or not done: those
+// whose events would be read whole anyway once their pods are read,
+// unless their pods say otherwise.
 func (m *Mirror) busyNamespaces(most int) []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
