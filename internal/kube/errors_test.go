@@ -175,9 +175,10 @@ func TestSnapshotDeploymentErrors(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("typed error (-want +got):\n%s", diff)
 			}
-			// The GET, and the Services and autoscalers lists sent beside it.
-			if n := len(cs.Actions()); n != 3 {
-				t.Errorf("fake saw %d requests, want 3", n)
+			// The GET, and the Services, autoscalers and events' first
+			// page sent beside it.
+			if n := len(cs.Actions()); n != 4 {
+				t.Errorf("fake saw %d requests, want 4", n)
 			}
 		})
 	}
@@ -213,7 +214,7 @@ func TestSnapshotUnusableSelector(t *testing.T) {
 			if diff := cmp.Diff(want, viewOf(snap)); diff != "" {
 				t.Errorf("snapshot (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff([]string{"get deployments", "list events limit=500 continue=", "list horizontalpodautoscalers", "list services"}, requests(cs)); diff != "" {
+			if diff := cmp.Diff([]string{"get deployments", "list events limit=50 continue=", "list horizontalpodautoscalers", "list services"}, requests(cs)); diff != "" {
 				t.Errorf("requests (-want +got):\n%s", diff)
 			}
 		})

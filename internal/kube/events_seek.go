@@ -72,6 +72,67 @@ func (r *Reader) seekEvents(ctx context.Context, ns string, o chain.ObjectRef, r
 	}
 }
 
+// window is a run of a busy namespace's events, in the order of their
+// names, read beside the workload's pods before they say which are its
+// targets: from the first name after the workload's own ("NAME-") on,
+// where its pods' events start, in the order of the pods' names, as
+// chain.EventTargets picks the pods that are not ready. When the first
+// pods are the targets, as in a workload whose pods all fail, the window
+// holds their events and they need no seek after the pods.
+type window struct {
+	from, last string // the first name asked for, the last read
+	end        bool   // the list ended within the window
+	items      []corev1.Event
+	requests   int
+}
+
+// windowPage is how many events a window reads: the events of about
+// chain.MaxEventTargets pods (a pod's recorder names a handful of events:
+// scheduled, pulled or failing, started, backing off).
+const windowPage = 2 * seekPage
+
+// readWindow reads the window of workload name's pods' events at revision
+// rv; nil when the server did not seek.
+func (r *Reader) readWindow(ctx context.Context, ns, name string, rv int64) *window {
+	w := &window{from: name + "-"}
+	l, err := r.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{Limit: windowPage, Continue: startAt(w.from, rv)})
+	w.requests++
+	if err != nil || int64(len(l.Items)) > windowPage {
+		return w
+	}
+	last := w.from
+	for i := range l.Items {
+		if l.Items[i].Name < last {
+			return w // not in the order of their names: no seek
+		}
+		last = l.Items[i].Name
+	}
+	w.items, w.last, w.end = l.Items, last, l.Continue == ""
+	return w
+}
+
+// holds says the window read every event named after o (NAME.TIMESTAMP):
+// they start after its first name and end before its last, or the list
+// ended.
+func (w *window) holds(o chain.ObjectRef) bool {
+	prefix := o.Name + "."
+	if w == nil || w.last == "" || prefix < w.from {
+		return false
+	}
+	return w.end || w.last > prefix && !strings.HasPrefix(w.last, prefix)
+}
+
+// of is the window's events about o, which it holds.
+func (w *window) of(o chain.ObjectRef) []corev1.Event {
+	var out []corev1.Event
+	for i := range w.items {
+		if e := &w.items[i]; strings.HasPrefix(e.Name, o.Name+".") && eventAbout(e, o) {
+			out = append(out, *e)
+		}
+	}
+	return out
+}
+
 // startAt is the continue token of a list that starts at key, at revision
 // rv.
 func startAt(key string, rv int64) string {

@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -162,5 +164,95 @@ func TestCanSeek(t *testing.T) {
 		if got := r.canSeek(context.Background(), p); got != tc.want || !p.partial {
 			t.Errorf("%s: canSeek %v (partial %v), want %v", tc.name, got, p.partial, tc.want)
 		}
+	}
+}
+
+// TestEventsFirstPage: a workload's read asks for the events' first page
+// with the workload. A namespace of up to eventsProbe events is then read
+// whole, its rest beside the pods; a busier one, as the page's count says,
+// has only its targets' events read, without the rest: beside the pods,
+// the window of its first pods' events, then a seek for each target the
+// window does not hold; a server that does not count has the rest's page
+// read, and then the targets' sought when the namespace holds more.
+func TestEventsFirstPage(t *testing.T) {
+	const ns = "prod"
+	rs := "web-5d4c3b2a1"
+	objects := func() []runtime.Object {
+		d := deploymentWith(ns, "web", 2, 0)
+		d.UID = "uid-web"
+		r := replicaSet(ns, rs, "web")
+		r.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: d.UID, Controller: ptr.To(true)}}
+		r.Spec.Replicas, r.Spec.Template = ptr.To[int32](2), d.Spec.Template // current, with its pods
+		return []runtime.Object{d, r, pod(ns, rs+"-aaaaa", "web", rs), pod(ns, rs+"-bbbbb", "web", rs)}
+	}
+	// n events: the first pod's first, the second pod's one, and others
+	// before and after web's in the order of their names.
+	eventsOf := func(n, first int) []corev1.Event {
+		var evs []corev1.Event
+		for i := range first {
+			evs = append(evs, *event(ns, fmt.Sprintf("%s-aaaaa.%016x", rs, i), "Pod", rs+"-aaaaa", types.UID("uid-"+rs+"-aaaaa"), "Warning", "BackOff", "kubelet", "Back-off restarting failed container app", time.Minute))
+		}
+		evs = append(evs, *event(ns, rs+"-bbbbb.0000000000000001", "Pod", rs+"-bbbbb", types.UID("uid-"+rs+"-bbbbb"), "Warning", "BackOff", "kubelet", "Back-off restarting failed container app", time.Minute),
+			*event(ns, "zeta-00000.0000000000000001", "Pod", "zeta-00000", "", "Normal", "Pulled", "kubelet", "", time.Minute))
+		for i := range n - first - 2 {
+			evs = append(evs, *event(ns, fmt.Sprintf("other-%05d.%016x", i, i), "Pod", fmt.Sprintf("other-%05d", i), "", "Normal", "Pulled", "kubelet", "", time.Minute))
+		}
+		return evs
+	}
+	uncounted := func(cs *fake.Clientset) {
+		cs.PrependReactor("list", "events", func(a clienttesting.Action) (bool, runtime.Object, error) {
+			_, obj, err := cs.Fake.ReactionChain[1].React(a) // pagedEvents'
+			if l, ok := obj.(*corev1.EventList); ok {
+				l.RemainingItemCount = nil
+			}
+			return true, obj, err
+		})
+	}
+	for _, tc := range []struct {
+		name      string
+		events    int
+		first     int  // the first pod's events
+		counts    bool // the server counts what is left (remainingItemCount)
+		seeks     bool
+		wantLists []string // the events lists, by limit
+		targeted  bool
+	}{
+		{"one page", eventsFirst, 1, true, true, []string{"50"}, false},
+		{"read whole beside the pods", eventsProbe, 1, true, true, []string{"50", "500"}, false},
+		{"busy: the window holds the targets'", eventsProbe + 1, 1, true, true, []string{"50", "16"}, true},
+		{"busy: the window holds one target's", eventsProbe + 1, windowPage - 1, true, true, []string{"50", "16", "8"}, true},
+		{"busy: the window holds none", eventsProbe + 1, windowPage + 1, true, true, []string{"50", "16", "8", "8", "8", "8"}, true},
+		{"busy, a server that does not seek: by field", eventsProbe + 1, 1, true, false, []string{"50", "16", "8", "8", "0", "0"}, true},
+		{"uncounted, quiet", eventsProbe, 1, false, true, []string{"50", "500"}, false},
+		{"uncounted, busy", eventsFirst + eventsProbe + 1, 1, false, true, []string{"50", "500", "8", "8"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := fake.NewClientset(objects()...)
+			pagedEvents(cs, eventsOf(tc.events, tc.first), tc.seeks)
+			if !tc.counts {
+				uncounted(cs)
+			}
+			snap, err := newReader(cs, 0).Snapshot(context.Background(), ns, "web")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lists []string
+			for _, a := range cs.Actions() {
+				if l, ok := a.(clienttesting.ListActionImpl); ok && a.GetResource().Resource == "events" {
+					lists = append(lists, strconv.FormatInt(l.ListOptions.Limit, 10))
+				}
+			}
+			slices.Sort(lists)
+			want := slices.Sorted(slices.Values(tc.wantLists))
+			if !slices.Equal(lists, want) {
+				t.Errorf("events lists of limits %v, want %v", lists, want)
+			}
+			if got := len(snap.EventsOf) > 0; got != tc.targeted {
+				t.Errorf("events of %v, want the targets' alone: %v", snap.EventsOf, tc.targeted)
+			}
+			if len(snap.Events) != tc.first+1 || snap.Events[0].Reason != "BackOff" {
+				t.Errorf("%d events %v, want the first pod's %d and the second's", len(snap.Events), snap.Events, tc.first)
+			}
+		})
 	}
 }

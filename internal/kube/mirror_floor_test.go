@@ -22,7 +22,8 @@ import (
 
 // pagedEvents makes the fake clientset page and field-select events lists
 // as the API server does (the fake ignores limit, continue and field
-// selectors): a namespace of more events than the first page is then busy.
+// selectors), counting what is left of an unselected list (etcd's store
+// does, remainingItemCount): a namespace of more events than the first page is then busy.
 // Events are listed in the order of their keys (namespace/name), as etcd
 // keeps them; with seeks, a continue token is the API server's
 // (continueFrom), so a list can start at a name; without, a token is the
@@ -68,6 +69,9 @@ func pagedEvents(cs *fake.Clientset, evs []corev1.Event, seeks bool) {
 		}
 		out := &corev1.EventList{ListMeta: metav1.ListMeta{ResourceVersion: "7"}, Items: in[start:end]}
 		if end < len(in) {
+			if sel.Empty() { // as etcd's store counts: for unfiltered lists
+				out.RemainingItemCount = ptr.To(int64(len(in) - end))
+			}
 			out.Continue = strconv.Itoa(end)
 			if seeks {
 				out.Continue = startAt(keyIn(in[end-1])+"\x00", 7)

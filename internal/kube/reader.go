@@ -63,19 +63,22 @@ func (r *Reader) Snapshot(ctx context.Context, namespace, name string) (*chain.S
 	snap := &chain.Snapshot{Namespace: namespace, Name: name}
 	svcs := r.servicesAsync(ctx, namespace)
 	hpas := r.autoscalersAsync(ctx, namespace, chain.KindDeployment)
+	evs := r.eventsAsync(ctx, namespace)
 	d, err := r.Client.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{})
 	snap.Requests++
 	if err != nil {
-		<-svcs // sent in the same round trip: the read ends when both have
+		<-svcs // sent in the same round trip: the read ends when all have
 		drain(hpas)
+		drain(evs)
 		return nil, deploymentError(namespace, name, err)
 	}
 	snap.Deployment = d
 	r.read.note("deployments", d.ResourceVersion)
 	if err := errors.Join(r.settleServices(snap, <-svcs), settleAutoscalers(snap, hpas)); err != nil {
+		drain(evs)
 		return nil, err
 	}
-	if err := r.readDependents(ctx, snap, d.Spec.Selector); err != nil {
+	if err := r.readDependents(ctx, snap, d.Spec.Selector, evs); err != nil {
 		return nil, err
 	}
 	snap.Now = r.now()
@@ -95,16 +98,16 @@ func deploymentError(namespace, name string, err error) error {
 	return getError("deployment", "deployments", namespace, name, err)
 }
 
-// readDependents is the second round trip: the three lists run in parallel,
+// readDependents is the second round trip: the lists run in parallel,
 // then their results are applied in a fixed order so gaps and errors never
-// depend on which answer came first.
-func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot, selector *metav1.LabelSelector) error {
+// depend on which answer came first. first is the events' first page,
+// asked for with the workload (eventsAsync).
+func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot, selector *metav1.LabelSelector, first <-chan listed[chain.Event]) error {
 	sel, selErr := selectorOf(snap.KindOf(), selector)
 	var (
 		wg          sync.WaitGroup
 		rss         listed[appsv1.ReplicaSet]
 		pods        listed[corev1.Pod]
-		evs         listed[chain.Event]
 		slices      listed[discoveryv1.EndpointSlice]
 		listOptions = metav1.ListOptions{}
 	)
@@ -124,7 +127,7 @@ func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot, selec
 		wg.Go(func() { rss = r.listReplicaSets(ctx, snap.Namespace, listOptions) })
 		wg.Go(func() { pods = r.listPods(ctx, snap.Namespace, listOptions) })
 	}
-	wg.Go(func() { evs = r.listEvents(ctx, snap.Namespace, metav1.ListOptions{}) })
+	events := r.eventsBesidePods(ctx, &wg, snap, first)
 	wg.Wait()
 	// The claims its pods that wait to be scheduled use: a second round
 	// trip, only then.
@@ -137,13 +140,11 @@ func (r *Reader) readDependents(ctx context.Context, snap *chain.Snapshot, selec
 			chain.Gap{Resource: chain.ResourceReplicaSets, Verb: "list", Message: msg},
 			chain.Gap{Resource: chain.ResourcePods, Verb: "list", Message: msg})
 	}
-	if evs.partial && rss.err == nil && pods.err == nil {
-		probe := evs
-		snap.Assemble(rss.items, pods.items, nil)
-		evs = r.targetedEvents(ctx, snap, probe.rv)
-		evs.requests += probe.requests
-		evs.rv = probe.rv
+	var assemble func()
+	if rss.err == nil && pods.err == nil {
+		assemble = func() { snap.Assemble(rss.items, pods.items, nil) }
 	}
+	evs := events.read(ctx, snap, assemble)
 	snap.Requests += rss.requests + pods.requests + evs.requests + others.requests + claims.requests
 	snap.OtherPods = others.items
 	if err := errors.Join(r.settleSlices(snap, slices), r.settlePolicies(snap, pols)); err != nil {

@@ -103,7 +103,7 @@ func TestSnapshot(t *testing.T) {
 	if diff := cmp.Diff(healthyView, viewOf(snap)); diff != "" {
 		t.Errorf("snapshot (-want +got):\n%s", diff)
 	}
-	want := []string{"get deployments", "list events limit=500 continue=", "list horizontalpodautoscalers", "list pods app=web", "list replicasets app=web", "list services"}
+	want := []string{"get deployments", "list events limit=50 continue=", "list horizontalpodautoscalers", "list pods app=web", "list replicasets app=web", "list services"}
 	if diff := cmp.Diff(want, requests(cs)); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}

@@ -26,11 +26,13 @@ func (r *Reader) readRollout(ctx context.Context, namespace string, ref chain.Re
 	snap := &chain.Snapshot{Kind: chain.KindRollout, Namespace: namespace, Name: ref.Name}
 	svcs := r.servicesAsync(ctx, namespace)
 	hpas := r.autoscalersAsync(ctx, namespace, chain.KindRollout)
+	evs := r.eventsAsync(ctx, namespace)
 	u, err := dc.Resource(gvr).Namespace(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 	snap.Requests++
 	if err != nil {
 		<-svcs
 		drain(hpas)
+		drain(evs)
 		if notServed(err) {
 			return nil, &NotServedError{Resource: gvr, Why: rolloutsNotInstalled, Err: err}
 		}
@@ -40,20 +42,23 @@ func (r *Reader) readRollout(ctx context.Context, namespace string, ref chain.Re
 	if err != nil {
 		<-svcs
 		drain(hpas)
+		drain(evs)
 		return nil, err
 	}
 	chain.KeepTemplateManagers(ro)
 	snap.Rollout = ro
 	r.read.note(api.Type(), ro.ResourceVersion)
 	if err := errors.Join(r.settleServices(snap, <-svcs), settleAutoscalers(snap, hpas)); err != nil {
+		drain(evs)
 		return nil, err
 	}
 	if ro.Spec.WorkloadRef != nil && ro.Spec.WorkloadRef.Kind == "Deployment" {
 		if err := r.workloadTemplate(ctx, snap, ro); err != nil {
+			drain(evs)
 			return nil, err
 		}
 	}
-	if err := r.readDependents(ctx, snap, ro.Spec.Selector); err != nil {
+	if err := r.readDependents(ctx, snap, ro.Spec.Selector, evs); err != nil {
 		return nil, err
 	}
 	snap.Now = r.now()

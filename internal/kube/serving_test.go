@@ -40,7 +40,7 @@ func TestSnapshotServing(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A Service selects the pods: the NetworkPolicies are read too.
-	want := []string{"get deployments", "list endpointslices kubernetes.io/service-name in (web)", "list events limit=500 continue=",
+	want := []string{"get deployments", "list endpointslices kubernetes.io/service-name in (web)", "list events limit=50 continue=",
 		"list horizontalpodautoscalers", "list networkpolicies", "list pods app=web", "list replicasets app=web", "list services"}
 	if diff := cmp.Diff(want, requests(cs)); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)

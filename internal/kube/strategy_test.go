@@ -72,7 +72,7 @@ func (s strategy) run(ctx context.Context, cs kubernetes.Interface) ([]chain.Eve
 	if l.partial {
 		snap := &chain.Snapshot{Namespace: "prod", Name: "web", Deployment: d}
 		snap.Assemble(rss, pods, nil)
-		t := r.targetedEvents(ctx, snap, l.rv)
+		t := r.targetedEvents(ctx, snap, l.rv, nil)
 		if t.err != nil {
 			return nil, l.requests + t.requests, t.err
 		}

@@ -42,6 +42,7 @@ func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*ch
 		svcs = r.servicesAsync(ctx, namespace)
 	}
 	hpas := r.autoscalersAsync(ctx, namespace, ref.Kind)
+	evs := r.eventsAsync(ctx, namespace)
 	obj, err := rec.get(r, ctx, namespace, ref.Name)
 	var sel *metav1.LabelSelector
 	if err == nil {
@@ -59,6 +60,7 @@ func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*ch
 			<-svcs // sent in the same round trip: the read ends when both have
 		}
 		drain(hpas)
+		drain(evs)
 		var ns *NotServedError
 		if errors.As(err, &ns) {
 			return nil, err
@@ -68,13 +70,16 @@ func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*ch
 	r.read.note(resource, obj.GetResourceVersion())
 	if svcs != nil {
 		if err := r.settleServices(snap, <-svcs); err != nil {
+			drain(hpas)
+			drain(evs)
 			return nil, err
 		}
 	}
 	if err := settleAutoscalers(snap, hpas); err != nil {
+		drain(evs)
 		return nil, err
 	}
-	if err := r.readOwned(ctx, snap, rec, obj, sel); err != nil {
+	if err := r.readOwned(ctx, snap, rec, obj, sel, evs); err != nil {
 		return nil, err
 	}
 	snap.Now = r.now()
@@ -84,13 +89,14 @@ func (r *Reader) Read(ctx context.Context, namespace string, ref chain.Ref) (*ch
 // resourceOf is the API resource of a kind ("statefulsets").
 func resourceOf(k chain.Kind) string { return k.Plural() }
 
-// readOwned is the second round trip of Read (and, for a CronJob, the third).
-func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, rec recipe, obj metav1.Object, sel *metav1.LabelSelector) error {
+// readOwned is the second round trip of Read (and, for a CronJob, the
+// third); first is the events' first page, asked for with the workload
+// (eventsAsync).
+func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, rec recipe, obj metav1.Object, sel *metav1.LabelSelector, first <-chan listed[chain.Event]) error {
 	ns := snap.Namespace
 	var (
 		wg     sync.WaitGroup
 		pods   listed[corev1.Pod]
-		evs    listed[chain.Event]
 		slices listed[discoveryv1.EndpointSlice]
 		errs   []error
 	)
@@ -123,11 +129,11 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, rec recipe
 	if selErr == nil && ownPods {
 		wg.Go(func() { pods = r.listPods(ctx, ns, bySel) })
 	}
-	wg.Go(func() { evs = r.listEvents(ctx, ns, metav1.ListOptions{}) })
 	o := &ownedLists{wg: &wg, snap: snap, sel: sel, bySel: bySel, selErr: selErr, pods: &pods}
 	if rec.owned != nil {
 		rec.owned(r, ctx, o)
 	}
+	events := r.eventsBesidePods(ctx, &wg, snap, first)
 	wg.Wait()
 	revs, claims, nodes, jobs := o.revs, o.claims, o.nodes, o.jobs
 	of := fmt.Sprintf("of %s %s/%s", snap.Kind.Resource(), ns, snap.Name)
@@ -141,14 +147,14 @@ func (r *Reader) readOwned(ctx context.Context, snap *chain.Snapshot, rec recipe
 		// round trip, only then.
 		claims = r.pendingClaims(ctx, ns, pods.items)
 	}
-	if evs.partial && pods.err == nil {
-		probe := evs
-		snap.Revisions, snap.Claims, snap.Nodes = ownedRevisions(revs.items, obj), claims.items, nodes.items
-		snap.Assemble(nil, pods.items, nil)
-		evs = r.targetedEvents(ctx, snap, probe.rv)
-		evs.requests += probe.requests
-		evs.rv = probe.rv
+	var assemble func()
+	if pods.err == nil {
+		assemble = func() {
+			snap.Revisions, snap.Claims, snap.Nodes = ownedRevisions(revs.items, obj), claims.items, nodes.items
+			snap.Assemble(nil, pods.items, nil)
+		}
 	}
+	evs := events.read(ctx, snap, assemble)
 	snap.Requests += pods.requests + evs.requests + revs.requests + claims.requests + nodes.requests + jobs.requests + others.requests
 	snap.OtherPods = others.items
 	errs = append(errs, r.settleSlices(snap, slices), r.settlePolicies(snap, pols))

@@ -53,7 +53,7 @@ func TestReadCronJob(t *testing.T) {
 	if len(s.Jobs) != 3 || s.Requests != 4 {
 		t.Errorf("%d jobs, %d requests; want 3 and 4", len(s.Jobs), s.Requests)
 	}
-	want := []string{"get cronjobs", "list events limit=500 continue=", "list jobs", "list pods job-name"}
+	want := []string{"get cronjobs", "list events limit=50 continue=", "list jobs", "list pods job-name"}
 	if diff := cmp.Diff(want, requests(cs)); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
