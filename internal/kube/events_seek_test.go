@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -254,5 +255,47 @@ func TestEventsFirstPage(t *testing.T) {
 				t.Errorf("%d events %v, want the first pod's %d and the second's", len(snap.Events), snap.Events, tc.first)
 			}
 		})
+	}
+}
+
+// TestEventsWindowStatefulSet: the other kinds' read (Read) does as a
+// Deployment's: in a busy namespace, a StatefulSet whose status says it is
+// not ready has its pods' (NAME-0, NAME-1) events read in the window,
+// beside the pods, and no seek after them.
+func TestEventsWindowStatefulSet(t *testing.T) {
+	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}
+	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: "db", UID: "uid-db", Generation: 1},
+		Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](2), Selector: sel,
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: sel.MatchLabels}}},
+		Status: appsv1.StatefulSetStatus{ObservedGeneration: 1, Replicas: 2, UpdatedReplicas: 2}}
+	objs := []runtime.Object{sts}
+	var evs []corev1.Event
+	for _, name := range []string{"db-0", "db-1"} {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "prod", Name: name, UID: types.UID("uid-" + name), Labels: sel.MatchLabels,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db", UID: sts.UID, Controller: ptr.To(true)}}}}
+		objs = append(objs, p)
+		evs = append(evs, *event("prod", name+".0000000000000001", "Pod", name, p.UID, "Warning", "BackOff", "kubelet", "Back-off restarting failed container db", time.Minute))
+	}
+	for i := range eventsProbe {
+		evs = append(evs, *event("prod", fmt.Sprintf("web-%05d.%016x", i, i), "Pod", fmt.Sprintf("web-%05d", i), "", "Normal", "Pulled", "kubelet", "", time.Minute))
+	}
+	cs := fake.NewClientset(objs...)
+	pagedEvents(cs, evs, true)
+	snap, err := newReader(cs, 0).Read(context.Background(), "prod", chain.Ref{Kind: chain.KindStatefulSet, Name: "db"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var limits []int64
+	for _, a := range cs.Actions() {
+		if l, ok := a.(clienttesting.ListActionImpl); ok && a.GetResource().Resource == "events" {
+			limits = append(limits, l.ListOptions.Limit)
+		}
+	}
+	slices.Sort(limits)
+	if want := []int64{windowPage, eventsFirst}; !slices.Equal(limits, want) {
+		t.Errorf("events lists of limits %v, want %v (the first page, the window)", limits, want)
+	}
+	if len(snap.Events) != 2 || len(snap.EventsOf) != 2 {
+		t.Errorf("events %v of %v, want both pods' BackOff", snap.Events, snap.EventsOf)
 	}
 }
