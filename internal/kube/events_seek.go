@@ -92,7 +92,7 @@ type window struct {
 const windowPage = 2 * seekPage
 
 // readWindow reads the window of workload name's pods' events at revision
-// rv; nil when the server did not seek.
+// rv; it holds nothing when the server did not seek.
 func (r *Reader) readWindow(ctx context.Context, ns, name string, rv int64) *window {
 	w := &window{from: name + "-"}
 	l, err := r.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{Limit: windowPage, Continue: startAt(w.from, rv)})
