@@ -179,19 +179,19 @@ func (r *Reader) restOfEvents(ctx context.Context, ns string, first listed[chain
 // besidePods is what a workload's read does with the events beside its
 // pods: the first page, and the rest or the window it leaves to read.
 type besidePods struct {
-	r     *Reader
-	first listed[chain.Event]
-	win   *window
+	r   *Reader
+	evs listed[chain.Event] // the first page, then with the rest
+	win *window
 }
 
 // eventsBesidePods starts, with wg, the events' reads that go beside the
 // pods once the first page (first) is in: the rest of a namespace that
 // holds up to eventsProbe events, or the window of a busy one's.
 func (r *Reader) eventsBesidePods(ctx context.Context, wg *sync.WaitGroup, snap *chain.Snapshot, first <-chan listed[chain.Event]) *besidePods {
-	b := &besidePods{r: r, first: <-first}
-	b.win = r.windowAsync(ctx, wg, snap, b.first)
-	if b.first.next != "" {
-		wg.Go(func() { b.first = r.restOfEvents(ctx, snap.Namespace, b.first) })
+	b := &besidePods{r: r, evs: <-first}
+	b.win = r.windowAsync(ctx, wg, snap, b.evs)
+	if b.evs.next != "" {
+		wg.Go(func() { b.evs = r.restOfEvents(ctx, snap.Namespace, b.evs) })
 	}
 	return b
 }
@@ -201,7 +201,7 @@ func (r *Reader) eventsBesidePods(ctx context.Context, wg *sync.WaitGroup, snap 
 // assemble, which assembles the snapshot's objects, is not nil (the pods
 // were read).
 func (b *besidePods) read(ctx context.Context, snap *chain.Snapshot, assemble func()) listed[chain.Event] {
-	evs := b.first
+	evs := b.evs
 	if !evs.partial || assemble == nil {
 		if b.win != nil {
 			evs.requests += b.win.requests
