@@ -47,17 +47,14 @@ func (r *Reader) seekEvents(ctx context.Context, ns string, o chain.ObjectRef, r
 	opts := metav1.ListOptions{Limit: seekPage, Continue: startAt(prefix, rv)}
 	last := prefix
 	for {
-		l, err := r.Client.CoreV1().Events(ns).List(ctx, opts)
+		var l *corev1.EventList
+		l, last, ok = r.soughtPage(ctx, ns, opts, last)
 		requests++
-		if err != nil || int64(len(l.Items)) > seekPage {
+		if !ok {
 			return nil, requests, false
 		}
 		for i := range l.Items {
 			e := &l.Items[i]
-			if e.Name < last {
-				return nil, requests, false // not in the order of their names: no seek
-			}
-			last = e.Name
 			if !strings.HasPrefix(e.Name, prefix) {
 				return out, requests, true
 			}
@@ -70,6 +67,25 @@ func (r *Reader) seekEvents(ctx context.Context, ns string, o chain.ObjectRef, r
 		}
 		opts.Continue = l.Continue
 	}
+}
+
+// soughtPage lists one page of a sought read (opts: its limit and
+// continue token), whose names must not come before after; last is the
+// page's last name (after when it is empty). ok is false when the server
+// did not seek: it failed, returned more than the limit, or listed out of
+// the order of names.
+func (r *Reader) soughtPage(ctx context.Context, ns string, opts metav1.ListOptions, after string) (l *corev1.EventList, last string, ok bool) {
+	l, err := r.Client.CoreV1().Events(ns).List(ctx, opts)
+	if err != nil || int64(len(l.Items)) > opts.Limit {
+		return nil, "", false
+	}
+	for i := range l.Items {
+		if l.Items[i].Name < after {
+			return nil, "", false
+		}
+		after = l.Items[i].Name
+	}
+	return l, after, true
 }
 
 // window is a run of a busy namespace's events, in the order of their
@@ -94,20 +110,11 @@ const windowPage = 2 * seekPage
 // readWindow reads the window of workload name's pods' events at revision
 // rv; it holds nothing when the server did not seek.
 func (r *Reader) readWindow(ctx context.Context, ns, name string, rv int64) *window {
-	w := &window{from: name + "-"}
-	l, err := r.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{Limit: windowPage, Continue: startAt(w.from, rv)})
-	w.requests++
-	if err != nil || int64(len(l.Items)) > windowPage {
-		return w
+	w := &window{from: name + "-", requests: 1}
+	l, last, ok := r.soughtPage(ctx, ns, metav1.ListOptions{Limit: windowPage, Continue: startAt(w.from, rv)}, w.from)
+	if ok {
+		w.items, w.last, w.end = l.Items, last, l.Continue == ""
 	}
-	last := w.from
-	for i := range l.Items {
-		if l.Items[i].Name < last {
-			return w // not in the order of their names: no seek
-		}
-		last = l.Items[i].Name
-	}
-	w.items, w.last, w.end = l.Items, last, l.Continue == ""
 	return w
 }
 

@@ -237,8 +237,8 @@ func (r *Reader) canSeek(ctx context.Context, p pageOf) bool {
 		return false
 	}
 	opts := metav1.ListOptions{Limit: 1, Continue: startAt(p.last.Name, revisionOf(p.rv))}
-	l, err := r.Client.CoreV1().Events(p.last.Namespace).List(ctx, opts)
-	return err == nil && len(l.Items) == 1 && l.Items[0].Name == p.last.Name
+	l, _, ok := r.soughtPage(ctx, p.last.Namespace, opts, p.last.Name)
+	return ok && len(l.Items) == 1 && l.Items[0].Name == p.last.Name
 }
 
 // speculate reads the events of namespaces whole, in parallel (at most 16
