@@ -200,15 +200,6 @@ func TestEventsFirstPage(t *testing.T) {
 		}
 		return evs
 	}
-	uncounted := func(cs *fake.Clientset) {
-		cs.PrependReactor("list", "events", func(a clienttesting.Action) (bool, runtime.Object, error) {
-			_, obj, err := cs.Fake.ReactionChain[1].React(a) // pagedEvents'
-			if l, ok := obj.(*corev1.EventList); ok {
-				l.RemainingItemCount = nil
-			}
-			return true, obj, err
-		})
-	}
 	for _, tc := range []struct {
 		name      string
 		events    int
@@ -229,21 +220,12 @@ func TestEventsFirstPage(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cs := fake.NewClientset(objects()...)
-			pagedEvents(cs, eventsOf(tc.events, tc.first), tc.seeks)
-			if !tc.counts {
-				uncounted(cs)
-			}
+			cs.PrependReactor("list", "events", eventsReactor(eventsOf(tc.events, tc.first), tc.seeks, tc.counts))
 			snap, err := newReader(cs, 0).Snapshot(context.Background(), ns, "web")
 			if err != nil {
 				t.Fatal(err)
 			}
-			var lists []string
-			for _, a := range cs.Actions() {
-				if l, ok := a.(clienttesting.ListActionImpl); ok && a.GetResource().Resource == "events" {
-					lists = append(lists, strconv.FormatInt(l.ListOptions.Limit, 10))
-				}
-			}
-			slices.Sort(lists)
+			lists := eventsLimits(cs)
 			want := slices.Sorted(slices.Values(tc.wantLists))
 			if !slices.Equal(lists, want) {
 				t.Errorf("events lists of limits %v, want %v", lists, want)
@@ -285,17 +267,23 @@ func TestEventsWindowStatefulSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var limits []int64
-	for _, a := range cs.Actions() {
-		if l, ok := a.(clienttesting.ListActionImpl); ok && a.GetResource().Resource == "events" {
-			limits = append(limits, l.ListOptions.Limit)
-		}
-	}
-	slices.Sort(limits)
-	if want := []int64{windowPage, eventsFirst}; !slices.Equal(limits, want) {
+	limits := eventsLimits(cs)
+	if want := []string{strconv.Itoa(windowPage), strconv.Itoa(eventsFirst)}; !slices.Equal(limits, want) {
 		t.Errorf("events lists of limits %v, want %v (the first page, the window)", limits, want)
 	}
 	if len(snap.Events) != 2 || len(snap.EventsOf) != 2 {
 		t.Errorf("events %v of %v, want both pods' BackOff", snap.Events, snap.EventsOf)
 	}
+}
+
+// eventsLimits are the limits of the events lists the fake saw, sorted.
+func eventsLimits(cs *fake.Clientset) []string {
+	var out []string
+	for _, a := range cs.Actions() {
+		if l, ok := a.(clienttesting.ListActionImpl); ok && a.GetResource().Resource == "events" {
+			out = append(out, strconv.FormatInt(l.ListOptions.Limit, 10))
+		}
+	}
+	slices.Sort(out)
+	return out
 }

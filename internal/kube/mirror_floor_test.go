@@ -30,10 +30,16 @@ import (
 // fake's own position and any other is refused, as a server that cannot
 // seek refuses a token it did not make.
 func pagedEvents(cs *fake.Clientset, evs []corev1.Event, seeks bool) {
+	cs.PrependReactor("list", "events", eventsReactor(evs, seeks, true))
+}
+
+// eventsReactor answers pagedEvents' lists; without counts, as a server
+// that does not count what is left of a list.
+func eventsReactor(evs []corev1.Event, seeks, counts bool) clienttesting.ReactionFunc {
 	evs = slices.Clone(evs)
 	key := func(e corev1.Event) string { return e.Namespace + "/" + e.Name }
 	slices.SortFunc(evs, func(a, b corev1.Event) int { return strings.Compare(key(a), key(b)) })
-	cs.PrependReactor("list", "events", func(a clienttesting.Action) (bool, runtime.Object, error) {
+	return func(a clienttesting.Action) (bool, runtime.Object, error) {
 		l := a.(clienttesting.ListActionImpl)
 		sel, err := fields.ParseSelector(l.ListOptions.FieldSelector)
 		if err != nil {
@@ -69,7 +75,7 @@ func pagedEvents(cs *fake.Clientset, evs []corev1.Event, seeks bool) {
 		}
 		out := &corev1.EventList{ListMeta: metav1.ListMeta{ResourceVersion: "7"}, Items: in[start:end]}
 		if end < len(in) {
-			if sel.Empty() { // as etcd's store counts: for unfiltered lists
+			if counts && sel.Empty() { // as etcd's store counts: for unfiltered lists
 				out.RemainingItemCount = ptr.To(int64(len(in) - end))
 			}
 			out.Continue = strconv.Itoa(end)
@@ -78,7 +84,7 @@ func pagedEvents(cs *fake.Clientset, evs []corev1.Event, seeks bool) {
 			}
 		}
 		return true, out, nil
-	})
+	}
 }
 
 func deploymentWith(ns, name string, want, available int32) *appsv1.Deployment {
