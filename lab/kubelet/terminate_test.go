@@ -46,9 +46,7 @@ func (l *lastBeforeDelete) get() *corev1.Pod {
 // server does, and hands it to the worker.
 func deletePod(t *testing.T, ctx context.Context, w *podWorker, client *fake.Clientset, grace int64) {
 	t.Helper()
-	for w.pod().Status.Phase != corev1.PodRunning {
-		time.Sleep(time.Millisecond)
-	}
+	waitWorkerRunning(t, ctx, w)
 	p, err := client.CoreV1().Pods("default").Get(ctx, "web-1", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +78,7 @@ func startTerminationWorker(t *testing.T, pod *corev1.Pod) (*podWorker, *fake.Cl
 	last.watch(client)
 	w, sink, clk, ctx := runLabWorker(t, client, pod)
 	waitPod(t, ctx, client, func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+	waitWorkerRunning(t, ctx, w)
 	return w, client, sink, clk, last, ctx
 }
 

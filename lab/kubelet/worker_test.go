@@ -70,9 +70,7 @@ func TestWorkerRunsAndStopsHealthyPod(t *testing.T) {
 
 	// Let the worker take in its own patch before the deletion arrives, as
 	// resource versions would order them on a real API server.
-	for w.pod().Status.Phase != corev1.PodRunning {
-		time.Sleep(time.Millisecond)
-	}
+	waitWorkerRunning(t, ctx, w)
 	deleting := running.DeepCopy()
 	deleting.DeletionTimestamp = &metav1.Time{Time: t1}
 	w.update(deleting)
@@ -113,6 +111,21 @@ func waitPod(t *testing.T, ctx context.Context, c *fake.Clientset, ok func(*core
 		case <-ctx.Done():
 			t.Fatalf("pod never reached the state: last %+v, err %v", p, err)
 		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// waitWorkerRunning waits until the worker holds its own Running patch: the
+// status manager writes the pod before it hands the patch to the worker, so
+// a client can see Running while the worker still holds the pod it started
+// with.
+func waitWorkerRunning(t *testing.T, ctx context.Context, w *podWorker) {
+	t.Helper()
+	for w.pod().Status.Phase != corev1.PodRunning {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the worker never took in its Running status")
+		case <-time.After(time.Millisecond):
 		}
 	}
 }
