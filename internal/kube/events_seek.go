@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"regexp"
 	"strconv"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -90,8 +92,8 @@ func (r *Reader) soughtPage(ctx context.Context, ns string, opts metav1.ListOpti
 
 // window is a run of a busy namespace's events, in the order of their
 // names, read beside the workload's pods before they say which are its
-// targets: from the first name after the workload's own ("NAME-") on,
-// where its pods' events start, in the order of the pods' names, as
+// targets: from the first name of its pods (windowFrom) on, where its
+// pods' events start, in the order of the pods' names, as
 // chain.EventTargets picks the pods that are not ready. When the first
 // pods are the targets, as in a workload whose pods all fail, the window
 // holds their events and they need no seek after the pods.
@@ -107,16 +109,49 @@ type window struct {
 // scheduled, pulled or failing, started, backing off).
 const windowPage = 2 * seekPage
 
-// readWindow reads the window of workload name's pods' events at revision
-// rv; it holds nothing when the server did not seek.
-func (r *Reader) readWindow(ctx context.Context, ns, name string, rv int64) *window {
-	w := &window{from: name + "-", requests: 1}
+// readWindow reads the window of workload o's pods' events (from
+// windowFrom) at revision rv; it holds nothing when the server did not
+// seek.
+func (r *Reader) readWindow(ctx context.Context, ns string, o metav1.Object, rv int64) *window {
+	w := &window{from: windowFrom(o), requests: 1}
 	l, last, ok := r.soughtPage(ctx, ns, metav1.ListOptions{Limit: windowPage, Continue: startAt(w.from, rv)}, w.from)
 	if ok {
 		w.items, w.last, w.end = l.Items, last, l.Continue == ""
 	}
 	return w
 }
+
+// windowFrom is the first name of workload o's window: that of its pods
+// ("NAME-"), or, for a Deployment whose Progressing condition names its
+// new ReplicaSet, that of the new ReplicaSet's pods ("NAME-HASH-"). A
+// rollout that fails, fails in its new pods, and its old ones, ready, may
+// come first by name: they would fill the window.
+func windowFrom(o metav1.Object) string {
+	from := o.GetName() + "-"
+	d, ok := o.(*appsv1.Deployment)
+	if !ok {
+		return from
+	}
+	for _, c := range d.Status.Conditions {
+		if c.Type != appsv1.DeploymentProgressing {
+			continue
+		}
+		if m := newReplicaSetRE.FindStringSubmatch(c.Message); m != nil {
+			if rs := m[1] + m[2]; strings.HasPrefix(rs, from) {
+				return rs + "-"
+			}
+		}
+	}
+	return from
+}
+
+// newReplicaSetRE matches the Deployment controller's Progressing
+// messages that name its new ReplicaSet (k8s.io/kubernetes@v1.37.2
+// pkg/controller/deployment: sync.go's "Created new replica set %q" and
+// "Found new replica set %q", progress.go's "ReplicaSet %q is
+// progressing.", "... has successfully progressed." and "... has timed
+// out progressing.").
+var newReplicaSetRE = regexp.MustCompile(`^(?:ReplicaSet "([^"]+)" (?:is progressing|has successfully progressed|has timed out progressing)\.|(?:Created|Found) new replica set "([^"]+)")$`)
 
 // holds says the window read every event named after o (NAME.TIMESTAMP):
 // they start after its first name and end before its last, or the list

@@ -276,6 +276,74 @@ func TestEventsWindowStatefulSet(t *testing.T) {
 	}
 }
 
+// TestEventsWindowNewReplicaSet: in a busy namespace, a Deployment's
+// rollout that fails in its new ReplicaSet's pod has that pod's events in
+// the window, though its old ReplicaSet's ready pods come first by name and
+// hold more events than the window: the window starts at the new
+// ReplicaSet's pods, which the Progressing condition names. Without the
+// condition it starts at the Deployment's and the pod's events are sought
+// after the pods.
+func TestEventsWindowNewReplicaSet(t *testing.T) {
+	const ns, oldRS, newRS = "prod", "web-1aaaaaaaa", "web-9zzzzzzzz"
+	objects := func(progressing string) []runtime.Object {
+		d := deploymentWith(ns, "web", 2, 2)
+		d.UID = "uid-web"
+		d.Status.Replicas, d.Status.UpdatedReplicas, d.Status.UnavailableReplicas = 3, 1, 1
+		if progressing != "" {
+			d.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue,
+				Reason: "ReplicaSetUpdated", Message: progressing}}
+		}
+		owned := []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: d.UID, Controller: ptr.To(true)}}
+		old, cur := replicaSet(ns, oldRS, "web"), replicaSet(ns, newRS, "web")
+		old.OwnerReferences, cur.OwnerReferences = owned, owned
+		old.Spec.Replicas, old.Spec.Template = ptr.To[int32](2), *d.Spec.Template.DeepCopy()
+		old.Spec.Template.Annotations = map[string]string{"version": "v1"}
+		cur.Spec.Replicas, cur.Spec.Template = ptr.To[int32](1), d.Spec.Template
+		objs := []runtime.Object{d, old, cur, pod(ns, newRS+"-ccccc", "web", newRS)}
+		for _, name := range []string{oldRS + "-aaaaa", oldRS + "-bbbbb"} {
+			p := pod(ns, name, "web", oldRS)
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+			objs = append(objs, p)
+		}
+		return objs
+	}
+	var evs []corev1.Event
+	for _, name := range []string{oldRS + "-aaaaa", oldRS + "-bbbbb"} {
+		for i := range windowPage / 2 {
+			evs = append(evs, *event(ns, fmt.Sprintf("%s.%016x", name, i), "Pod", name, types.UID("uid-"+name), "Normal", "Pulled", "kubelet", "", time.Minute))
+		}
+	}
+	failing := newRS + "-ccccc"
+	evs = append(evs, *event(ns, failing+".0000000000000001", "Pod", failing, types.UID("uid-"+failing), "Warning", "BackOff", "kubelet", "Back-off restarting failed container app", time.Minute))
+	for i := range eventsProbe {
+		evs = append(evs, *event(ns, fmt.Sprintf("zeta-%05d.%016x", i, i), "Pod", fmt.Sprintf("zeta-%05d", i), "", "Normal", "Pulled", "kubelet", "", time.Minute))
+	}
+	for _, tc := range []struct {
+		name, progressing string
+		wantLists         []string
+	}{
+		{"named by the Progressing condition", `ReplicaSet "` + newRS + `" is progressing.`, []string{"16", "50"}},
+		{"timed out", `ReplicaSet "` + newRS + `" has timed out progressing.`, []string{"16", "50"}},
+		{"no condition: sought after the pods", "", []string{"16", "50", "8"}},
+		{"another object's name", `ReplicaSet "api-9zzzzzzzz" is progressing.`, []string{"16", "50", "8"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := fake.NewClientset(objects(tc.progressing)...)
+			cs.PrependReactor("list", "events", eventsReactor(evs, true, true))
+			snap, err := newReader(cs, 0).Snapshot(context.Background(), ns, "web")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lists := eventsLimits(cs); !slices.Equal(lists, tc.wantLists) {
+				t.Errorf("events lists of limits %v, want %v", lists, tc.wantLists)
+			}
+			if len(snap.EventsOf) != 1 || snap.EventsOf[0].Name != failing || len(snap.Events) != 1 || snap.Events[0].Reason != "BackOff" {
+				t.Errorf("events %v of %v, want the new pod's BackOff alone", snap.Events, snap.EventsOf)
+			}
+		})
+	}
+}
+
 // eventsLimits are the limits of the events lists the fake saw, sorted.
 func eventsLimits(cs *fake.Clientset) []string {
 	var out []string

@@ -225,7 +225,7 @@ func (r *Reader) windowAsync(ctx context.Context, wg *sync.WaitGroup, snap *chai
 		return nil
 	}
 	out := &window{}
-	wg.Go(func() { *out = *r.readWindow(ctx, snap.Namespace, w.GetName(), at) })
+	wg.Go(func() { *out = *r.readWindow(ctx, snap.Namespace, w, at) })
 	return out
 }
 
