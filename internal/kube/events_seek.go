@@ -122,12 +122,17 @@ func (r *Reader) readWindow(ctx context.Context, ns string, o metav1.Object, rv 
 }
 
 // windowFrom is the first name of workload o's window: that of its pods
-// ("NAME-"), or, for a Deployment whose Progressing condition names its
-// new ReplicaSet, that of the new ReplicaSet's pods ("NAME-HASH-"). A
-// rollout that fails, fails in its new pods, and its old ones, ready, may
-// come first by name: they would fill the window.
+// ("NAME-"), or that of its new ReplicaSet's pods ("NAME-HASH-"), for a
+// Deployment whose Progressing condition names it and for an Argo Rollout
+// whose status holds its pod hash (the controller names the ReplicaSet
+// NAME-HASH: argo-rollouts v1.10.2 rollout/sync.go). A rollout that fails,
+// fails in its new pods, and its old ones, ready, may come first by name:
+// they would fill the window.
 func windowFrom(o metav1.Object) string {
 	from := o.GetName() + "-"
+	if ro, ok := o.(*chain.Rollout); ok && ro.Status.CurrentPodHash != "" {
+		return from + ro.Status.CurrentPodHash + "-"
+	}
 	d, ok := o.(*appsv1.Deployment)
 	if !ok {
 		return from

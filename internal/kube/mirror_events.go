@@ -224,6 +224,14 @@ func unsettled(o metav1.Object) bool {
 		return w.Status.ObservedGeneration < w.Generation || w.Status.NumberUnavailable > 0 || w.Status.NumberReady < w.Status.DesiredNumberScheduled
 	case *batchv1.Job:
 		return w.Status.Failed > 0
+	case *chain.Rollout:
+		// The controller's phase (Argo Rollouts v1.0 and later), else
+		// its counts.
+		if w.Status.Phase != "" {
+			return w.Status.Phase != "Healthy"
+		}
+		want := ptr.Deref(w.Spec.Replicas, 1)
+		return w.Status.AvailableReplicas < want || w.Status.UpdatedReplicas < want
 	}
 	return false
 }

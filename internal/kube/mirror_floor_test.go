@@ -18,6 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-chain/kubectl-chain/chain"
 )
 
 // pagedEvents makes the fake clientset page and field-select events lists
@@ -155,6 +157,11 @@ func TestUnsettled(t *testing.T) {
 		{&batchv1.Job{Status: batchv1.JobStatus{Active: 1}}, false},
 		{&batchv1.Job{Status: batchv1.JobStatus{Failed: 1}}, true},
 		{&batchv1.CronJob{}, false},
+		{&chain.Rollout{Status: chain.RolloutStatus{Phase: "Healthy"}}, false},
+		{&chain.Rollout{Status: chain.RolloutStatus{Phase: "Degraded"}}, true},
+		{&chain.Rollout{Status: chain.RolloutStatus{Phase: "Progressing"}}, true},
+		{&chain.Rollout{Spec: chain.RolloutSpec{Replicas: ptr.To[int32](2)}, Status: chain.RolloutStatus{AvailableReplicas: 2, UpdatedReplicas: 2}}, false},
+		{&chain.Rollout{Spec: chain.RolloutSpec{Replicas: ptr.To[int32](2)}, Status: chain.RolloutStatus{AvailableReplicas: 1, UpdatedReplicas: 2}}, true},
 	} {
 		if got := unsettled(c.obj); got != c.want {
 			t.Errorf("%T %s: unsettled %v, want %v", c.obj, c.obj.GetName(), got, c.want)
