@@ -47,6 +47,9 @@ type walker struct {
 	// gone are the current ReplicaSet's pods the kubelet evicted or
 	// refused: the reason its replacements exist.
 	gone []deadPod
+	// silent are those of its pods that ended Succeeded with no reason and
+	// no Evicted event (yet): see evictedAgain.
+	silent []deadPod
 	// want, when set, is how many pods the workload should run (other
 	// kinds than Deployments).
 	want *int32

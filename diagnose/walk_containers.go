@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/decode"
@@ -59,11 +60,31 @@ func (w *walker) containers() chain.Link {
 // least twice in the last recentCrash: their replacements, which run the
 // same template, meet the same fate, however healthy they look between
 // two evictions.
+//
+// A pod whose containers exit 0 on the eviction's SIGTERM ends Succeeded
+// with no reason: only the kubelet's Evicted event says why, and a busy
+// kubelet's events come tens of seconds after the status (the lab's, on a
+// loaded machine, 25 s). A pod of the same owner that ended so within
+// recentCrash, its event not seen yet, counts beside one such eviction
+// that is known: nothing else ends a pod that restarts its containers
+// Succeeded without a reason.
 func (w *walker) evictedAgain() bool {
 	n := 0
-	for _, dp := range w.gone {
+	var known *deadPod
+	for i, dp := range w.gone {
 		if dp.why.Cause == decode.EphemeralStorageLimitExceeded && w.s.Now.Sub(goneAt(dp.pod)) < recentCrash {
 			n++
+			if dp.pod.Status.Phase == corev1.PodSucceeded && dp.pod.Status.Reason == "" {
+				known = &w.gone[i]
+			}
+		}
+	}
+	if n == 1 && known != nil {
+		owner := metav1.GetControllerOf(known.pod)
+		for _, dp := range w.silent {
+			if o := metav1.GetControllerOf(dp.pod); owner != nil && o != nil && o.UID == owner.UID && w.s.Now.Sub(goneAt(dp.pod)) < recentCrash {
+				n++
+			}
 		}
 	}
 	return n >= 2
