@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -333,5 +334,45 @@ func TestDescribeKindsCut(t *testing.T) {
 				t.Errorf("%s: no cut named: %q", r.Forms[0], r.Notes)
 			}
 		})
+	}
+}
+
+// TestReplicaFailureWithoutItsEvent: describe prints a ReplicaFailure
+// condition without its message, which the paste takes from the
+// ReplicaSet's FailedCreate events. Without those events (not pasted, or
+// not written yet: a busy controller manager's events come late) the
+// condition is left out, on the ReplicaSet and the Deployment: its message
+// is unknown, and an empty one would read as a webhook's wordless denial.
+func TestReplicaFailureWithoutItsEvent(t *testing.T) {
+	full := readDescribe(t, "deployment-quota.txt")
+	var cut []string
+	for _, l := range strings.Split(full, "\n") {
+		if !strings.Contains(l, "FailedCreate  ") {
+			cut = append(cut, l)
+		}
+	}
+	failures := func(r *Result) (msgs []string) {
+		for _, rs := range r.ReplicaSets {
+			for _, c := range rs.Status.Conditions {
+				if c.Type == appsv1.ReplicaSetReplicaFailure {
+					msgs = append(msgs, "rs:"+c.Message)
+				}
+			}
+		}
+		for _, d := range r.Deployments {
+			for _, c := range d.Status.Conditions {
+				if c.Type == appsv1.DeploymentReplicaFailure {
+					msgs = append(msgs, "deploy:"+c.Message)
+				}
+			}
+		}
+		return msgs
+	}
+	got := failures(Parse(full))
+	if len(got) != 2 || !strings.Contains(got[0], "exceeded quota: namespace-quota") || got[0][len("rs:"):] != got[1][len("deploy:"):] {
+		t.Errorf("with its event: ReplicaFailure %q, want the ReplicaSet's and the Deployment's, with the event's error", got)
+	}
+	if got := failures(Parse(strings.Join(cut, "\n"))); len(got) != 0 {
+		t.Errorf("without its event: ReplicaFailure %q, want none", got)
 	}
 }

@@ -49,8 +49,15 @@ func (p *parser) finish() *Result {
 		p.created(pt.pod, built)
 		p.res.Pods = append(p.res.Pods, *pt.pod)
 	}
+	// A ReplicaFailure condition whose message no FailedCreate event of
+	// the paste gives (the event not written yet, or not pasted) is left
+	// out: its message is unknown, not empty, and an empty one reads as a
+	// webhook's denial without words.
 	for _, rs := range p.rss {
 		msg := failedCreate(rs.Namespace, rs.Name, built)
+		rs.Status.Conditions = slices.DeleteFunc(rs.Status.Conditions, func(c appsv1.ReplicaSetCondition) bool {
+			return c.Type == appsv1.ReplicaSetReplicaFailure && c.Message == "" && msg == ""
+		})
 		for i := range rs.Status.Conditions {
 			if c := &rs.Status.Conditions[i]; c.Type == appsv1.ReplicaSetReplicaFailure && c.Message == "" {
 				c.Message = msg
@@ -70,6 +77,9 @@ func (p *parser) finish() *Result {
 				}
 			}
 		}
+		d.Status.Conditions = slices.DeleteFunc(d.Status.Conditions, func(c appsv1.DeploymentCondition) bool {
+			return c.Type == appsv1.DeploymentReplicaFailure && c.Message == ""
+		})
 		p.res.Deployments = append(p.res.Deployments, *d)
 	}
 	for _, n := range p.nodes {
