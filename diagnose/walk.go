@@ -48,7 +48,8 @@ type walker struct {
 	// refused: the reason its replacements exist.
 	gone []deadPod
 	// silent are those of its pods that ended Succeeded with no reason and
-	// no Evicted event (yet): see evictedAgain.
+	// no Evicted event (yet): see evictedAgain. Both come from one
+	// keepLive, of one owner's pods.
 	silent []deadPod
 	// want, when set, is how many pods the workload should run (other
 	// kinds than Deployments).

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/decode"
@@ -67,22 +66,19 @@ func (w *walker) containers() chain.Link {
 // loaded machine, 25 s). A pod of the same owner that ended so within
 // recentCrash, its event not seen yet, counts beside one such eviction
 // that is known: nothing else ends a pod that restarts its containers
-// Succeeded without a reason.
+// Succeeded without a reason. (w.gone and w.silent hold one owner's pods.)
 func (w *walker) evictedAgain() bool {
-	n := 0
-	var known *deadPod
-	for i, dp := range w.gone {
-		if dp.why.Cause == decode.EphemeralStorageLimitExceeded && w.s.Now.Sub(goneAt(dp.pod)) < recentCrash {
+	recent := func(dp deadPod) bool { return w.s.Now.Sub(goneAt(dp.pod)) < recentCrash }
+	n, alike := 0, false
+	for _, dp := range w.gone {
+		if dp.why.Cause == decode.EphemeralStorageLimitExceeded && recent(dp) {
 			n++
-			if dp.pod.Status.Phase == corev1.PodSucceeded && dp.pod.Status.Reason == "" {
-				known = &w.gone[i]
-			}
+			alike = alike || endedWithoutReason(dp.pod)
 		}
 	}
-	if n == 1 && known != nil {
-		owner := metav1.GetControllerOf(known.pod)
+	if n == 1 && alike {
 		for _, dp := range w.silent {
-			if o := metav1.GetControllerOf(dp.pod); owner != nil && o != nil && o.UID == owner.UID && w.s.Now.Sub(goneAt(dp.pod)) < recentCrash {
+			if recent(dp) {
 				n++
 			}
 		}

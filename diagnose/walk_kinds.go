@@ -118,7 +118,7 @@ func (w *walker) keepLive(candidates []*corev1.Pod, replacedBy string) (dead []d
 			if dp.evicted && !isGeneric(dp.why.Cause) {
 				w.gone = append(w.gone, dp)
 			}
-			if p.Status.Phase == corev1.PodSucceeded && p.Status.Reason == "" && dp.evidence.Message == "" {
+			if endedWithoutReason(p) && !dp.evicted {
 				w.silent = append(w.silent, dp)
 			}
 		default:

@@ -201,6 +201,13 @@ func (w *walker) ended(p *corev1.Pod) deadPod {
 	return dp
 }
 
+// endedWithoutReason says the pod ended Succeeded with no reason: how an
+// eviction ends a pod whose containers exit 0 on its SIGTERM
+// (kubernetes/kubernetes#120182), its Evicted event the only trace.
+func endedWithoutReason(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded && p.Status.Reason == ""
+}
+
 // reasonEvicted is the reason of the kubelet's eviction, in a pod's status
 // and its event (pkg/kubelet/eviction/helpers.go).
 const reasonEvicted = "Evicted"
@@ -208,7 +215,7 @@ const reasonEvicted = "Evicted"
 // evictedEvent is the kubelet's newest Evicted event about a pod whose
 // status says it was evicted, or says nothing (Succeeded, no reason).
 func (w *walker) evictedEvent(p *corev1.Pod) (chain.Event, bool) {
-	if p.Status.Reason != reasonEvicted && (p.Status.Reason != "" || p.Status.Phase != corev1.PodSucceeded) {
+	if p.Status.Reason != reasonEvicted && !endedWithoutReason(p) {
 		return chain.Event{}, false
 	}
 	evs := w.s.EventsFor("Pod", p.Name, p.UID)
