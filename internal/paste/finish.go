@@ -55,14 +55,14 @@ func (p *parser) finish() *Result {
 	// webhook's denial without words.
 	for _, rs := range p.rss {
 		msg := failedCreate(rs.Namespace, rs.Name, built)
-		rs.Status.Conditions = slices.DeleteFunc(rs.Status.Conditions, func(c appsv1.ReplicaSetCondition) bool {
-			return c.Type == appsv1.ReplicaSetReplicaFailure && c.Message == "" && msg == ""
-		})
 		for i := range rs.Status.Conditions {
 			if c := &rs.Status.Conditions[i]; c.Type == appsv1.ReplicaSetReplicaFailure && c.Message == "" {
 				c.Message = msg
 			}
 		}
+		rs.Status.Conditions = slices.DeleteFunc(rs.Status.Conditions, func(c appsv1.ReplicaSetCondition) bool {
+			return c.Type == appsv1.ReplicaSetReplicaFailure && c.Message == ""
+		})
 		p.res.ReplicaSets = append(p.res.ReplicaSets, *rs)
 	}
 	for _, d := range p.deps {
