@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,15 +18,35 @@ import (
 	"github.com/kubectl-chain/kubectl-chain/lab/scenarios"
 )
 
-// freeAddr is a loopback address nothing listens on now.
+// handedOut are the addresses freeAddr has returned in this process.
+var handedOut = struct {
+	sync.Mutex
+	addrs map[string]bool
+}{addrs: map[string]bool{}}
+
+// freeAddr is a loopback address nothing listens on now, and one it has not
+// returned before: the programs given its addresses bind them only when they
+// have started, so a port closed here and handed out again before its first
+// taker binds it would go to two (prometheus lost 127.0.0.1:36169 to the
+// second lab's serve that way in CI).
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		if !handedOut.addrs[addr] {
+			handedOut.addrs[addr] = true
+			return addr
+		}
 	}
-	defer l.Close()
-	return l.Addr().String()
+	t.Fatal("no loopback port that was not handed out before in 100 tries")
+	return ""
 }
 
 // healthSeries reads kubectl_chain_workload_health of namespace ns from a
