@@ -13,13 +13,13 @@ import (
 // planRealNodes names the real nodes, gives each a bridge and a /24 of
 // 10.89.0.0/16 that no interface of this machine uses yet, and chooses the
 // registry's port.
-func (l Lab) planRealNodes(spec *state.Spec, o UpOptions) error {
+func (l Lab) planRealNodes(spec *state.Spec, o UpOptions, ports *PortPicker) error {
 	bin, err := filepath.Abs(o.NodeBin)
 	if err != nil {
 		return err
 	}
 	spec.NodeBin = bin
-	p, err := freePorts(3)
+	p, err := ports.picks(3)
 	if err != nil {
 		return err
 	}

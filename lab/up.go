@@ -156,27 +156,68 @@ func (l Lab) Up(ctx context.Context, o UpOptions) (time.Duration, error) {
 	}
 	defer release()
 
+	for attempt := 1; ; attempt++ {
+		err := l.start(ctx, o, begin)
+		if err == nil {
+			return time.Since(begin), nil
+		}
+		if ctx.Err() != nil {
+			_ = os.RemoveAll(l.Layout.Dir)
+			return 0, fmt.Errorf("interrupted; lab %q stopped and removed", l.Name)
+		}
+		component, lines := l.failure(err)
+		if taken := portTakenLine(lines); taken != "" && attempt < portAttempts {
+			fmt.Fprintf(o.Progress, "%s (%s: %s); starting again with new ports\n", errPortTaken, component, taken)
+			if err := l.clearForRetry(); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		return 0, l.explain(err)
+	}
+}
+
+// portAttempts is how many times up chooses ports when a component finds
+// its port taken as it starts.
+const portAttempts = 3
+
+// start writes the lab's state and starts it; on failure its processes are
+// stopped.
+func (l Lab) start(ctx context.Context, o UpOptions, begin time.Time) error {
 	spec, err := l.writeState(o, begin)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	watch, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	exits, err := l.startSupervisor(watch, o.Executable)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	err = l.waitHealthy(ctx, spec, o, exits)
 	if err == nil {
-		return time.Since(begin), nil
+		return nil
 	}
 	stopWatch()
 	l.stopAll()
-	if ctx.Err() != nil {
-		_ = os.RemoveAll(l.Layout.Dir)
-		return 0, fmt.Errorf("interrupted; lab %q stopped and removed", l.Name)
+	return err
+}
+
+// clearForRetry removes what a failed start left in the lab's directory,
+// all but the lock that up holds.
+func (l Lab) clearForRetry() error {
+	entries, err := os.ReadDir(l.Layout.Dir)
+	if err != nil {
+		return err
 	}
-	return 0, l.explain(err)
+	for _, e := range entries {
+		if p := filepath.Join(l.Layout.Dir, e.Name()); p != l.Layout.Lock() {
+			if err := os.RemoveAll(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // claim makes the lab's directory ready for a new lab, whatever engine:
@@ -219,7 +260,9 @@ func (l Lab) clearStale(progress io.Writer) error {
 
 // writeState chooses ports and writes lab.json, the PKI and kubeconfigs.
 func (l Lab) writeState(o UpOptions, now time.Time) (state.Spec, error) {
-	ports, err := allocatePorts()
+	picker := NewPortPicker()
+	defer picker.Close()
+	ports, err := allocatePorts(picker)
 	if err != nil {
 		return state.Spec{}, err
 	}
@@ -241,7 +284,7 @@ func (l Lab) writeState(o UpOptions, now time.Time) (state.Spec, error) {
 		}
 	}
 	if o.RealNodes > 0 {
-		if err := l.planRealNodes(&spec, o); err != nil {
+		if err := l.planRealNodes(&spec, o, picker); err != nil {
 			return spec, err
 		}
 	}
@@ -324,13 +367,10 @@ func (l Lab) waitHealthy(ctx context.Context, spec state.Spec, o UpOptions, exit
 	})
 }
 
-// explain turns a failed start into a message that names the component and
-// shows its last log lines.
-func (l Lab) explain(err error) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "lab %q did not become healthy: %v", l.Name, err)
+// failure names the component a failed start blames and the last lines of
+// its log; "" when none is known.
+func (l Lab) failure(err error) (component string, lines []string) {
 	var ce *componentExitError
-	component := ""
 	if errors.As(err, &ce) {
 		component = ce.component
 	} else {
@@ -341,16 +381,36 @@ func (l Lab) explain(err error) error {
 			}
 		}
 	}
-	if component != "" {
-		lines, _ := lastLines(l.Layout.Log(component), 15)
+	if component == "" {
+		return "", nil
+	}
+	lines, _ = lastLines(l.Layout.Log(component), 15)
+	return component, lines
+}
+
+// portTakenLine is the log line that says a component's port was taken;
+// "" when none does.
+func portTakenLine(lines []string) string {
+	for _, line := range lines {
+		if strings.Contains(line, "address already in use") {
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
+}
+
+// explain turns a failed start into a message that names the component and
+// shows its last log lines.
+func (l Lab) explain(err error) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "lab %q did not become healthy: %v", l.Name, err)
+	if component, lines := l.failure(err); component != "" {
 		fmt.Fprintf(&b, "\nlast lines of %s's log (%s):", component, l.Layout.Log(component))
-		portTaken := false
 		for _, line := range lines {
 			fmt.Fprintf(&b, "\n  %s", line)
-			portTaken = portTaken || strings.Contains(line, "address already in use")
 		}
-		if portTaken {
-			b.WriteString("\na port the lab chose was taken by another process meanwhile: run `up` again to choose new ports")
+		if portTakenLine(lines) != "" {
+			fmt.Fprintf(&b, "\n%s: run `up` again to choose new ports", errPortTaken)
 		}
 	}
 	fmt.Fprintf(&b, "\nthe processes are stopped; the logs stay in %s (`%s`, `%s`); the next `up` or `down` removes them",
