@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	labpkg "github.com/kubectl-chain/kubectl-chain/lab"
 	"github.com/kubectl-chain/kubectl-chain/lab/scenarios"
 )
 
@@ -24,23 +26,25 @@ var handedOut = struct {
 	addrs map[string]bool
 }{addrs: map[string]bool{}}
 
-// freeAddr is a loopback address nothing listens on now, and one it has not
-// returned before: the programs given its addresses bind them only when they
-// have started, so a port closed here and handed out again before its first
-// taker binds it would go to two (prometheus lost 127.0.0.1:36169 to the
-// second lab's serve that way in CI).
+// freeAddr is a loopback address nothing listens on now, chosen as the
+// lab chooses its ports (labpkg.PortPicker: outside the kernel's ephemeral
+// range, which other programs' binds of port 0 draw from), and one it has
+// not returned before: the programs given its addresses bind them only once
+// they have started, so an address handed out twice would go to the first
+// to bind (prometheus lost 127.0.0.1:36169 to the second lab's serve that
+// way in CI).
 func freeAddr(t testing.TB) string {
 	t.Helper()
 	handedOut.Lock()
 	defer handedOut.Unlock()
 	for range 100 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		p := labpkg.NewPortPicker()
+		port, err := p.Pick()
+		p.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
-		addr := l.Addr().String()
-		l.Close()
-		if !handedOut.addrs[addr] {
+		if addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port)); !handedOut.addrs[addr] {
 			handedOut.addrs[addr] = true
 			return addr
 		}
