@@ -21,7 +21,7 @@ func fleetKubeconfig(t *testing.T) {
 			t.Fatal(err)
 		}
 		addrs = append(addrs, l.Addr().String())
-		l.Close() // nothing listens there now
+		defer l.Close() // after both are chosen, so they differ; then nothing listens there
 	}
 	cfg := `apiVersion: v1
 kind: Config
