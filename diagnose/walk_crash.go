@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/decode"
@@ -76,6 +77,9 @@ func (pc *podCtx) crashed(st corev1.ContainerStatus, t corev1.ContainerStateTerm
 			pc.add(d, last.First, st.RestartCount, append(ev, eventEvidence(*last))...)
 			return
 		}
+		if pc.siblingProbeKills(st, ev) {
+			return
+		}
 	}
 	if t.Reason == "StartError" || t.Reason == "ContainerCannotRun" {
 		if d, ok := decode.ContainerStart(t.Reason, t.Message); ok && !isGeneric(d.Cause) {
@@ -88,6 +92,61 @@ func (pc *podCtx) crashed(st corev1.ContainerStatus, t corev1.ContainerStateTerm
 		return
 	}
 	pc.add(d, t.StartedAt.Time, st.RestartCount, ev...)
+}
+
+// siblingProbeKills names a liveness (or startup) probe as what stopped a
+// container whose own pod has no event about it yet, when the same
+// container of another pod judged with it (the same image and the same
+// probe) was killed by that probe at least twice within recentCrash. A
+// busy kubelet writes its events seconds after the status (the lab's, on a
+// loaded machine, 25 s late): one pod's kills can be in while the next
+// pod's are not, and the exit code alone (0, or a SIGTERM the program did
+// not handle) would read as a program that finished or crashed. A
+// program that restarts often enough for its probe to kill it twice does
+// not end that way by itself on its sibling. The sibling's Killing event
+// is the evidence.
+func (pc *podCtx) siblingProbeKills(st corev1.ContainerStatus, ev []chain.Evidence) bool {
+	mine := specContainer(pc.p, st.Name)
+	if mine == nil {
+		return false
+	}
+	path := fmt.Sprintf("spec.containers{%s}", st.Name)
+	for _, sib := range pc.w.pods {
+		theirs := specContainer(sib, st.Name)
+		if sib == pc.p || theirs == nil || theirs.Image != mine.Image {
+			continue
+		}
+		for _, e := range pc.w.s.EventsFor("Pod", sib.Name, sib.UID) {
+			if e.FieldPath != path || e.Reason != reasonKilling || e.Count < 2 || pc.w.s.Now.Sub(e.Last) > recentCrash {
+				continue
+			}
+			d, ok := decode.Probe(e.Reason, eventMessage(e))
+			if !ok {
+				continue
+			}
+			probe, theirProbe := mine.LivenessProbe, theirs.LivenessProbe
+			if d.Cause == decode.StartupProbeFailed {
+				probe, theirProbe = mine.StartupProbe, theirs.StartupProbe
+			}
+			if probe == nil || !equality.Semantic.DeepEqual(probe, theirProbe) {
+				continue
+			}
+			pc.add(d, e.First, st.RestartCount, append(ev, eventEvidence(e))...)
+			return true
+		}
+	}
+	return false
+}
+
+// specContainer is the pod's container spec of that name; nil when the
+// input has none (a partial capture).
+func specContainer(p *corev1.Pod, name string) *corev1.Container {
+	for i := range p.Spec.Containers {
+		if p.Spec.Containers[i].Name == name {
+			return &p.Spec.Containers[i]
+		}
+	}
+	return nil
 }
 
 // fromEvents names why a container keeps exiting (or failed to start)

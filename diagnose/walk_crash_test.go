@@ -8,6 +8,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-chain/kubectl-chain/chain"
 	"github.com/kubectl-chain/kubectl-chain/decode"
@@ -149,4 +151,78 @@ func walkOnePod(pod corev1.Pod, now time.Time, evs ...chain.Event) *chain.Report
 	s.ReplicaSets[0].Status = appsv1.ReplicaSetStatus{Replicas: 1}
 	s.Pods = []corev1.Pod{pod}
 	return Walk(s, Options{})
+}
+
+// TestWalkSiblingProbeKills: two pods of one ReplicaSet whose liveness
+// probe fails, their containers exiting 0 on the kill's SIGTERM. The
+// kubelet's Killing events of the first pod are in; the second pod's are
+// not yet (the lab's, on a loaded machine: liveness-failing read
+// ContainerCompleted at its 30 s recheck, its second pod's lastState
+// "Completed", exit code 0, and no event of its own). The first pod's
+// kills, by the same probe of the same image, name the cause of both. The
+// Killing message is the kubelet's ("Container %s failed %s probe, will be
+// restarted", pkg/kubelet/kuberuntime).
+func TestWalkSiblingProbeKills(t *testing.T) {
+	now := walkT0.Add(time.Minute)
+	probe := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(8080)}}, PeriodSeconds: 1, FailureThreshold: 3}
+	pod := func(name string, p *corev1.Probe) corev1.Pod {
+		pod := webPod(corev1.Pod{
+			Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{Name: "web", Image: "registry.lab.internal/shop/web:1.4.2", LivenessProbe: p}}},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{
+				Name: "web", RestartCount: 2,
+				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff",
+					Message: "back-off 20s restarting failed container=web pod=" + name + "_shop(uid-" + name + ")"}},
+				LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed",
+					StartedAt: metav1.NewTime(now.Add(-8 * time.Second)), FinishedAt: metav1.NewTime(now.Add(-2 * time.Second))}},
+			}}},
+		})
+		pod.Name, pod.UID = name, types.UID("uid-"+name)
+		return pod
+	}
+	killed := pod("web-5d8f9c7b6-74dkp", probe)
+	killing := chain.Event{Type: corev1.EventTypeNormal, Reason: "Killing", Source: "kubelet", Count: 2,
+		Message:   "Container web failed liveness probe, will be restarted",
+		FieldPath: "spec.containers{web}", Object: chain.ObjectRef{Kind: "Pod", Name: killed.Name, UID: killed.UID},
+		First: now.Add(-40 * time.Second), Last: now.Add(-20 * time.Second)}
+	otherProbe := probe.DeepCopy()
+	otherProbe.HTTPGet.Path = "/live"
+	for _, tt := range []struct {
+		name       string
+		silent     corev1.Pod
+		evs        []chain.Event
+		wantSilent chain.CauseID
+	}{
+		{"the sibling's kills are in", pod("web-5d8f9c7b6-mzrt7", probe), []chain.Event{killing}, decode.LivenessProbeFailed},
+		{"the sibling has another probe", pod("web-5d8f9c7b6-mzrt7", otherProbe), []chain.Event{killing}, decode.ContainerCompleted},
+		{"the sibling was killed once", pod("web-5d8f9c7b6-mzrt7", probe), []chain.Event{func() chain.Event { e := killing; e.Count = 1; return e }()}, decode.ContainerCompleted},
+		{"the sibling's kills are old", pod("web-5d8f9c7b6-mzrt7", probe), []chain.Event{func() chain.Event {
+			e := killing
+			e.First, e.Last = now.Add(-20*time.Minute), now.Add(-10*time.Minute)
+			return e
+		}()}, decode.ContainerCompleted},
+	} {
+		two := int32(2)
+		s := walkSnapshot(tt.evs...)
+		s.Now = now
+		s.Deployment.Spec.Replicas, s.ReplicaSets[0].Spec.Replicas = &two, &two
+		s.ReplicaSets[0].Status = appsv1.ReplicaSetStatus{Replicas: 2}
+		s.Pods = []corev1.Pod{killed, tt.silent}
+		r := Walk(s, Options{})
+		got := chain.CauseID("")
+		for _, l := range r.Links {
+			for _, f := range l.Findings {
+				for _, o := range f.Objects {
+					if o == "pod/"+tt.silent.Name {
+						got = f.Cause
+					}
+				}
+			}
+		}
+		if got != tt.wantSilent {
+			t.Errorf("%s: the silent pod's finding is %q, want %s (verdict %+v)", tt.name, got, tt.wantSilent, r.Verdict)
+		}
+		if tt.wantSilent == decode.LivenessProbeFailed && r.Verdict.Cause != decode.LivenessProbeFailed {
+			t.Errorf("%s: verdict %+v, want containers LivenessProbeFailed", tt.name, r.Verdict)
+		}
+	}
 }
