@@ -51,6 +51,9 @@ type walker struct {
 	// no Evicted event (yet): see evictedAgain. Both come from one
 	// keepLive, of one owner's pods.
 	silent []deadPod
+	// kills are the judged pods' recent probe kills, once read
+	// (recentProbeKills).
+	kills *[]probeKill
 	// want, when set, is how many pods the workload should run (other
 	// kinds than Deployments).
 	want *int32

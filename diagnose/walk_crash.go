@@ -111,31 +111,51 @@ func (pc *podCtx) siblingProbeKills(st corev1.ContainerStatus, ev []chain.Eviden
 		return false
 	}
 	path := fmt.Sprintf("spec.containers{%s}", st.Name)
-	for _, sib := range pc.w.pods {
-		theirs := specContainer(sib, st.Name)
-		if sib == pc.p || theirs == nil || theirs.Image != mine.Image {
+	for _, k := range pc.w.recentProbeKills() {
+		theirs := specContainer(k.pod, st.Name)
+		if k.pod == pc.p || k.e.FieldPath != path || theirs == nil || theirs.Image != mine.Image {
 			continue
 		}
-		for _, e := range pc.w.s.EventsFor("Pod", sib.Name, sib.UID) {
-			if e.FieldPath != path || e.Reason != reasonKilling || e.Count < 2 || pc.w.s.Now.Sub(e.Last) > recentCrash {
-				continue
-			}
-			d, ok := decode.Probe(e.Reason, eventMessage(e))
-			if !ok {
-				continue
-			}
-			probe, theirProbe := mine.LivenessProbe, theirs.LivenessProbe
-			if d.Cause == decode.StartupProbeFailed {
-				probe, theirProbe = mine.StartupProbe, theirs.StartupProbe
-			}
-			if probe == nil || !equality.Semantic.DeepEqual(probe, theirProbe) {
-				continue
-			}
-			pc.add(d, e.First, st.RestartCount, append(ev, eventEvidence(e))...)
+		probe, theirProbe := mine.LivenessProbe, theirs.LivenessProbe
+		if k.d.Cause == decode.StartupProbeFailed {
+			probe, theirProbe = mine.StartupProbe, theirs.StartupProbe
+		}
+		if probe != nil && equality.Semantic.DeepEqual(probe, theirProbe) {
+			pc.add(k.d, k.e.First, st.RestartCount, append(ev, eventEvidence(k.e))...)
 			return true
 		}
 	}
 	return false
+}
+
+// probeKill is a judged pod's Killing event for a failed liveness or
+// startup probe, decoded.
+type probeKill struct {
+	pod *corev1.Pod
+	e   chain.Event
+	d   decode.Decoded
+}
+
+// recentProbeKills are the judged pods' probe kills seen at least twice,
+// the last within recentCrash; read once per walk, when a container first
+// asks (each pod's events are a scan of the snapshot's).
+func (w *walker) recentProbeKills() []probeKill {
+	if w.kills != nil {
+		return *w.kills
+	}
+	var kills []probeKill
+	for _, p := range w.pods {
+		for _, e := range w.s.EventsFor("Pod", p.Name, p.UID) {
+			if e.Reason != reasonKilling || e.Count < 2 || w.s.Now.Sub(e.Last) > recentCrash {
+				continue
+			}
+			if d, ok := decode.Probe(e.Reason, eventMessage(e)); ok {
+				kills = append(kills, probeKill{pod: p, e: e, d: d})
+			}
+		}
+	}
+	w.kills = &kills
+	return kills
 }
 
 // specContainer is the pod's container spec of that name; nil when the
