@@ -122,7 +122,3 @@ func allocatePorts(p *PortPicker) (state.Ports, error) {
 	}
 	return state.Ports{EtcdClient: ports[0], EtcdPeer: ports[1], APIServer: ports[2], ControllerManager: ports[3], Scheduler: ports[4], AdmissionWebhook: ports[5]}, nil
 }
-
-// errPortTaken says why a start failed when a component's port was taken
-// between the choice and its bind.
-const errPortTaken = "a port the lab chose was taken by another process meanwhile"

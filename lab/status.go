@@ -187,11 +187,9 @@ func (r Report) printComponent(w io.Writer, c ComponentStatus) {
 
 // giveUpHint says what to do about a component the supervisor gave up on.
 func (r Report) giveUpHint(c ComponentStatus) string {
-	for _, line := range c.LastLines {
-		if strings.Contains(line, "address already in use") {
-			return fmt.Sprintf("another process holds a port of the lab (its ports are in %s/lab.json; `ss -ltnp` names the process). "+
-				"Recreate the lab, which chooses free ports: %s", r.Dir, r.recreate())
-		}
+	if portTakenLine(c.LastLines) != "" {
+		return fmt.Sprintf("another process holds a port of the lab (its ports are in %s/lab.json; `ss -ltnp` names the process). "+
+			"Recreate the lab, which chooses free ports: %s", r.Dir, r.recreate())
 	}
 	if c.Component == state.Etcd {
 		return fmt.Sprintf("etcd cannot start on its data directory %s/etcd, so the API server has no storage; "+

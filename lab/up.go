@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -167,7 +166,7 @@ func (l Lab) Up(ctx context.Context, o UpOptions) (time.Duration, error) {
 		}
 		component, lines := l.failure(err)
 		if taken := portTakenLine(lines); taken != "" && attempt < portAttempts {
-			fmt.Fprintf(o.Progress, "%s (%s: %s); starting again with new ports\n", errPortTaken, component, taken)
+			fmt.Fprintf(o.Progress, "%s (%s: %s); starting again with new ports\n", portTakenWords, component, taken)
 			if err := l.clearForRetry(); err != nil {
 				return 0, err
 			}
@@ -176,10 +175,6 @@ func (l Lab) Up(ctx context.Context, o UpOptions) (time.Duration, error) {
 		return 0, l.explain(err)
 	}
 }
-
-// portAttempts is how many times up chooses ports when a component finds
-// its port taken as it starts.
-const portAttempts = 3
 
 // start writes the lab's state and starts it; on failure its processes are
 // stopped.
@@ -201,23 +196,6 @@ func (l Lab) start(ctx context.Context, o UpOptions, begin time.Time) error {
 	stopWatch()
 	l.stopAll()
 	return err
-}
-
-// clearForRetry removes what a failed start left in the lab's directory,
-// all but the lock that up holds.
-func (l Lab) clearForRetry() error {
-	entries, err := os.ReadDir(l.Layout.Dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if p := filepath.Join(l.Layout.Dir, e.Name()); p != l.Layout.Lock() {
-			if err := os.RemoveAll(p); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // claim makes the lab's directory ready for a new lab, whatever engine:
@@ -365,55 +343,4 @@ func (l Lab) waitHealthy(ctx context.Context, spec state.Spec, o UpOptions, exit
 	return waitHealthy(wctx, client, checks, exits, func(name string) {
 		fmt.Fprintf(o.Progress, " ✓ %s (%.1fs)\n", name, time.Since(start).Seconds())
 	})
-}
-
-// failure names the component a failed start blames and the last lines of
-// its log; "" when none is known.
-func (l Lab) failure(err error) (component string, lines []string) {
-	var ce *componentExitError
-	if errors.As(err, &ce) {
-		component = ce.component
-	} else {
-		for _, p := range l.Processes() {
-			if !p.Alive {
-				component = p.Component
-				break
-			}
-		}
-	}
-	if component == "" {
-		return "", nil
-	}
-	lines, _ = lastLines(l.Layout.Log(component), 15)
-	return component, lines
-}
-
-// portTakenLine is the log line that says a component's port was taken;
-// "" when none does.
-func portTakenLine(lines []string) string {
-	for _, line := range lines {
-		if strings.Contains(line, "address already in use") {
-			return strings.TrimSpace(line)
-		}
-	}
-	return ""
-}
-
-// explain turns a failed start into a message that names the component and
-// shows its last log lines.
-func (l Lab) explain(err error) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "lab %q did not become healthy: %v", l.Name, err)
-	if component, lines := l.failure(err); component != "" {
-		fmt.Fprintf(&b, "\nlast lines of %s's log (%s):", component, l.Layout.Log(component))
-		for _, line := range lines {
-			fmt.Fprintf(&b, "\n  %s", line)
-		}
-		if portTakenLine(lines) != "" {
-			fmt.Fprintf(&b, "\n%s: run `up` again to choose new ports", errPortTaken)
-		}
-	}
-	fmt.Fprintf(&b, "\nthe processes are stopped; the logs stay in %s (`%s`, `%s`); the next `up` or `down` removes them",
-		l.Layout.Logs(), l.Command("status"), l.Command("logs COMPONENT"))
-	return errors.New(b.String())
 }
