@@ -119,9 +119,10 @@ func checkPasted(ctx context.Context, t *testing.T, sc scenarios.Scenario, ns st
 	// events. A difference of decoding stays a difference.
 	var row parityRow
 	var stderr string
+	agree := false
 	for try := 1; ; try++ {
 		row, stderr = walkPasted(ctx, t, sc, ns, capture)
-		agree := row.got.Link == capture.Link && row.got.Cause == capture.Cause
+		agree = row.got.Link == capture.Link && row.got.Cause == capture.Cause
 		if agree && try > 1 {
 			t.Logf("walked from kubectl describe and get: agrees at the text's read %d (events written late)", try)
 		}
@@ -133,7 +134,7 @@ func checkPasted(ctx context.Context, t *testing.T, sc scenarios.Scenario, ns st
 	parityMu.Lock()
 	parityRows = append(parityRows, row)
 	parityMu.Unlock()
-	if row.got.Link != capture.Link || row.got.Cause != capture.Cause {
+	if !agree {
 		t.Logf("walked from kubectl describe and get: %s at %s (%s), the capture: %s at %s (%s)%s\nstderr: %s",
 			row.got.Health, row.got.Link, row.got.Cause, capture.Health, capture.Link, capture.Cause, errNote(row.err), stderr)
 	}
